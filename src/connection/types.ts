@@ -1,0 +1,57 @@
+import type { Readable } from 'node:stream';
+
+export interface ExecOptions {
+  stdin?: string | Buffer | Readable;
+  env?: Record<string, string>;
+  /** Milliseconds; on expiry the remote process is killed and the call rejects with a timeout error. */
+  timeout?: number;
+  signal?: AbortSignal;
+  /** Run through `sudo -n` (optionally as another user). */
+  become?: { user?: string };
+  /** Working directory for the command. */
+  cwd?: string;
+  /** Streaming callbacks, e.g. for progress parsing. Full output is still returned. */
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export interface ExecResult {
+  rc: number;
+  stdout: string;
+  stderr: string;
+  /** Signal name when the remote process died by a signal. */
+  signal?: string;
+}
+
+export interface PutOptions {
+  mode?: number;
+}
+
+/** One transport to one host. Remote commands are argv arrays; quoting lives in connection/quote.ts. */
+export interface Connection {
+  readonly host: string;
+  exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Raw shell string: only the `shell` module may call this. */
+  execShell(command: string, opts?: ExecOptions): Promise<ExecResult>;
+  put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void>;
+  get(path: string): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** What the executor knows about how to reach a host (resolved from inventory vars). */
+export interface ConnectionSpec {
+  host: string; // inventory name
+  connection: 'ssh' | 'local';
+  address: string;
+  port: number;
+  user: string;
+  privateKeyFile?: string;
+  password?: string;
+  knownHostsFile?: string;
+  hostKeyFingerprint?: string;
+  hostKeyChecking: 'strict' | 'accept-new' | 'off';
+  jump?: string;
+  connectTimeoutMs: number;
+}
+
+export type ConnectionFactory = (spec: ConnectionSpec, opts?: { signal?: AbortSignal }) => Promise<Connection>;

@@ -1,0 +1,71 @@
+// The single redaction mechanism. Every output path (renderers, journal, JUnit, errors,
+// remote argv logging) passes text and values through one Redactor.
+
+const SECRET_NAME = /(password|secret|token|pull_secret|passphrase)$/i;
+export const MASK = '********';
+
+/** True for variable names whose values are always treated as secrets. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+export class Redactor {
+  private readonly values = new Set<string>();
+  private pattern: RegExp | undefined;
+
+  /** Register a value; returns it unchanged so callers can write `ctx.secret(x)` inline. */
+  add(value: unknown): void {
+    if (typeof value !== 'string' && typeof value !== 'number') return;
+    const s = String(value);
+    // Very short values would mask ordinary words; they are still kept out of argv by callers.
+    if (s.length < 3 || this.values.has(s)) return;
+    this.values.add(s);
+    // Also catch the base64 forms a secret typically travels in (auth tokens, auth files).
+    const b64 = Buffer.from(s).toString('base64');
+    if (b64.length >= 4) this.values.add(b64);
+    this.pattern = undefined;
+  }
+
+  /** Register every value under secret-looking names in a vars tree. */
+  addFromVars(vars: unknown, depth = 0): void {
+    if (depth > 20 || vars === null || typeof vars !== 'object') return;
+    for (const [k, v] of Object.entries(vars as Record<string, unknown>)) {
+      if (isSecretName(k)) this.addDeep(v);
+      else this.addFromVars(v, depth + 1);
+    }
+  }
+
+  private addDeep(v: unknown, depth = 0): void {
+    if (depth > 20) return;
+    if (typeof v === 'string' || typeof v === 'number') this.add(v);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) this.addDeep(x, depth + 1);
+  }
+
+  redact(text: string): string {
+    if (this.values.size === 0) return text;
+    if (!this.pattern) {
+      const parts = [...this.values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+      this.pattern = new RegExp(parts.join('|'), 'g');
+    }
+    return text.replace(this.pattern, MASK);
+  }
+
+  /** Deep copy with secret strings masked and secret-named keys masked wholesale. */
+  redactDeep<T>(value: T, depth = 0): T {
+    if (depth > 50) return value;
+    if (typeof value === 'string') return this.redact(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.redactDeep(v, depth + 1)) as T;
+    if (value && typeof value === 'object' && !(value instanceof Buffer)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        out[k] = isSecretName(k) && v !== undefined && v !== null && v !== '' ? MASK : this.redactDeep(v, depth + 1);
+      }
+      return out as T;
+    }
+    return value;
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
