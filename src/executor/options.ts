@@ -1,0 +1,25 @@
+// Options of `tsbm run`, parsed and validated by the CLI (src/cli/run.ts), acted on by the executor.
+import type { Vars } from '../types.js';
+
+export type OutputMode = 'tty' | 'plain' | 'json';
+
+export interface RunOptions {
+  playbook: string;
+  inventories: string[];
+  limit?: string;
+  tags: string[];
+  skipTags: string[];
+  /** Already merged in command-line order (later wins). */
+  extraVars: Vars;
+  forks: number; // default 50
+  check: boolean;
+  diff: boolean;
+  startAtTask?: string;
+  listHosts: boolean;
+  listTasks: boolean;
+  listTags: boolean;
+  syntaxCheck: boolean;
+  output: OutputMode;
+  junit?: string;
+  verbosity: 0 | 1 | 2 | 3;
+}

@@ -1,0 +1,16 @@
+// The module registry: the executor, the loader, `tsbm modules` and the schema writer find
+// modules only through here. Add one import and one entry per module file.
+import type { ModuleDef } from './types.js';
+
+const modules: ModuleDef[] = [];
+
+const byName = new Map<string, ModuleDef>();
+for (const m of modules) byName.set(m.name, m);
+
+export function getModule(name: string): ModuleDef | undefined {
+  return byName.get(name);
+}
+
+export function allModules(): ModuleDef[] {
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
