@@ -1,0 +1,96 @@
+// The one wait loop and the one retry-with-backoff used by modules, connections and the
+// Redfish client. Both honour an AbortSignal and report progress through a callback (events).
+
+export class WaitTimeoutError extends Error {
+  constructor(
+    message: string,
+    readonly elapsedMs: number,
+    readonly lastError: unknown,
+  ) {
+    super(message);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  intervalMs: number;
+  signal?: AbortSignal;
+  /** Called after each unsuccessful attempt with the elapsed time and the last error, if any. */
+  onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown }) => void;
+  /** What is being waited for, for the timeout message. */
+  what: string;
+}
+
+/**
+ * Calls `probe` until it returns a value other than undefined. A thrown error counts as
+ * "not yet" and is kept as the last error for the timeout message.
+ */
+export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: WaitOptions): Promise<T> {
+  const start = Date.now();
+  let lastError: unknown;
+  for (let attempt = 1; ; attempt++) {
+    opts.signal?.throwIfAborted();
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+      lastError = undefined;
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      lastError = e;
+    }
+    const elapsedMs = Date.now() - start;
+    opts.onProgress?.({ elapsedMs, attempt, lastError });
+    if (elapsedMs + opts.intervalMs > opts.timeoutMs) {
+      const last = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
+      throw new WaitTimeoutError(
+        `timed out after ${Math.round(elapsedMs / 1000)}s waiting for ${opts.what}${last}`,
+        elapsedMs,
+        lastError,
+      );
+    }
+    await sleep(opts.intervalMs, opts.signal);
+  }
+}
+
+export interface RetryOptions {
+  retries: number; // attempts after the first
+  baseDelayMs: number;
+  maxDelayMs: number;
+  signal?: AbortSignal;
+  /** Decide whether an error is worth another try. */
+  retryable: (err: unknown) => boolean;
+  /** Lets a server's Retry-After win over the backoff. */
+  delayFor?: (err: unknown) => number | undefined;
+  onRetry?: (info: { attempt: number; retries: number; delayMs: number; error: unknown }) => void;
+}
+
+/** Exponential backoff with full jitter, bounded by `retries`. */
+export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (e) {
+      if (attempt >= opts.retries || !opts.retryable(e) || opts.signal?.aborted) throw e;
+      const backoff = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** attempt);
+      const delayMs = opts.delayFor?.(e) ?? Math.round(backoff / 2 + (Math.random() * backoff) / 2);
+      opts.onRetry?.({ attempt: attempt + 1, retries: opts.retries, delayMs, error: e });
+      await sleep(delayMs, opts.signal);
+    }
+  }
+}
