@@ -22,7 +22,7 @@ try {
   const names = hosts.ports.map((_, i) => `h${String(i + 1).padStart(2, '0')}`);
   const common = `ansible_host: 127.0.0.1\n      ansible_user: ${hosts.user}\n      ansible_ssh_private_key_file: ${hosts.clientKey}`;
   const inv = ['all:', '  vars:', `    ssh_known_hosts_file: ${hosts.knownHosts}`, '  hosts:'];
-  hosts.ports.forEach((p, i) => inv.push(`    ${names[i]}:`, `      ansible_port: ${p}`, `      ${common}`));
+  for (const [i, p] of hosts.ports.entries()) inv.push(`    ${names[i]}:`, `      ansible_port: ${p}`, `      ${common}`);
   writeFileSync(join(d, 'inventory.yml'), inv.join('\n') + '\n');
   const tasks = Array.from({ length: M }, (_, i) => `    - name: true ${i + 1}\n      command: /bin/true`);
   writeFileSync(join(d, 'play.yml'), `- hosts: all\n  gather_facts: false\n  tasks:\n${tasks.join('\n')}\n`);

@@ -23,3 +23,11 @@ export interface RunOptions {
   junit?: string;
   verbosity: 0 | 1 | 2 | 3;
 }
+
+/** Executor knobs that are not command-line options (tests shorten them). */
+export interface ExecutorTuning {
+  /** After SIGINT, how long running tasks may go on before they are aborted (default 10 s). */
+  interruptGraceMs?: number;
+  /** `until` delay override in ms (tests); otherwise the task's `delay` seconds (default 5). */
+  untilDelayMs?: number;
+}

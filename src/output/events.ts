@@ -1,62 +1,26 @@
 // Typed events: the executor emits, renderers / journal / JUnit subscribe. Nothing else prints.
-import type { SourcePos } from '../errors.js';
+// The types come from the published schema (event-schema.ts): one definition for both.
+import type { Static } from '@sinclair/typebox';
+import type { eventSchema, hostStatsSchema, hostStatusSchema } from './event-schema.js';
+import type { Redactor } from './redact.js';
 
-export type HostStatus = 'ok' | 'changed' | 'failed' | 'unreachable' | 'skipped' | 'rescued' | 'ignored';
-
-export interface HostStats {
-  ok: number;
-  changed: number;
-  unreachable: number;
-  failed: number;
-  skipped: number;
-  rescued: number;
-  ignored: number;
-}
-
-interface Base {
-  time: number; // epoch ms
-}
-
-export type TsbmEvent =
-  | (Base & { type: 'run_start'; runId: string; playbook: string; version: string; options: Record<string, unknown> })
-  | (Base & { type: 'play_start'; play: string; hosts: string[]; pos?: SourcePos })
-  | (Base & { type: 'task_start'; play: string; task: string; taskId: string; module: string; pos?: SourcePos; handler?: boolean })
-  | (Base & { type: 'host_task_start'; host: string; task: string; taskId: string; args?: unknown })
-  | (Base & {
-      type: 'host_result';
-      host: string;
-      task: string;
-      taskId: string;
-      status: HostStatus;
-      changed: boolean;
-      msg?: string;
-      item?: unknown;
-      result?: Record<string, unknown>;
-      durationMs: number;
-    })
-  | (Base & { type: 'retry'; host: string; task: string; taskId: string; attempt: number; retries: number; msg?: string })
-  | (Base & {
-      type: 'progress';
-      host: string;
-      task: string;
-      taskId: string;
-      message: string;
-      current?: number;
-      total?: number;
-      unit?: string;
-      elapsedMs?: number;
-    })
-  | (Base & { type: 'log'; host?: string; task?: string; level: 1 | 2 | 3; message: string })
-  | (Base & { type: 'warning'; host?: string; task?: string; message: string })
-  | (Base & { type: 'recap'; stats: Record<string, HostStats>; durationMs: number })
-  | (Base & { type: 'run_end'; exitCode: number; durationMs: number });
-
+export type HostStatus = Static<typeof hostStatusSchema>;
+export type HostStats = Static<typeof hostStatsSchema>;
+export type TsbmEvent = Static<typeof eventSchema>;
 export type TsbmEventType = TsbmEvent['type'];
+/** The event of one type, e.g. `EventOf<'host_result'>`. */
+export type EventOf<T extends TsbmEventType> = Extract<TsbmEvent, { type: T }>;
 export type Listener = (event: TsbmEvent) => void;
 
-/** A tiny synchronous bus. Subscribers must not throw; a throwing one is isolated. */
+/**
+ * A tiny synchronous bus. With a Redactor, every event is redacted once here, before any
+ * listener sees it, so renderers, the journal and JUnit can never leak a secret.
+ * Subscribers must not throw; a throwing one is isolated.
+ */
 export class EventBus {
   private readonly listeners: Listener[] = [];
+  constructor(private readonly redactor?: Redactor) {}
+
   on(listener: Listener): () => void {
     this.listeners.push(listener);
     return () => {
@@ -64,10 +28,12 @@ export class EventBus {
       if (i >= 0) this.listeners.splice(i, 1);
     };
   }
+
   emit(event: TsbmEvent): void {
+    const safe = this.redactor ? this.redactor.redactDeep(event) : event;
     for (const l of this.listeners) {
       try {
-        l(event);
+        l(safe);
       } catch {
         // a broken renderer must not break the run
       }
