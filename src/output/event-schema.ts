@@ -1,0 +1,148 @@
+// The one definition of tsbm's event stream: the TypeScript type (events.ts derives TsbmEvent
+// from it) and the published JSON Schema for `--output json` (schemas/events.json) both come
+// from here, so they cannot drift apart.
+import { type TSchema, Type } from '@sinclair/typebox';
+
+const SourcePosSchema = Type.Object(
+  {
+    file: Type.String(),
+    line: Type.Integer({ minimum: 1, description: '1-based line' }),
+    col: Type.Integer({ minimum: 1, description: '1-based column' }),
+  },
+  { description: 'Where in a playbook or inventory file the node was defined' },
+);
+
+export const hostStatusSchema = Type.Union(
+  [
+    Type.Literal('ok'),
+    Type.Literal('changed'),
+    Type.Literal('failed'),
+    Type.Literal('unreachable'),
+    Type.Literal('skipped'),
+    Type.Literal('rescued'),
+    Type.Literal('ignored'),
+  ],
+  { description: 'Outcome of one task on one host' },
+);
+
+const count = Type.Integer({ minimum: 0 });
+export const hostStatsSchema = Type.Object(
+  { ok: count, changed: count, unreachable: count, failed: count, skipped: count, rescued: count, ignored: count },
+  { description: 'Per-host counters shown in the recap' },
+);
+
+const time = Type.Number({ description: 'When the event happened (epoch milliseconds)' });
+
+/** An event object: `type` literal first, then `time`, then the event's own fields. */
+function event<T extends string, P extends Record<string, TSchema>>(type: T, description: string, props: P) {
+  return Type.Object({ type: Type.Literal(type), time, ...props }, { description });
+}
+
+const hostTask = {
+  host: Type.String({ description: 'Inventory host name' }),
+  task: Type.String({ description: 'Task name as shown to the operator' }),
+  taskId: Type.String({ description: 'Stable id of the task within the run' }),
+};
+
+export const runStartEvent = event('run_start', 'The run begins', {
+  runId: Type.String(),
+  playbook: Type.String({ description: 'Playbook path as given' }),
+  version: Type.String({ description: 'tsbm version' }),
+  options: Type.Record(Type.String(), Type.Unknown(), { description: 'Run options (secrets masked)' }),
+});
+
+export const playStartEvent = event('play_start', 'A play begins', {
+  play: Type.String(),
+  hosts: Type.Array(Type.String(), { description: 'Hosts the play targets after --limit' }),
+  pos: Type.Optional(SourcePosSchema),
+});
+
+export const taskStartEvent = event('task_start', 'A task begins (on all hosts of the batch)', {
+  play: Type.String(),
+  task: Type.String(),
+  taskId: Type.String(),
+  module: Type.String(),
+  pos: Type.Optional(SourcePosSchema),
+  handler: Type.Optional(Type.Boolean({ description: 'True when the task is a handler' })),
+});
+
+export const hostTaskStartEvent = event('host_task_start', 'A task begins on one host', {
+  ...hostTask,
+  args: Type.Optional(Type.Unknown({ description: 'Module arguments after templating (secrets masked)' })),
+});
+
+export const hostResultEvent = event('host_result', 'A task finished on one host (once per loop item)', {
+  ...hostTask,
+  status: hostStatusSchema,
+  changed: Type.Boolean(),
+  msg: Type.Optional(Type.String()),
+  item: Type.Optional(Type.Unknown({ description: 'Loop item (or its loop_control label)' })),
+  result: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Module result' })),
+  diff: Type.Optional(
+    Type.Object(
+      { before: Type.String(), after: Type.String(), path: Type.Optional(Type.String()) },
+      { description: 'Change made or, with --check, proposed (with --diff)' },
+    ),
+  ),
+  durationMs: Type.Number({ minimum: 0 }),
+});
+
+export const retryEvent = event('retry', 'An until/retries attempt failed and the task will run again', {
+  ...hostTask,
+  attempt: Type.Integer({ minimum: 1, description: 'The attempt about to start' }),
+  retries: Type.Integer({ minimum: 0, description: 'Total attempts allowed' }),
+  msg: Type.Optional(Type.String()),
+});
+
+export const progressEvent = event('progress', 'Progress of a long wait or transfer', {
+  ...hostTask,
+  message: Type.String(),
+  current: Type.Optional(Type.Number()),
+  total: Type.Optional(Type.Number()),
+  unit: Type.Optional(Type.String({ description: 'Unit of current/total, e.g. bytes' })),
+  elapsedMs: Type.Optional(Type.Number({ minimum: 0 })),
+});
+
+export const logEvent = event('log', 'Verbose detail: 1 = module arguments, 2 = commands, 3 = stdout/stderr', {
+  host: Type.Optional(Type.String()),
+  task: Type.Optional(Type.String()),
+  level: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]),
+  message: Type.String(),
+});
+
+export const warningEvent = event('warning', 'Something the operator should know about', {
+  host: Type.Optional(Type.String()),
+  task: Type.Optional(Type.String()),
+  message: Type.String(),
+});
+
+export const recapEvent = event('recap', 'Per-host counters at the end of the run', {
+  stats: Type.Record(Type.String(), hostStatsSchema),
+  durationMs: Type.Number({ minimum: 0, description: 'Wall time of the run' }),
+});
+
+export const runEndEvent = event('run_end', 'The run ended', {
+  exitCode: Type.Integer({ description: 'Process exit code (see DESIGN.md)' }),
+  durationMs: Type.Number({ minimum: 0 }),
+});
+
+export const eventSchema = Type.Union(
+  [
+    runStartEvent,
+    playStartEvent,
+    taskStartEvent,
+    hostTaskStartEvent,
+    hostResultEvent,
+    retryEvent,
+    progressEvent,
+    logEvent,
+    warningEvent,
+    recapEvent,
+    runEndEvent,
+  ],
+  {
+    $id: 'https://tsbm.dev/schemas/events.json',
+    title: 'tsbm event',
+    description: 'One line of `tsbm run --output json` (JSON Lines): one event per line, discriminated by `type`.',
+  },
+);

@@ -1,0 +1,74 @@
+// Small formatters shared by the text renderers: durations, sizes, loop items, one-line text.
+
+/** `0.4s`, `12.3s`, `1m02s`, `1h02m03s`: stable, short, sortable by eye. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) ms = 0;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)}s`;
+  const total = Math.floor(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}h${pad(m)}m${pad(s)}s` : `${m}m${pad(s)}s`;
+}
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+export function formatBytes(n: number): string {
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${UNITS[i]}`;
+}
+
+/** Collapses whitespace runs (incl. newlines) so one result stays on one line. */
+export function oneLine(text: string, max = 400): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** A loop item as Ansible shows it: `(item=x)`; objects as compact JSON. */
+export function formatItem(item: unknown): string {
+  if (item === undefined) return '';
+  const text = typeof item === 'string' ? item : JSON.stringify(item) ?? String(item);
+  return ` (item=${oneLine(text, 80)})`;
+}
+
+/**
+ * The detail of a progress event: `message · 1.2 GiB/4.0 GiB 30% ETA 1m02s · 45.0s`.
+ * ETA is linear from the elapsed time; it is only shown when both sides are known.
+ */
+export function formatProgress(p: {
+  message: string;
+  current?: number;
+  total?: number;
+  unit?: string;
+  elapsedMs?: number;
+}): string {
+  const parts = [oneLine(p.message, 120)];
+  if (p.current !== undefined) {
+    const fmt = (n: number) => (p.unit === 'bytes' ? formatBytes(n) : `${n}${p.unit ? ` ${p.unit}` : ''}`);
+    let amount = fmt(p.current);
+    if (p.total !== undefined && p.total > 0) {
+      amount = `${fmt(p.current)}/${fmt(p.total)} ${Math.floor((p.current / p.total) * 100)}%`;
+      if (p.elapsedMs !== undefined && p.current > 0 && p.current < p.total) {
+        amount += ` ETA ${formatDuration((p.elapsedMs * (p.total - p.current)) / p.current)}`;
+      }
+    }
+    parts.push(amount);
+  }
+  if (p.elapsedMs !== undefined) parts.push(formatDuration(p.elapsedMs));
+  return parts.join(' · ');
+}
+
+/** Compact JSON for -v argument/result lines; never throws (cycles, BigInt). */
+export function compactJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? 'null';
+  } catch {
+    return '"<unserializable>"';
+  }
+}

@@ -1,0 +1,113 @@
+// JUnit XML for CI systems: a testsuite per play, one testcase per (host, task) named
+// `host: task`. Loop items of one task fold into its testcase (the worst outcome wins).
+// Events arrive redacted from the bus; the file is written once, when the run ends.
+import { writeFile } from 'node:fs/promises';
+import type { EventBus, HostStatus, TsbmEvent } from './events.js';
+import { xmlEscape, xmlText } from './xml.js';
+
+interface Case {
+  host: string;
+  task: string;
+  status: HostStatus;
+  messages: string[];
+  timeMs: number;
+}
+
+interface Suite {
+  name: string;
+  startedAt: number;
+  cases: Map<string, Case>;
+}
+
+// Worse outcomes override better ones when loop items are folded into one testcase.
+const RANK: Record<HostStatus, number> = {
+  skipped: 0,
+  ok: 1,
+  changed: 2,
+  ignored: 3,
+  rescued: 4,
+  failed: 5,
+  unreachable: 6,
+};
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+export function renderJUnit(suites: Suite[], totalMs: number): string {
+  const all = suites.flatMap((s) => [...s.cases.values()]);
+  const failures = (cs: Case[]) => cs.filter((c) => c.status === 'failed' || c.status === 'unreachable').length;
+  const skipped = (cs: Case[]) => cs.filter((c) => c.status === 'skipped').length;
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="tsbm" tests="${all.length}" failures="${failures(all)}" errors="0" skipped="${skipped(all)}" time="${seconds(totalMs)}">`,
+  ];
+  suites.forEach((s, i) => {
+    const cs = [...s.cases.values()];
+    const time = cs.reduce((t, c) => t + c.timeMs, 0);
+    out.push(
+      `  <testsuite name="${xmlEscape(s.name)}" id="${i}" tests="${cs.length}" failures="${failures(cs)}" errors="0" skipped="${skipped(cs)}" time="${seconds(time)}" timestamp="${new Date(s.startedAt).toISOString().replace(/\.\d+Z$/, '')}">`,
+    );
+    for (const c of cs) {
+      const head = `    <testcase name="${xmlEscape(`${c.host}: ${c.task}`)}" classname="${xmlEscape(s.name)}" time="${seconds(c.timeMs)}"`;
+      const msg = c.messages.join('\n');
+      if (c.status === 'failed' || c.status === 'unreachable') {
+        out.push(`${head}>`);
+        out.push(`      <failure message="${xmlEscape(msg || c.status)}" type="${c.status}">${xmlText(msg)}</failure>`);
+        out.push('    </testcase>');
+      } else if (c.status === 'skipped') {
+        out.push(`${head}>`, `      <skipped${msg ? ` message="${xmlEscape(msg)}"` : ''}/>`, '    </testcase>');
+      } else if (msg) {
+        out.push(`${head}>`, `      <system-out>${xmlText(`${c.status}: ${msg}`)}</system-out>`, '    </testcase>');
+      } else {
+        out.push(`${head}/>`);
+      }
+    }
+    out.push('  </testsuite>');
+  });
+  out.push('</testsuites>', '');
+  return out.join('\n');
+}
+
+/** Collects results from the bus; `done()` writes FILE (also when the run was interrupted). */
+export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void> } {
+  const suites: Suite[] = [];
+  let current: Suite | undefined;
+  let runStart: number | undefined;
+  let totalMs: number | undefined;
+
+  const suiteFor = (time: number): Suite => {
+    if (!current) {
+      // results without a play_start (should not happen) still get reported
+      current = { name: 'tsbm', startedAt: time, cases: new Map() };
+      suites.push(current);
+    }
+    return current;
+  };
+
+  const off = bus.on((e: TsbmEvent) => {
+    if (e.type === 'run_start') runStart = e.time;
+    else if (e.type === 'play_start') {
+      current = { name: e.play, startedAt: e.time, cases: new Map() };
+      suites.push(current);
+    } else if (e.type === 'host_result') {
+      const suite = suiteFor(e.time);
+      const key = `${e.taskId}\0${e.host}`;
+      const prev = suite.cases.get(key);
+      const msg = e.msg ?? '';
+      if (!prev) {
+        suite.cases.set(key, { host: e.host, task: e.task, status: e.status, messages: msg ? [msg] : [], timeMs: e.durationMs });
+      } else {
+        if (RANK[e.status] > RANK[prev.status]) prev.status = e.status;
+        if (msg) prev.messages.push(msg);
+        prev.timeMs += e.durationMs;
+      }
+    } else if (e.type === 'run_end') totalMs = e.durationMs;
+  });
+
+  return {
+    done: async () => {
+      off();
+      const total = totalMs ?? (runStart !== undefined ? Date.now() - runStart : 0);
+      await writeFile(file, renderJUnit(suites, total), 'utf8');
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// Plain renderer for CI logs: one stable, grep-able line per host result, no escape codes
+// (unless colour is asked for), PLAY/TASK headers and the recap. -v adds module arguments and
+// results, -vv commands, -vvv stdout/stderr (via `log` events of those levels).
+import { painter } from '../color.js';
+import { STATUS_COLOR } from '../color.js';
+import { diffLines } from '../diff-lines.js';
+import type { EventBus, EventOf, TsbmEvent } from '../events.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine } from '../format.js';
+import { recapLines } from '../recap.js';
+import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
+
+const HEADER_WIDTH = 80;
+/** A long wait prints a progress line at most this often per host and task. */
+const PROGRESS_EVERY_MS = 10_000;
+
+export function header(kind: string, name: string): string {
+  const head = `${kind} [${name}] `;
+  return head + '*'.repeat(Math.max(3, HEADER_WIDTH - head.length));
+}
+
+/** The one line for a host result, e.g. `failed: [node2] Power off (0.4s): BMC said no`. */
+export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): string {
+  const msg = e.msg ? `: ${oneLine(e.msg)}` : '';
+  return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
+}
+
+export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
+  const { stream, verbosity } = opts;
+  const paint = painter(opts.color === true);
+  const lastProgress = new Map<string, number>();
+  const write = (lines: string[]) => stream.write(`${lines.join('\n')}\n`);
+  const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
+
+  const onEvent = (e: TsbmEvent): void => {
+    switch (e.type) {
+      case 'run_start':
+        if (verbosity >= 1) write([`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`]);
+        return;
+      case 'play_start':
+        write(['', paint('bold', header('PLAY', e.play))]);
+        return;
+      case 'task_start':
+        write(['', paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task))]);
+        return;
+      case 'host_task_start':
+        if (verbosity >= 1 && e.args !== undefined) write([`  args: [${e.host}] ${compactJson(e.args)}`]);
+        return;
+      case 'host_result': {
+        const lines = [resultLine(e, paint)];
+        if (e.diff) lines.push(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
+        if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
+          lines.push(`  result: [${e.host}] ${compactJson(e.result)}`);
+        }
+        write(lines);
+        return;
+      }
+      case 'retry':
+        write([`${paint('yellow', 'retrying:')} [${e.host}] ${e.task} (${e.attempt}/${e.retries})${e.msg ? `: ${oneLine(e.msg)}` : ''}`]);
+        return;
+      case 'progress': {
+        const key = `${e.host}\0${e.taskId}`;
+        const last = lastProgress.get(key);
+        const finished = e.total !== undefined && e.current === e.total;
+        if (last !== undefined && e.time - last < PROGRESS_EVERY_MS && !finished) return;
+        lastProgress.set(key, e.time);
+        write([`progress: [${e.host}] ${e.task}: ${formatProgress(e)}`]);
+        return;
+      }
+      case 'log':
+        if (e.level <= verbosity) {
+          const prefix = `  ${forHost(e.host)}`;
+          write(e.message.split('\n').map((l) => prefix + l));
+        }
+        return;
+      case 'warning':
+        write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`]);
+        return;
+      case 'recap':
+        lastProgress.clear();
+        write(['', ...recapLines(e.stats, e.durationMs, paint)]);
+        return;
+      case 'run_end':
+        if (verbosity >= 1) write([`exit code ${e.exitCode}`]);
+        return;
+    }
+  };
+  const off = bus.on(onEvent);
+  return {
+    done: async () => {
+      off();
+      await flushed(stream);
+    },
+  };
+}

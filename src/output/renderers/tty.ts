@@ -1,0 +1,299 @@
+// Live renderer for a terminal: a tree play -> task -> hosts with spinners, elapsed times,
+// "retrying 2/10" and a progress line for long waits. Written on plain ANSI escapes rather
+// than listr2: the executor drives the run and we only observe events, which listr2's
+// task-runner model does not fit. Finished tasks scroll up as permanent text; only unfinished
+// ones are redrawn (cursor up + erase below), truncated to the terminal width so nothing wraps.
+import { type ColorName, painter, STATUS_COLOR } from '../color.js';
+import { diffLines } from '../diff-lines.js';
+import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine } from '../format.js';
+import { recapLines } from '../recap.js';
+import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const FRAME_MS = 100;
+/** Above this many hosts a finished task lists only the hosts that did not go well (unless -v). */
+const LIST_ALL_HOSTS_UP_TO = 10;
+
+const ICON: Record<HostStatus, string> = {
+  ok: '✔',
+  changed: '✔',
+  failed: '✖',
+  unreachable: '✖',
+  skipped: '↷',
+  rescued: '↺',
+  ignored: '!',
+};
+
+interface HostView {
+  host: string;
+  startedAt: number;
+  status?: HostStatus; // undefined while running
+  msg?: string;
+  item?: unknown;
+  durationMs: number;
+  retry?: string;
+  progress?: string;
+}
+
+interface TaskView {
+  taskId: string;
+  name: string;
+  handler: boolean;
+  startedAt: number;
+  endedAt: number;
+  hosts: Map<string, HostView>;
+}
+
+interface Row {
+  indent: number;
+  icon: string;
+  color: ColorName;
+  text: string;
+}
+
+const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
+const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
+  a === undefined || WORSE.indexOf(b) > WORSE.indexOf(a) ? b : a;
+
+export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
+  const { stream, verbosity } = opts;
+  const now = opts.now ?? Date.now;
+  const paint = painter(opts.color !== false);
+  const tty = stream as NodeJS.WritableStream & { columns?: number; rows?: number };
+  const tasks: TaskView[] = [];
+  let pending: string[] = []; // permanent lines not yet written
+  let liveLines = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let finished = false;
+
+  const showCursor = () => stream.write('\x1b[?25h');
+
+  const hostRow = (h: HostView, indent: number, t: number): Row => {
+    const item = formatItem(h.item);
+    if (h.status === undefined) {
+      const extra = [h.retry, h.progress].filter(Boolean).join('  ');
+      return {
+        indent,
+        icon: SPINNER[Math.floor(t / 80) % SPINNER.length]!,
+        color: 'cyan',
+        text: `${h.host}${item}  ${formatDuration(t - h.startedAt)}${extra ? `  ${extra}` : ''}`,
+      };
+    }
+    const msg = h.msg ? `: ${oneLine(h.msg)}` : '';
+    return {
+      indent,
+      icon: ICON[h.status],
+      color: STATUS_COLOR[h.status],
+      text: `${h.host}${item}  ${h.status} ${formatDuration(h.durationMs)}${msg}`,
+    };
+  };
+
+  const taskOutcome = (task: TaskView): HostStatus | undefined => {
+    let out: HostStatus | undefined;
+    for (const h of task.hosts.values()) {
+      if (h.status === undefined) return undefined;
+      out = worse(out, h.status);
+    }
+    return out;
+  };
+
+  const taskTitle = (task: TaskView) => (task.handler ? `HANDLER ${task.name}` : task.name);
+
+  const summary = (task: TaskView): string => {
+    const counts = new Map<HostStatus, number>();
+    for (const h of task.hosts.values()) if (h.status) counts.set(h.status, (counts.get(h.status) ?? 0) + 1);
+    return WORSE.filter((s) => counts.has(s))
+      .map((s) => `${counts.get(s)} ${s}`)
+      .join(', ');
+  };
+
+  /** Permanent text of a finished task. */
+  const settledRows = (task: TaskView): Row[] => {
+    const outcome = taskOutcome(task) ?? 'ok';
+    const head: Row = {
+      indent: 0,
+      icon: ICON[outcome],
+      color: STATUS_COLOR[outcome],
+      text: `${taskTitle(task)}  ${formatDuration(task.endedAt - task.startedAt)}${task.hosts.size ? `  (${summary(task)})` : ''}`,
+    };
+    const listAll = verbosity >= 1 || task.hosts.size <= LIST_ALL_HOSTS_UP_TO;
+    const hosts = [...task.hosts.values()].filter(
+      (h) => listAll || (h.status !== 'ok' && h.status !== 'changed' && h.status !== 'skipped'),
+    );
+    return [head, ...hosts.map((h) => hostRow(h, 4, task.endedAt))];
+  };
+
+  /** Rows of the unfinished tasks, cut to fit the terminal height. */
+  const liveRows = (t: number, maxRows: number): Row[] => {
+    const rows: Row[] = [];
+    for (const task of tasks) {
+      rows.push({
+        indent: 0,
+        icon: SPINNER[Math.floor(t / 80) % SPINNER.length]!,
+        color: 'cyan',
+        text: `${taskTitle(task)}  ${formatDuration(t - task.startedAt)}`,
+      });
+      // running hosts first: they are what the operator is waiting for
+      const hosts = [...task.hosts.values()].sort((a, b) => Number(a.status !== undefined) - Number(b.status !== undefined));
+      for (const h of hosts) rows.push(hostRow(h, 4, t));
+    }
+    if (rows.length <= maxRows) return rows;
+    const shown = rows.slice(0, Math.max(1, maxRows - 1));
+    shown.push({ indent: 4, icon: '…', color: 'gray', text: `${rows.length - shown.length} more lines` });
+    return shown;
+  };
+
+  const fitRow = (r: Row, width: number): string => {
+    const room = Math.max(1, width - r.indent - 2);
+    const text = r.text.length > room ? `${r.text.slice(0, room - 1)}…` : r.text;
+    return `${' '.repeat(r.indent)}${paint(r.color, r.icon)} ${text}`;
+  };
+
+  /** Moves settled tasks (a finished prefix, keeping order) to the permanent output. */
+  const settle = (all: boolean) => {
+    while (tasks.length > 0) {
+      const first = tasks[0]!;
+      const done = taskOutcome(first) !== undefined || first.hosts.size === 0;
+      if (!all && (!done || tasks.length === 1)) break;
+      tasks.shift();
+      const width = tty.columns ?? 80;
+      pending.push(...settledRows(first).map((r) => fitRow(r, width)));
+    }
+  };
+
+  const render = () => {
+    const t = now();
+    const width = Math.max(20, (tty.columns ?? 80) - 1);
+    const maxRows = Math.max(3, (tty.rows ?? 24) - 2);
+    let out = liveLines > 0 ? `\x1b[${liveLines}F\x1b[J` : '';
+    if (pending.length > 0) out += `${pending.join('\n')}\n`;
+    pending = [];
+    const live = finished ? [] : liveRows(t, maxRows).map((r) => fitRow(r, width));
+    if (live.length > 0) out += `${live.join('\n')}\n`;
+    liveLines = live.length;
+    if (out) stream.write(out);
+  };
+
+  const hostOf = (taskId: string, host: string, time: number): HostView | undefined => {
+    const task = tasks.find((x) => x.taskId === taskId);
+    if (!task) return undefined;
+    let h = task.hosts.get(host);
+    if (!h) {
+      h = { host, startedAt: time, durationMs: 0 };
+      task.hosts.set(host, h);
+    }
+    return h;
+  };
+
+  const permanent = (...lines: string[]) => pending.push(...lines);
+
+  const start = () => {
+    if (timer || finished) return;
+    stream.write('\x1b[?25l');
+    process.once('exit', showCursor);
+    timer = setInterval(render, FRAME_MS);
+    timer.unref();
+  };
+
+  const onEvent = (e: TsbmEvent): void => {
+    if (e.type !== 'run_end') start();
+    switch (e.type) {
+      case 'run_start':
+        if (verbosity >= 1) permanent(`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`);
+        break;
+      case 'play_start':
+        settle(true);
+        permanent('', paint('bold', `PLAY [${e.play}]`));
+        break;
+      case 'task_start':
+        tasks.push({
+          taskId: e.taskId,
+          name: e.task,
+          handler: e.handler === true,
+          startedAt: e.time,
+          endedAt: e.time,
+          hosts: new Map(),
+        });
+        settle(false);
+        break;
+      case 'host_task_start': {
+        const h = hostOf(e.taskId, e.host, e.time);
+        if (h) {
+          h.status = undefined;
+          h.retry = undefined;
+          h.progress = undefined;
+          if (h.durationMs === 0) h.startedAt = e.time;
+        }
+        if (verbosity >= 1 && e.args !== undefined) permanent(`  args: [${e.host}] ${compactJson(e.args)}`);
+        break;
+      }
+      case 'host_result': {
+        const h = hostOf(e.taskId, e.host, e.time - e.durationMs);
+        const task = tasks.find((x) => x.taskId === e.taskId);
+        if (h && task) {
+          h.status = e.status;
+          h.msg = e.msg;
+          h.item = e.item;
+          // a loop's items fold into one line whose time is the whole loop's
+          h.durationMs = e.item !== undefined ? e.time - h.startedAt : e.durationMs;
+          h.retry = undefined;
+          h.progress = undefined;
+          task.endedAt = Math.max(task.endedAt, e.time);
+        }
+        if (e.diff) permanent(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
+        if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
+          permanent(`  result: [${e.host}] ${compactJson(e.result)}`);
+        }
+        settle(false);
+        break;
+      }
+      case 'retry': {
+        const h = hostOf(e.taskId, e.host, e.time);
+        if (h) h.retry = `retrying ${e.attempt}/${e.retries}${e.msg ? `: ${oneLine(e.msg, 80)}` : ''}`;
+        break;
+      }
+      case 'progress': {
+        const h = hostOf(e.taskId, e.host, e.time);
+        if (h) h.progress = formatProgress({ ...e, elapsedMs: undefined });
+        break;
+      }
+      case 'log':
+        if (e.level <= verbosity) {
+          const prefix = `  ${e.host ? `[${e.host}] ` : ''}`;
+          permanent(...e.message.split('\n').map((l) => paint('gray', prefix + l)));
+        }
+        break;
+      case 'warning':
+        permanent(`${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`);
+        break;
+      case 'recap':
+        settle(true);
+        permanent('', ...recapLines(e.stats, e.durationMs, paint));
+        break;
+      case 'run_end':
+        stop();
+        return;
+    }
+    if (pending.length > 0) render();
+  };
+
+  const stop = () => {
+    if (finished) return;
+    settle(true);
+    finished = true;
+    if (timer) clearInterval(timer);
+    render();
+    if (timer) showCursor();
+    process.removeListener('exit', showCursor);
+  };
+
+  const off = bus.on(onEvent);
+  return {
+    done: async () => {
+      off();
+      stop();
+      await flushed(stream);
+    },
+  };
+}
