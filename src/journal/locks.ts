@@ -1,0 +1,84 @@
+// Node locks: one lock file per targeted host so two runs never drive the same node. A lock
+// records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
+// is stale and taken over.
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { TsbmError } from '../errors.js';
+
+interface LockOwner {
+  runId: string;
+  pid: number;
+  machine: string;
+  time: number;
+}
+
+export interface NodeLocks {
+  release(): void;
+}
+
+const fileFor = (dir: string, host: string) => join(dir, `${encodeURIComponent(host)}.lock`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
+  try {
+    const fd = openSync(file, 'wx', 0o644);
+    writeSync(fd, JSON.stringify(owner));
+    closeSync(fd);
+    return undefined;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
+  } catch {
+    // Half-written by a process killed mid-write: treat as stale.
+    return { runId: 'unknown', pid: -1, machine: hostname(), time: 0 };
+  }
+}
+
+/** Takes every host's lock or none; throws naming the holder's run id. */
+export function acquireNodeLocks(dir: string, hosts: string[], runId: string): NodeLocks {
+  mkdirSync(dir, { recursive: true });
+  const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now() };
+  const taken: string[] = [];
+  const release = () => {
+    for (const f of taken.splice(0)) {
+      try {
+        unlinkSync(f);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  try {
+    for (const host of hosts) {
+      const file = fileFor(dir, host);
+      let holder = tryTake(file, owner);
+      if (holder && holder.machine === owner.machine && (holder.pid === -1 || !alive(holder.pid))) {
+        unlinkSync(file); // stale: its run died without releasing
+        holder = tryTake(file, owner);
+      }
+      if (holder) {
+        const where = holder.machine === owner.machine ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.machine}`;
+        throw new TsbmError('runtime', `host ${host} is locked by run ${holder.runId} (${where})`, {
+          host,
+          hint: `wait for that run to finish, or remove ${file} if it is certainly dead`,
+        });
+      }
+      taken.push(file);
+    }
+  } catch (e) {
+    release();
+    throw e;
+  }
+  return { release };
+}

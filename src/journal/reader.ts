@@ -1,0 +1,128 @@
+// Reads a journal back. A crash can leave the last line torn: it is ignored, never fatal.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TsbmError } from '../errors.js';
+import type { HostStats } from '../output/events.js';
+import type { JournalHeader, JournalRecord } from './records.js';
+import { isRunId } from './run-id.js';
+
+export interface JournalContents {
+  file: string;
+  header: JournalHeader | undefined;
+  records: JournalRecord[];
+  /** Lines that could not be parsed (a torn last line after a crash is the usual one). */
+  badLines: number;
+}
+
+export function readJournal(file: string): JournalContents {
+  const text = readFileSync(file, 'utf8');
+  const records: JournalRecord[] = [];
+  let badLines = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as JournalRecord);
+    } catch {
+      badLines++;
+    }
+  }
+  const first = records[0];
+  const header = first && first.type === 'journal_start' ? first : undefined;
+  return { file, header, records, badLines };
+}
+
+export interface RunSummary {
+  runId: string;
+  file: string;
+  started: number | undefined;
+  playbook: string | undefined;
+  finished: boolean;
+  exitCode: number | undefined;
+  hosts: number;
+  resumedFrom: string | undefined;
+}
+
+export function listRuns(dir: string): RunSummary[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const runs: RunSummary[] = [];
+  for (const name of names.filter((n) => n.endsWith('.jsonl')).sort()) {
+    const runId = name.slice(0, -'.jsonl'.length);
+    if (!isRunId(runId)) continue;
+    const j = readJournal(join(dir, name));
+    const end = j.records.find((r) => r.type === 'run_end');
+    const hosts = new Set<string>();
+    for (const r of j.records) if (r.type === 'host_result') hosts.add(r.host);
+    runs.push({
+      runId,
+      file: j.file,
+      started: j.header?.time ?? statSync(j.file).mtimeMs,
+      playbook: j.header?.playbook,
+      finished: end !== undefined,
+      exitCode: end?.type === 'run_end' ? end.exitCode : undefined,
+      hosts: hosts.size,
+      resumedFrom: j.header?.resumedFrom,
+    });
+  }
+  return runs;
+}
+
+/** `last` or a run id (a unique prefix is enough) to a journal file. */
+export function resolveRun(dir: string, ref: string): string {
+  const runs = listRuns(dir);
+  if (runs.length === 0) throw new TsbmError('options', `no runs recorded in ${dir}`, { hint: 'run `tsbm run` first, or pass --journal-dir' });
+  if (ref === 'last') return runs[runs.length - 1]!.file;
+  const hits = runs.filter((r) => r.runId.startsWith(ref));
+  if (hits.length === 1) return hits[0]!.file;
+  const known = runs.slice(-5).map((r) => r.runId).join(', ');
+  throw new TsbmError('options', hits.length ? `run id "${ref}" is ambiguous` : `no run "${ref}" in ${dir}`, {
+    hint: `recent runs: ${known}`,
+  });
+}
+
+export interface HostProgress {
+  host: string;
+  stats: HostStats;
+  lastTask: string | undefined;
+  failures: { task: string; msg: string }[];
+  state: 'done' | 'failed' | 'unreachable' | 'in progress';
+}
+
+/** Per-host progress table for `tsbm runs show`. */
+export function hostProgress(records: JournalRecord[]): HostProgress[] {
+  const byHost = new Map<string, HostProgress>();
+  const get = (host: string) => {
+    let h = byHost.get(host);
+    if (!h) {
+      h = {
+        host,
+        stats: { ok: 0, changed: 0, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 },
+        lastTask: undefined,
+        failures: [],
+        state: 'in progress',
+      };
+      byHost.set(host, h);
+    }
+    return h;
+  };
+  let recap: Record<string, HostStats> | undefined;
+  for (const r of records) {
+    if (r.type === 'host_task_start') get(r.host).lastTask = r.task;
+    else if (r.type === 'host_result') {
+      const h = get(r.host);
+      h.lastTask = r.task;
+      h.stats[r.status]++;
+      if (r.status === 'failed' || r.status === 'unreachable') h.failures.push({ task: r.task, msg: r.msg ?? '' });
+    } else if (r.type === 'recap') recap = r.stats;
+  }
+  for (const h of byHost.values()) {
+    const final = recap?.[h.host];
+    if (final) h.stats = final;
+    if (final) h.state = final.unreachable > 0 ? 'unreachable' : final.failed > 0 ? 'failed' : 'done';
+  }
+  return [...byHost.values()].sort((a, b) => a.host.localeCompare(b.host));
+}

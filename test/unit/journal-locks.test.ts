@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireNodeLocks } from '../../src/journal/locks.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'tsbm-locks-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('node locks', () => {
+  it('a second run cannot take a locked node and is told the holder run id', () => {
+    const dir = tmp();
+    const first = acquireNodeLocks(dir, ['n1', 'n2'], 'run-A');
+    expect(() => acquireNodeLocks(dir, ['n3', 'n2'], 'run-B')).toThrow(/host n2 is locked by run run-A/);
+    // all-or-nothing: n3 was released again
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock']);
+    first.release();
+    expect(readdirSync(dir)).toEqual([]);
+    acquireNodeLocks(dir, ['n2'], 'run-B').release();
+  });
+
+  it('takes over a stale lock whose process is gone', () => {
+    const dir = tmp();
+    const dead = spawnSync('true').pid!; // exited already
+    writeFileSync(join(dir, 'n1.lock'), JSON.stringify({ runId: 'old', pid: dead, machine: hostname(), time: 0 }));
+    const l = acquireNodeLocks(dir, ['n1'], 'new');
+    l.release();
+    expect(existsSync(join(dir, 'n1.lock'))).toBe(false);
+  });
+});
