@@ -1,0 +1,36 @@
+// `tsbm runs list` and `tsbm runs show RUN`: read the run journals under .tsbm/runs.
+import type { Command } from 'commander';
+
+export const DEFAULT_JOURNAL_DIR = '.tsbm/runs';
+
+export function register(program: Command): void {
+  const runs = program
+    .command('runs')
+    .description('list recorded runs and show one run\'s per-host progress (from the run journal)');
+  runs
+    .command('list')
+    .description('list recorded runs, oldest first')
+    .option('--journal-dir <dir>', 'where run journals are kept', DEFAULT_JOURNAL_DIR)
+    .option('--json', 'print JSON instead of a table')
+    .action(async (opts: { journalDir: string; json?: boolean }) => {
+      const { listRuns } = await import('../journal/reader.js');
+      const { formatRunList } = await import('../journal/format.js');
+      const list = listRuns(opts.journalDir);
+      process.stdout.write(opts.json ? `${JSON.stringify(list, null, 2)}\n` : formatRunList(list));
+    });
+  runs
+    .command('show')
+    .argument('<run>', 'run id (or a unique prefix), or "last"')
+    .description('per-host progress of one run, with failures and their messages')
+    .option('--journal-dir <dir>', 'where run journals are kept', DEFAULT_JOURNAL_DIR)
+    .option('--json', 'print JSON instead of a table')
+    .action(async (ref: string, opts: { journalDir: string; json?: boolean }) => {
+      const { hostProgress, readJournal, resolveRun } = await import('../journal/reader.js');
+      const { formatRunShow } = await import('../journal/format.js');
+      const journal = readJournal(resolveRun(opts.journalDir, ref));
+      const progress = hostProgress(journal.records);
+      process.stdout.write(
+        opts.json ? `${JSON.stringify({ header: journal.header, hosts: progress }, null, 2)}\n` : formatRunShow(journal, progress),
+      );
+    });
+}

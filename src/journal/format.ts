@@ -1,0 +1,35 @@
+// Plain-text tables for `tsbm runs list|show`.
+import type { HostProgress, JournalContents, RunSummary } from './reader.js';
+
+const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '-');
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export function formatRunList(runs: RunSummary[]): string {
+  if (runs.length === 0) return 'no runs recorded\n';
+  const rows = [['RUN', 'STARTED (UTC)', 'HOSTS', 'STATE', 'PLAYBOOK']];
+  for (const r of runs) {
+    const state = r.finished ? `exit ${r.exitCode}` : 'unfinished';
+    rows.push([r.runId, iso(r.started), String(r.hosts), r.resumedFrom ? `${state} (resumed ${r.resumedFrom})` : state, r.playbook ?? '-']);
+  }
+  return table(rows);
+}
+
+export function formatRunShow(j: JournalContents, hosts: HostProgress[]): string {
+  const end = j.records.find((r) => r.type === 'run_end');
+  const head = [
+    `run ${j.header?.runId ?? '?'}  playbook ${j.header?.playbook ?? '?'}`,
+    `started ${iso(j.header?.time)}  ${end?.type === 'run_end' ? `ended with exit ${end.exitCode}` : 'did not finish (resume it with `tsbm run ... --resume`)'}`,
+    j.badLines ? `(${j.badLines} unreadable line(s) ignored: the run was probably killed mid-write)` : '',
+  ].filter(Boolean);
+  const rows = [['HOST', 'STATE', 'OK', 'CHANGED', 'FAILED', 'UNREACHABLE', 'SKIPPED', 'LAST TASK']];
+  for (const h of hosts) {
+    const s = h.stats;
+    rows.push([h.host, h.state, String(s.ok), String(s.changed), String(s.failed), String(s.unreachable), String(s.skipped), h.lastTask ?? '-']);
+  }
+  const failures = hosts.flatMap((h) => h.failures.map((f) => `  ${h.host}: ${f.task}: ${f.msg}`));
+  return `${head.join('\n')}\n\n${table(rows)}${failures.length ? `\nfailures:\n${failures.join('\n')}\n` : ''}`;
+}
