@@ -1,0 +1,95 @@
+// The one Handlebars environment tsbm renders with: strict, no HTML escaping, no prototype
+// access, tsbm's helpers, and compiled templates cached by source.
+import Handlebars from 'handlebars';
+import { resolvePath } from './lookup.js';
+import { toHandlebars } from './helpers/define.js';
+import { HELPERS } from './helpers/index.js';
+import {
+  BUILTIN_BLOCKS,
+  INTERNAL,
+  type RewriteMode,
+  rewriteProgram,
+  singleMustacheIndex,
+} from './rewrite.js';
+import type { TemplateContext } from './types.js';
+
+export const hbs = Handlebars.create();
+
+/** Names usable as helpers in templates (ours plus Handlebars' block helpers and `lookup`). */
+export const HELPER_NAMES: ReadonlySet<string> = new Set(HELPERS.map((h) => h.name));
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([...HELPER_NAMES, ...BUILTIN_BLOCKS, 'lookup']);
+
+for (const h of HELPERS) hbs.registerHelper(h.name, toHandlebars(h));
+// `log`, `helperMissing` and `blockHelperMissing` stay registered inside Handlebars, but the
+// rewrite step rejects any helper not in HELPER_NAMES, so templates cannot reach them.
+
+interface RunData {
+  root?: unknown;
+  tsbm?: TemplateContext;
+  tsbmBox?: { value?: unknown; set?: boolean };
+}
+
+hbs.registerHelper(INTERNAL.get, function (this: unknown, original: string, ...rest: unknown[]) {
+  const opts = rest.pop() as { data?: RunData };
+  return resolvePath(this, opts.data?.root, original, rest as string[], true);
+});
+hbs.registerHelper(INTERNAL.soft, function (this: unknown, original: string, ...rest: unknown[]) {
+  const opts = rest.pop() as { data?: RunData };
+  return resolvePath(this, opts.data?.root, original, rest as string[], false);
+});
+hbs.registerHelper(INTERNAL.capture, (value: unknown, opts: { data?: RunData }) => {
+  const box = opts.data?.tsbmBox;
+  if (box) {
+    box.value = value;
+    box.set = true;
+  }
+  return toText(value);
+});
+hbs.registerHelper(INTERNAL.str, (value: unknown) => toText(value));
+
+/** How a value prints inside a larger string. */
+export function toText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+export interface Compiled {
+  run(vars: unknown, ctx: TemplateContext | undefined): { text: string; value?: unknown; typed: boolean };
+}
+
+const CACHE_MAX = 5000;
+const cache = new Map<string, Compiled>();
+
+/** Parse + rewrite + compile (cached). Throws Handlebars parse errors and RewriteFail as is. */
+export function compileTemplate(source: string, mode: RewriteMode): Compiled {
+  const key = `${mode}\u0000${source}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const ast = hbs.parse(source);
+  const single = mode === 'typed' && singleMustacheIndex(ast.body) >= 0;
+  rewriteProgram(ast, mode, HELPER_NAMES);
+  const tpl = hbs.compile(ast, { strict: true, noEscape: true });
+  const compiled: Compiled = {
+    run(vars, ctx) {
+      const box: { value?: unknown; set?: boolean } = {};
+      const text = tpl(vars, {
+        data: { tsbm: ctx, tsbmBox: box },
+        allowProtoPropertiesByDefault: false,
+        allowProtoMethodsByDefault: false,
+      });
+      return single && box.set ? { text, value: box.value, typed: true } : { text, typed: false };
+    },
+  };
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(key, compiled);
+  return compiled;
+}
+
+/** Parse and rewrite without running: for syntax checks. */
+export function checkCompile(source: string, mode: RewriteMode): void {
+  const ast = hbs.parse(source);
+  rewriteProgram(ast, mode, HELPER_NAMES);
+  hbs.precompile(ast, { strict: true, noEscape: true });
+}
