@@ -20,16 +20,7 @@ import {
   buildTree,
   dirsInPathTableOrder,
 } from './iso9660-tree.js';
-import {
-  S_IFDIR,
-  S_IFREG,
-  ceEntry,
-  erEntry,
-  nmEntry,
-  pxEntry,
-  rrEntry,
-  spEntry,
-} from './rock-ridge.js';
+import { S_IFDIR, S_IFREG, ceEntry, erEntry, nmEntry, pxEntry, rrEntry, spEntry } from './rock-ridge.js';
 
 export type { IsoFileInput } from './iso9660-tree.js';
 
