@@ -1,0 +1,119 @@
+// Parses one play: keywords, vars_files (loaded now), roles, task lists and handlers.
+import { isAbsolute, join } from 'node:path';
+import { parseError } from '../errors.js';
+import { checkAt } from '../schema/ajv.js';
+import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
+import type { Vars } from '../types.js';
+import { attempt, type LoadContext, rememberSource } from './context.js';
+import type { Handler, Play, RoleContext, SerialSpec, TaskNode } from './model.js';
+import { loadRole } from './roles.js';
+import { playSchema } from './schema.js';
+import { parseHandler, parseTaskList } from './task.js';
+import { isMapping, isTemplated, keyPositions, toNumber, toStringList } from './values.js';
+
+function loadVarsFiles(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): Vars[] {
+  const list = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
+  const out: Vars[] = [];
+  list.forEach((ref, i) => {
+    const at = src.pos(Array.isArray(raw) ? [...path, i] : path);
+    // A templated name can only be resolved per host at run time.
+    if (isTemplated(ref)) return;
+    const file = isAbsolute(String(ref)) ? String(ref) : join(ctx.baseDir, String(ref));
+    const vars = attempt(
+      ctx,
+      () => {
+        const vsrc = loadYamlFile(file, at);
+        if (vsrc.value === null || vsrc.value === undefined) return {};
+        if (!isMapping(vsrc.value))
+          throw parseError(`vars file ${file} must be a mapping of variables`, vsrc.pos([]));
+        return vsrc.value;
+      },
+      undefined,
+    );
+    if (vars) out.push(vars);
+  });
+  return out;
+}
+
+function serialSpec(raw: unknown): SerialSpec | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  return (Array.isArray(raw) ? raw : [raw]).map((x) => (typeof x === 'number' ? x : String(x)));
+}
+
+export function parsePlay(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: unknown,
+  index: number,
+): Play | undefined {
+  if (!isMapping(raw)) {
+    throw parseError(
+      'a play must be a mapping (hosts:, tasks: ...)',
+      src.pos(path),
+      'start a play with "- hosts: PATTERN"',
+    );
+  }
+  const what = typeof raw.name === 'string' ? `play "${raw.name}"` : `play ${index + 1}`;
+  const err = checkAt(playSchema, raw, src, path, what);
+  if (err) throw err;
+  const hosts = Array.isArray(raw.hosts) ? raw.hosts.map(String).join(':') : String(raw.hosts);
+  const play: Play = {
+    name: typeof raw.name === 'string' ? raw.name : hosts,
+    pos: src.pos(path),
+    keyPos: keyPositions(src, path, raw),
+    hosts,
+    vars: isMapping(raw.vars) ? raw.vars : {},
+    varsFiles: loadVarsFiles(ctx, src, [...path, 'vars_files'], raw.vars_files),
+    // tsbm default: no fact gathering (nodes have no OS to ask until the ramdisk is up).
+    gatherFacts: raw.gather_facts === true,
+    anyErrorsFatal: raw.any_errors_fatal === true,
+    strategy: raw.strategy === 'free' ? 'free' : 'linear',
+    tags: toStringList(raw.tags),
+    preTasks: [],
+    roleTasks: [],
+    tasks: [],
+    postTasks: [],
+    handlers: [],
+    roles: [],
+    baseDir: ctx.baseDir,
+  };
+  const serial = serialSpec(raw.serial);
+  if (serial) play.serial = serial;
+  const mfp = attempt(
+    ctx,
+    () => toNumber(raw.max_fail_percentage, src, [...path, 'max_fail_percentage'], what),
+    undefined,
+  );
+  if (mfp !== undefined) play.maxFailPercentage = mfp;
+  if (typeof raw.become === 'boolean') play.become = raw.become;
+  if (typeof raw.become_user === 'string') play.becomeUser = raw.become_user;
+  if (isMapping(raw.environment)) play.environment = raw.environment;
+
+  const list = (key: string): TaskNode[] => parseTaskList(ctx, src, [...path, key], raw[key]);
+  play.preTasks = list('pre_tasks');
+  const roleHandlers: Handler[] = [];
+  const roles: RoleContext[] = [];
+  if (Array.isArray(raw.roles)) {
+    raw.roles.forEach((r, i) => {
+      const loaded = attempt(ctx, () => loadRole(ctx, src, [...path, 'roles', i], r), undefined);
+      if (!loaded) return;
+      roles.push(loaded.context);
+      play.roleTasks.push(loaded.block);
+      roleHandlers.push(...loaded.handlers);
+    });
+  }
+  play.roles = roles;
+  play.tasks = list('tasks');
+  play.postTasks = list('post_tasks');
+  const handlers: Handler[] = [];
+  if (Array.isArray(raw.handlers)) {
+    raw.handlers.forEach((h, i) => {
+      const parsed = attempt(ctx, () => parseHandler(ctx, src, [...path, 'handlers', i], h), undefined);
+      if (parsed) handlers.push(parsed);
+    });
+  }
+  play.handlers = [...handlers, ...roleHandlers];
+  rememberSource(play, src, path);
+  return play;
+}

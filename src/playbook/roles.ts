@@ -1,0 +1,104 @@
+// Roles: found by name in roles/ beside the playbook, then beside the including file (or by
+// path); `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The
+// role's tasks come back wrapped in one Block carrying the RoleContext.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parseError, type SourcePos } from '../errors.js';
+import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
+import type { Vars } from '../types.js';
+import { attempt, type LoadContext, rememberSource } from './context.js';
+import type { Block, Handler, RoleContext } from './model.js';
+import { loadTaskFileInto, parseHandler, taskId } from './task.js';
+import { isMapping, toExprs, toStringList } from './values.js';
+
+/** Directories searched for a role name, in order. */
+export function roleSearchPath(ctx: LoadContext): string[] {
+  const here = dirname(ctx.file);
+  const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles')];
+  return [...new Set(dirs.map((d) => resolve(d)))];
+}
+
+export function findRole(ctx: LoadContext, name: string): string | undefined {
+  const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+  if (name.includes('/')) {
+    const p = isAbsolute(name) ? name : resolve(dirname(ctx.file), name);
+    return isDir(p) ? p : undefined;
+  }
+  for (const d of roleSearchPath(ctx)) if (isDir(join(d, name))) return join(d, name);
+  return undefined;
+}
+
+/** `dir/main.yml` or `dir/main.yaml`, if present. */
+function mainFile(dir: string): string | undefined {
+  for (const f of ['main.yml', 'main.yaml']) if (existsSync(join(dir, f))) return join(dir, f);
+  return undefined;
+}
+
+function loadVarsFile(file: string | undefined, from: SourcePos): Vars {
+  if (!file) return {};
+  const src = loadYamlFile(file, from);
+  if (src.value === null || src.value === undefined) return {};
+  if (!isMapping(src.value)) throw parseError(`${file} must be a mapping of variables`, src.pos([]));
+  return src.value;
+}
+
+export interface LoadedRole {
+  context: RoleContext;
+  block: Block;
+  handlers: Handler[];
+}
+
+export function loadRole(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): LoadedRole {
+  const entry = isMapping(raw) ? raw : {};
+  const name = typeof raw === 'string' ? raw : String(entry.role ?? entry.name ?? '');
+  const at = src.pos(path);
+  if (!name) throw parseError('role entry has no name', at, 'write "- role: NAME" or "- NAME"');
+  const dir = findRole(ctx, name);
+  if (!dir) {
+    throw parseError(`role "${name}" not found`, at, `looked in ${roleSearchPath(ctx).join(', ')}`);
+  }
+  const context: RoleContext = {
+    name: name.includes('/') ? name.split('/').pop()! : name,
+    path: dir,
+    defaults: loadVarsFile(mainFile(join(dir, 'defaults')), at),
+    vars: loadVarsFile(mainFile(join(dir, 'vars')), at),
+  };
+  const inner: LoadContext = { ...ctx, role: context, baseDir: dir, file: join(dir, 'tasks', 'main.yml') };
+  const tasksFile = mainFile(join(dir, 'tasks'));
+  const tasks = tasksFile ? loadTaskFileInto({ ...inner, file: tasksFile }, tasksFile, at) : [];
+  const block: Block = {
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    name: `role ${context.name}`,
+    pos: at,
+    keyPos: {},
+    when: toExprs(entry.when, src, [...path, 'when']),
+    tags: toStringList(entry.tags),
+    // Role parameters (`- role: x` with `vars:`) apply to the role's tasks.
+    vars: isMapping(entry.vars) ? entry.vars : {},
+    role: context,
+    baseDir: dir,
+    block: tasks,
+    rescue: [],
+    always: [],
+  };
+  if (typeof entry.become === 'boolean') block.become = entry.become;
+  if (typeof entry.delegate_to === 'string') block.delegateTo = entry.delegate_to;
+  rememberSource(block, src, path);
+
+  const handlers: Handler[] = [];
+  const handlersFile = mainFile(join(dir, 'handlers'));
+  if (handlersFile) {
+    const hsrc = loadYamlFile(handlersFile, at);
+    const hctx: LoadContext = { ...inner, file: handlersFile };
+    if (Array.isArray(hsrc.value)) {
+      hsrc.value.forEach((h, i) => {
+        const parsed = attempt(hctx, () => parseHandler(hctx, hsrc, [i], h), undefined);
+        if (parsed) handlers.push(parsed);
+      });
+    } else if (hsrc.value !== null) {
+      throw parseError(`${handlersFile} must be a list of handlers`, hsrc.pos([]));
+    }
+  }
+  return { context, block, handlers };
+}

@@ -1,0 +1,350 @@
+// Parses one task-list entry (task, block, import_tasks, include_tasks) into the model.
+// Modules are found only through the registry lookup in the load context.
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { parseError } from '../errors.js';
+import { checkAt } from '../schema/ajv.js';
+import { didYouMean } from '../schema/did-you-mean.js';
+import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
+import { attempt, type LoadContext, rememberSource } from './context.js';
+import type { Block, Handler, IncludeTasks, LoopControl, Task, TaskKeywords, TaskNode } from './model.js';
+import {
+  blockSchema,
+  handlerKeywordsSchema,
+  importTasksSchema,
+  includeTasksSchema,
+  shortName,
+  taskKeywordNames,
+  taskKeywordsSchema,
+} from './schema.js';
+import { isMapping, isTemplated, keyPositions, toExprs, toNumber, toStringList } from './values.js';
+
+/** Stable task id: file (relative to the playbook's directory) : line : col. */
+export function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
+  const p = src.pos(path);
+  const abs = resolve(p.file);
+  const rel = relative(resolve(ctx.rootDir), abs) || abs;
+  return `${rel}:${p.line}:${p.col}`;
+}
+
+/** How a node is named in messages: `task "Install"`, or `this task` when it has no name. */
+function label(raw: Record<string, unknown>, kind: string): string {
+  return typeof raw.name === 'string' ? `${kind} "${raw.name}"` : `this ${kind}`;
+}
+
+function keywords(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+): TaskKeywords {
+  const what = label(raw, 'task');
+  const kw: TaskKeywords = {
+    pos: src.pos(path),
+    keyPos: keyPositions(src, path, raw),
+    when: toExprs(raw.when, src, [...path, 'when']),
+    tags: toStringList(raw.tags),
+    vars: isMapping(raw.vars) ? raw.vars : {},
+    baseDir: ctx.baseDir,
+  };
+  if (typeof raw.name === 'string') kw.name = raw.name;
+  if (typeof raw.become === 'boolean') kw.become = raw.become;
+  if (typeof raw.become_user === 'string') kw.becomeUser = raw.become_user;
+  if (isMapping(raw.environment) || typeof raw.environment === 'string') kw.environment = raw.environment;
+  if (typeof raw.no_log === 'boolean' || typeof raw.no_log === 'string') kw.noLog = raw.no_log;
+  if (typeof raw.ignore_errors === 'boolean' || typeof raw.ignore_errors === 'string')
+    kw.ignoreErrors = raw.ignore_errors;
+  if (typeof raw.ignore_unreachable === 'boolean') kw.ignoreUnreachable = raw.ignore_unreachable;
+  if (typeof raw.delegate_to === 'string') kw.delegateTo = raw.delegate_to;
+  if (typeof raw.run_once === 'boolean') kw.runOnce = raw.run_once;
+  if (typeof raw.any_errors_fatal === 'boolean') kw.anyErrorsFatal = raw.any_errors_fatal;
+  if (raw.resume === 'rerun' || raw.resume === 'skip') kw.resume = raw.resume;
+  const timeout = toNumber(raw.timeout, src, [...path, 'timeout'], what);
+  if (timeout !== undefined) kw.timeout = timeout;
+  if (ctx.role) kw.role = ctx.role;
+  return kw;
+}
+
+/** Parses a YAML list of task nodes found at `path`. */
+export function parseTaskList(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  value: unknown,
+): TaskNode[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    ctx.report(
+      parseError(
+        `"${String(path[path.length - 1] ?? 'tasks')}" must be a list of tasks`,
+        src.pos(path),
+        'start each task with "- "',
+      ),
+    );
+    return [];
+  }
+  const out: TaskNode[] = [];
+  value.forEach((item, i) => {
+    const node = attempt(ctx, () => parseTaskNode(ctx, src, [...path, i], item), undefined);
+    if (node) out.push(node);
+  });
+  return out;
+}
+
+function fail(err: ReturnType<typeof checkAt>): void {
+  if (err) throw err;
+}
+
+export function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): TaskNode {
+  if (!isMapping(raw)) {
+    throw parseError(
+      `a task must be a mapping (name:, a module and its arguments), got ${raw === null ? 'nothing' : Array.isArray(raw) ? 'a list' : typeof raw}`,
+      src.pos(path),
+      'write e.g. "- name: Say hi" then "  debug: {msg: hi}"',
+    );
+  }
+  // Accept FQCN spellings of keywords (ansible.builtin.import_tasks) by mapping them first.
+  const norm: Record<string, unknown> = {};
+  const origKey: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const s = shortName(k);
+    norm[s] = v;
+    origKey[s] = k;
+  }
+  if ('block' in norm) return parseBlock(ctx, src, path, norm);
+  if ('import_tasks' in norm) return parseImportTasks(ctx, src, path, norm, origKey);
+  if ('include_tasks' in norm) return parseIncludeTasks(ctx, src, path, norm, origKey);
+  return parseTask(ctx, src, path, norm, origKey, false);
+}
+
+function parseBlock(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: Record<string, unknown>): Block {
+  fail(checkAt(blockSchema, raw, src, path, label(raw, 'block')));
+  const block: Block = {
+    ...keywords(ctx, src, path, raw),
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    block: parseTaskList(ctx, src, [...path, 'block'], raw.block),
+    rescue: parseTaskList(ctx, src, [...path, 'rescue'], raw.rescue),
+    always: parseTaskList(ctx, src, [...path, 'always'], raw.always),
+  };
+  rememberSource(block, src, path);
+  return block;
+}
+
+function fileRef(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (isMapping(raw) && typeof raw.file === 'string') return raw.file;
+  return undefined;
+}
+
+/** Where a task file reference resolves: beside the including file, or in the role's tasks/. */
+export function resolveTaskFile(ctx: LoadContext, ref: string): string {
+  if (isAbsolute(ref)) return ref;
+  return join(ctx.role ? join(ctx.role.path, 'tasks') : dirname(ctx.file), ref);
+}
+
+function parseImportTasks(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+  origKey: Record<string, string>,
+): Block {
+  fail(checkAt(importTasksSchema, raw, src, path, label(raw, 'import_tasks')));
+  const keyPath = [...path, origKey.import_tasks ?? 'import_tasks'];
+  const ref = fileRef(raw.import_tasks)!;
+  if (isTemplated(ref)) {
+    throw parseError(
+      'import_tasks is resolved when the playbook loads; its file name cannot be a template',
+      src.pos(keyPath),
+      'use include_tasks for a templated file name',
+    );
+  }
+  const file = resolveTaskFile(ctx, ref);
+  const tasks = loadTaskFileInto(ctx, file, src.pos(keyPath));
+  // Inlined as a block so the import's own keywords (when, tags, vars) apply to every task.
+  const block: Block = {
+    ...keywords(ctx, src, path, raw),
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    block: tasks,
+    rescue: [],
+    always: [],
+  };
+  rememberSource(block, src, path);
+  return block;
+}
+
+/** Loads a task file for import (checking the chain for cycles) with positions from that file. */
+export function loadTaskFileInto(
+  ctx: LoadContext,
+  file: string,
+  from: ReturnType<YamlSource['pos']>,
+): TaskNode[] {
+  const abs = resolve(file);
+  if (ctx.chain.includes(abs)) {
+    const names = [...ctx.chain.slice(ctx.chain.indexOf(abs)), abs].map(
+      (f) => relative(resolve(ctx.rootDir), f) || f,
+    );
+    throw parseError(
+      `circular import: ${names.join(' -> ')}`,
+      from,
+      'remove one of the imports in this chain',
+    );
+  }
+  const fsrc = loadYamlFile(file, from);
+  const inner: LoadContext = { ...ctx, file, chain: [...ctx.chain, abs] };
+  if (!Array.isArray(fsrc.value)) {
+    throw parseError(`${file} must be a list of tasks`, fsrc.pos([]), 'start each task with "- "');
+  }
+  return parseTaskList(inner, fsrc, [], fsrc.value);
+}
+
+function parseIncludeTasks(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+  origKey: Record<string, string>,
+): IncludeTasks {
+  fail(checkAt(includeTasksSchema, raw, src, path, label(raw, 'include_tasks')));
+  const keyPath = [...path, origKey.include_tasks ?? 'include_tasks'];
+  const ref = fileRef(raw.include_tasks)!;
+  const node: IncludeTasks = {
+    ...keywords(ctx, src, path, raw),
+    kind: 'include_tasks',
+    id: taskId(ctx, src, path),
+    file: ref,
+  };
+  // A literal file name is resolved now so a typo fails before anything runs.
+  if (!isTemplated(ref)) {
+    const file = resolveTaskFile(ctx, ref);
+    node.file = file;
+    loadYamlFile(file, src.pos(keyPath));
+  }
+  rememberSource(node, src, path);
+  return node;
+}
+
+function loopControl(raw: unknown): LoopControl | undefined {
+  if (!isMapping(raw)) return undefined;
+  const lc: LoopControl = { loopVar: typeof raw.loop_var === 'string' ? raw.loop_var : 'item' };
+  if (typeof raw.label === 'string') lc.label = raw.label;
+  if (typeof raw.pause === 'number') lc.pause = raw.pause;
+  if (typeof raw.index_var === 'string') lc.indexVar = raw.index_var;
+  return lc;
+}
+
+export function parseTask(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+  origKey: Record<string, string>,
+  handler: boolean,
+): Task {
+  const what = label(raw, handler ? 'handler' : 'task');
+  const allowed = handler ? new Set([...taskKeywordNames, 'listen']) : taskKeywordNames;
+  const moduleKeys: string[] = [];
+  for (const k of Object.keys(raw)) {
+    if (allowed.has(k)) continue;
+    if (ctx.getModule(k)) {
+      moduleKeys.push(k);
+      continue;
+    }
+    const orig = origKey[k] ?? k;
+    const clean = orig.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+    const shown = clean.length > 60 ? `${clean.slice(0, 60)}...` : clean;
+    const asKeyword = didYouMean(k, [...allowed, 'block', 'import_tasks', 'include_tasks']);
+    if (asKeyword) {
+      throw parseError(
+        `unknown key "${shown}" in ${what} (did you mean "${asKeyword}"?)`,
+        src.keyPos([...path, orig]),
+      );
+    }
+    const asModule = didYouMean(k, ctx.moduleNames());
+    throw parseError(
+      `unknown ${asModule ? 'module' : 'module or keyword'} "${shown}" in ${what}${asModule ? ` (did you mean "${asModule}"?)` : ''}`,
+      src.keyPos([...path, orig]),
+      'run "tsbm modules" for the list of modules',
+    );
+  }
+  if (moduleKeys.length === 0) {
+    throw parseError(
+      `no module in ${what}`,
+      src.pos(path),
+      'add one module key with its arguments, e.g. "command: ls"',
+    );
+  }
+  if (moduleKeys.length > 1) {
+    throw parseError(
+      `more than one module in ${what}: ${moduleKeys.join(', ')}`,
+      src.keyPos([...path, origKey[moduleKeys[1]!] ?? moduleKeys[1]!]),
+      'split it into one task per module',
+    );
+  }
+  const name = moduleKeys[0]!;
+  const mod = ctx.getModule(name)!;
+  const modKey = origKey[name] ?? name;
+  const { [name]: rawArgs, ...kwRaw } = raw;
+  fail(checkAt(handler ? handlerKeywordsSchema : taskKeywordsSchema, kwRaw, src, path, what));
+
+  let args: Record<string, unknown>;
+  const argsPath = [...path, modKey];
+  if (rawArgs === null || rawArgs === undefined) args = {};
+  else if (typeof rawArgs === 'string' && mod.freeForm) args = { [mod.freeForm]: rawArgs };
+  else if (isMapping(rawArgs)) args = { ...rawArgs };
+  else {
+    throw parseError(
+      `module ${mod.name} takes a mapping of arguments, got ${Array.isArray(rawArgs) ? 'a list' : typeof rawArgs}`,
+      src.pos(argsPath),
+      `run "tsbm modules ${mod.name}" to see its arguments`,
+    );
+  }
+  if (isMapping(kwRaw.args)) args = { ...kwRaw.args, ...args };
+  fail(checkAt(mod.args, args, src, argsPath, `module ${mod.name}`, { noun: 'argument' }));
+
+  const task: Task = {
+    ...keywords(ctx, src, path, kwRaw),
+    kind: 'task',
+    id: taskId(ctx, src, path),
+    module: mod.name,
+    args,
+    argsPos: src.pos(argsPath),
+    notify: toStringList(kwRaw.notify),
+  };
+  task.keyPos = keyPositions(src, path, raw);
+  const loop = kwRaw.loop ?? kwRaw.with_items;
+  if (loop !== undefined) task.loop = loop;
+  const lc = loopControl(kwRaw.loop_control);
+  if (lc) task.loopControl = lc;
+  if (typeof kwRaw.register === 'string') task.register = kwRaw.register;
+  if (kwRaw.until !== undefined) task.until = toExprs(kwRaw.until, src, [...path, 'until'])[0]!;
+  const retries = toNumber(kwRaw.retries, src, [...path, 'retries'], what);
+  if (retries !== undefined) task.retries = retries;
+  const delay = toNumber(kwRaw.delay, src, [...path, 'delay'], what);
+  if (delay !== undefined) task.delay = delay;
+  if (kwRaw.failed_when !== undefined)
+    task.failedWhen = toExprs(kwRaw.failed_when, src, [...path, 'failed_when']);
+  if (kwRaw.changed_when !== undefined)
+    task.changedWhen = toExprs(kwRaw.changed_when, src, [...path, 'changed_when']);
+  rememberSource(task, src, path);
+  return task;
+}
+
+/** Parses a handler list entry: a task plus `listen`. */
+export function parseHandler(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): Handler {
+  if (!isMapping(raw)) throw parseError('a handler must be a mapping like a task', src.pos(path));
+  const norm: Record<string, unknown> = {};
+  const origKey: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    norm[shortName(k)] = v;
+    origKey[shortName(k)] = k;
+  }
+  const task = parseTask(ctx, src, path, norm, origKey, true);
+  const handler: Handler = {
+    ...task,
+    listen: [...(task.name ? [task.name] : []), ...toStringList(norm.listen)],
+  };
+  rememberSource(handler, src, path);
+  return handler;
+}

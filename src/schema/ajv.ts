@@ -1,0 +1,201 @@
+// The one Ajv instance: compiled validators are cached per schema object, and a failed
+// validation becomes a TsbmError pointing at the offending YAML node with a message an
+// operator understands (not a JSON pointer).
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parseError, type TsbmError } from '../errors.js';
+import { suggestion } from './did-you-mean.js';
+import { relaxForTemplates, TEMPLATE_STRING } from './template-relax.js';
+import type { PathSeg, YamlSource } from './yaml-source.js';
+
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+// ajv-formats is CommonJS; depending on the loader its function is the default or `.default`.
+const addFormats: FormatsPlugin =
+  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  (addFormatsModule as unknown as FormatsPlugin);
+
+let instance: Ajv | undefined;
+const cache = new WeakMap<object, ValidateFunction>();
+
+export function getAjv(): Ajv {
+  if (!instance) {
+    instance = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true });
+    addFormats(instance);
+  }
+  return instance;
+}
+
+/** Compiles (once per schema object) a validator that also accepts template strings for typed values. */
+export function compile(schema: TSchema): ValidateFunction {
+  let v = cache.get(schema);
+  if (!v) {
+    const relaxed = relaxForTemplates(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
+    delete relaxed.$id; // the same published schema may be compiled more than once under test
+    v = getAjv().compile(relaxed);
+    cache.set(schema, v);
+  }
+  return v;
+}
+
+export interface ValidateOptions {
+  /** What a required key is called in messages: "key" (default) or "argument" for module args. */
+  noun?: string;
+}
+
+/** Validates `value` (found at `basePath` in `src`) and throws a positioned parse error on the first problem. */
+export function validateAt(
+  schema: TSchema,
+  value: unknown,
+  src: YamlSource,
+  basePath: PathSeg[],
+  what: string,
+  opts: ValidateOptions = {},
+): void {
+  const err = checkAt(schema, value, src, basePath, what, opts);
+  if (err) throw err;
+}
+
+/** Like validateAt, but returns the error instead of throwing (for collecting several). */
+export function checkAt(
+  schema: TSchema,
+  value: unknown,
+  src: YamlSource,
+  basePath: PathSeg[],
+  what: string,
+  opts: ValidateOptions = {},
+): TsbmError | undefined {
+  const validate = compile(schema);
+  if (validate(value)) return undefined;
+  const errors = validate.errors ?? [];
+  return describe(pickError(errors), errors, value, src, basePath, what, opts);
+}
+
+/** Ajv lists the first branch's error first; a template branch's complaint is never the useful one. */
+function pickError(errors: ErrorObject[]): ErrorObject {
+  const real = errors.find((e) => e.keyword !== 'anyOf' && !isTemplateBranch(e));
+  return real ?? errors[0]!;
+}
+
+function isTemplateBranch(e: ErrorObject): boolean {
+  const ps = e.parentSchema as Record<string, unknown> | undefined;
+  return ps?.type === TEMPLATE_STRING.type && ps?.pattern === TEMPLATE_STRING.pattern;
+}
+
+function pointerToPath(pointer: string): PathSeg[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function valueAt(value: unknown, path: PathSeg[]): unknown {
+  let v = value;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[String(seg)];
+  }
+  return v;
+}
+
+/** A short, printable rendering of a value for messages (long or hostile strings are cut). */
+export function showValue(v: unknown): string {
+  const kind = v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v === 'object' ? 'mapping' : typeof v;
+  if (typeof v === 'string') {
+    const clean = v.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+    return `string "${clean.length > 40 ? `${clean.slice(0, 40)}...` : clean}"`;
+  }
+  if (typeof v === 'number' || typeof v === 'boolean') return `${kind} ${String(v)}`;
+  return kind;
+}
+
+/** How a value at a path is named: `"retries"`, or `item 2 of "tags"`. */
+function nameOf(path: PathSeg[], what: string): string {
+  const last = path[path.length - 1];
+  if (last === undefined) return what;
+  if (typeof last === 'number') {
+    const parent = path[path.length - 2];
+    return parent === undefined ? `item ${last + 1}` : `item ${last + 1} of "${String(parent)}"`;
+  }
+  return `"${last}"`;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean (true/false)',
+  object: 'a mapping',
+  array: 'a list',
+  null: 'null',
+};
+
+function typeText(t: unknown): string {
+  const list = Array.isArray(t) ? t : [t];
+  return list.map((x) => TYPE_NAMES[String(x)] ?? String(x)).join(' or ');
+}
+
+function describe(
+  e: ErrorObject,
+  all: ErrorObject[],
+  value: unknown,
+  src: YamlSource,
+  basePath: PathSeg[],
+  what: string,
+  opts: ValidateOptions,
+): TsbmError {
+  const rel = pointerToPath(e.instancePath);
+  const path = [...basePath, ...rel];
+  const here = valueAt(value, rel);
+  const name = nameOf(path, what);
+  const where = rel.length > 0 ? ` in ${what}` : '';
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String(p.additionalProperty);
+      const schemaProps = Object.keys(
+        (e.parentSchema as { properties?: object } | undefined)?.properties ?? {},
+      );
+      const inner = rel.length > 0 ? ` in ${name} of ${what}` : ` in ${what}`;
+      return parseError(
+        `unknown key "${key}"${inner}${suggestion(key, schemaProps)}`,
+        src.keyPos([...path, key]),
+        schemaProps.length > 0 ? `allowed keys: ${schemaProps.join(', ')}` : 'remove it',
+      );
+    }
+    case 'required': {
+      const key = String(p.missingProperty);
+      const noun = opts.noun ?? 'key';
+      const inner = rel.length > 0 ? ` in ${name} of ${what}` : ` for ${what}`;
+      return parseError(`missing required ${noun} "${key}"${inner}`, src.pos(path), `add "${key}: ..."`);
+    }
+    case 'type':
+      return parseError(
+        `${name} must be ${typeText(p.type)}, got ${showValue(here)}${where}`,
+        src.pos(path),
+        here === null ? 'a key with nothing after the colon is null; give it a value' : undefined,
+      );
+    case 'enum':
+      return parseError(
+        `${name} must be one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${showValue(here)}${where}`,
+        src.pos(path),
+      );
+    case 'const': {
+      // A TypeBox union of literals compiles to anyOf of consts: gather them into one list.
+      const allowed = all
+        .filter((x) => x.keyword === 'const' && x.instancePath === e.instancePath)
+        .map((x) => JSON.stringify((x.params as { allowedValue: unknown }).allowedValue));
+      return parseError(
+        `${name} must be one of ${[...new Set(allowed)].join(', ')}, got ${showValue(here)}${where}`,
+        src.pos(path),
+      );
+    }
+    default:
+      return parseError(
+        `${name} ${e.message ?? 'is invalid'}, got ${showValue(here)}${where}`,
+        src.pos(path),
+      );
+  }
+}
