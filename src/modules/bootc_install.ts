@@ -1,0 +1,183 @@
+// bootc_install: runs IPA's `podman run ... bootc install to-disk` against the chosen disk,
+// with a timeout that kills podman, clear errors, and a check that a partition table exists.
+import { Type } from '@sinclair/typebox';
+import type { ExecResult } from '../connection/types.js';
+import {
+  BootcPlanError,
+  authorizedKeysText,
+  bootcInstallArgv,
+  isNotBootcImage,
+  rootSizeMiB,
+  selinuxActive,
+  sfdiskPartitions,
+  tail,
+} from '../deploy/bootc-argv.js';
+import { MIB } from '../deploy/disk.js';
+import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
+import { parseLsblk } from '../deploy/lsblk.js';
+import { firstSet, truthy } from '../deploy/node-data.js';
+import { hostError, randomName } from '../deploy/ramdisk-exec.js';
+import { defineModule, type ModuleContext } from './types.js';
+
+const args = Type.Object(
+  {
+    device: Type.Optional(
+      Type.String({ description: 'Disk to install on, e.g. "{{ root.device }}"; default: a registered root_device result' }),
+    ),
+    size_mib: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Disk size in MiB ("{{ root.size_mib }}"); default: registered root_device result, else lsblk' }),
+    ),
+    image: Type.Optional(Type.String({ description: 'oci://registry/path:tag; default: instance_info.image_source' })),
+    authorized_keys: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'SSH keys for root in the installed system; default: instance_info.bootc_authorized_keys',
+      }),
+    ),
+    tpm2_luks: Type.Optional(Type.Boolean({ description: 'Encrypt root bound to the TPM2; default: instance_info.bootc_tpm2_luks' })),
+    extra_args: Type.Optional(Type.Array(Type.String(), { description: 'More bootc options, e.g. ["--karg=console=ttyS0"]', default: [] })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds before podman is killed', default: 3600 })),
+  },
+  { additionalProperties: false },
+);
+
+export const bootcInstallModule = defineModule({
+  name: 'bootc_install',
+  summary: 'Install the pulled bootc image to disk (bootc install to-disk, as Ironic Python Agent does)',
+  description:
+    'Runs `podman run --rm --privileged --pid=host --pull=never ... REF bootc install to-disk --wipe --skip-fetch-check --root-size=<disk MiB - 768>M ... DEVICE`, leaving room for the config drive. SELinux handling follows getenforce; authorized keys go through a 0600 file under /tmp that is deleted afterwards. Verifies the disk has a partition table afterwards.',
+  runsOn: 'target',
+  args,
+  checkMode: true,
+  example: `- name: Install the image
+  bootc_install:
+    device: "{{ root.device }}"
+    size_mib: "{{ root.size_mib }}"
+    extra_args: ["--karg=console=ttyS0,115200"]`,
+  async run(ctx, a) {
+    const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
+    if (typeof source !== 'string') throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
+    let ref: string;
+    try {
+      ref = parseImageSource(source).ref;
+    } catch (e) {
+      if (e instanceof ImageRefError) throw hostError(ctx, e.message, 'use oci://registry/path:tag');
+      throw e;
+    }
+    const registered = findRootDeviceResult(ctx);
+    const device = a.device ?? registered?.device;
+    if (!device) {
+      throw hostError(ctx, 'no install device', 'run root_device first (register: root) and pass device: "{{ root.device }}"');
+    }
+    const diskMiB = a.size_mib ?? (registered?.device === device ? registered.size_mib : undefined) ?? (await lsblkSizeMiB(ctx, device));
+    const keys = authorizedKeysText(firstSet(a.authorized_keys, ctx.vars, 'instance_info.bootc_authorized_keys'));
+    const tpm2Luks = a.tpm2_luks ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.bootc_tpm2_luks'));
+    const ge = await ctx.exec(['getenforce']).catch(() => ({ rc: 127, stdout: '', stderr: '' }) as ExecResult);
+    const selinux = selinuxActive(ge.rc, ge.stdout);
+    const keysFile = keys ? `/tmp/tsbm-authorized-keys-${randomName()}` : undefined;
+
+    let argv: string[];
+    try {
+      argv = bootcInstallArgv({
+        ref,
+        device,
+        diskMiB,
+        selinux,
+        tpm2Luks,
+        extraArgs: a.extra_args ?? [],
+        ...(keysFile ? { authorizedKeysFile: keysFile } : {}),
+      });
+    } catch (e) {
+      if (e instanceof BootcPlanError) throw hostError(ctx, e.message, 'choose a bigger disk with root device hints');
+      throw e;
+    }
+    const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
+    if (ctx.check) return { changed: true, msg: `would install ${ref} to ${device}`, ...facts };
+
+    const timeoutS = a.timeout ?? 3600;
+    const start = Date.now();
+    let res: ExecResult;
+    try {
+      if (keysFile && keys) await ctx.put(keys, keysFile, { mode: 0o600 });
+      ctx.progress({ message: `bootc install to-disk ${device}` });
+      res = await ctx.exec(argv, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(async (e: unknown) => {
+        if (ctx.signal.aborted) throw e;
+        await killLeftovers(ctx, ref);
+        const elapsed = Math.round((Date.now() - start) / 1000);
+        throw hostError(
+          ctx,
+          `bootc install to-disk ${device} did not finish within ${timeoutS}s (ran ${elapsed}s); podman was killed: ${(e as Error).message}`,
+          'raise timeout if the disk or image is large; check the node console for hardware errors',
+          e,
+        );
+      });
+    } finally {
+      if (keysFile) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
+    }
+    const out = `${res.stdout}\n${res.stderr}`;
+    if (res.rc !== 0) {
+      if (isNotBootcImage(out)) {
+        throw hostError(
+          ctx,
+          `image ${ref} is not a bootc image: it has no \`bootc\` executable`,
+          'build the image FROM a bootc base image (e.g. quay.io/fedora/fedora-bootc, quay.io/centos-bootc/centos-bootc)',
+        );
+      }
+      throw hostError(ctx, `bootc install to-disk ${device} failed (rc ${res.rc}):\n${tail(out)}`, 'see bootc output above; the disk may be partially written');
+    }
+    const parts = await partitionCount(ctx, device);
+    if (!parts || parts.count === 0) {
+      throw hostError(ctx, `bootc reported success but ${device} has no partitions afterwards`, 'check that the device is the disk bootc wrote (root device hints)');
+    }
+    const durationS = Math.round((Date.now() - start) / 1000);
+    return {
+      changed: true,
+      msg: `installed ${ref} to ${device} (${parts.label}, ${parts.count} partitions) in ${durationS}s`,
+      ...facts,
+      partition_table: parts.label,
+      partitions: parts.count,
+      duration_s: durationS,
+    };
+  },
+});
+
+interface RootResult {
+  device: string;
+  size_mib: number;
+}
+
+/** A registered root_device result anywhere in the host's vars (e.g. `register: root`). */
+function findRootDeviceResult(ctx: ModuleContext): RootResult | undefined {
+  for (const v of Object.values(ctx.vars)) {
+    if (v && typeof v === 'object') {
+      const r = v as Record<string, unknown>;
+      if (typeof r.device === 'string' && typeof r.size_mib === 'number' && typeof r.reason === 'string') {
+        return { device: r.device, size_mib: r.size_mib };
+      }
+    }
+  }
+  return undefined;
+}
+
+async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number> {
+  const r = await ctx.exec(['lsblk', '-J', '-b', '-O']);
+  const d = r.rc === 0 ? parseLsblk(r.stdout).find((x) => x.name === device) : undefined;
+  if (!d) throw hostError(ctx, `cannot find ${device} in lsblk output to size it`, 'pass size_mib or run root_device first');
+  return Math.floor(d.sizeBytes / MIB);
+}
+
+/** After a timeout the podman client is killed; a container it started may still run. */
+async function killLeftovers(ctx: ModuleContext, ref: string): Promise<void> {
+  const ps = await ctx.exec(['podman', 'ps', '-q', '--filter', `ancestor=${ref}`]).catch(() => undefined);
+  const ids = ps?.stdout.split('\n').map((s) => s.trim()).filter(Boolean) ?? [];
+  if (ids.length) await ctx.exec(['podman', 'rm', '-f', '-t', '0', ...ids]).catch(() => undefined);
+}
+
+async function partitionCount(ctx: ModuleContext, device: string): Promise<{ label: string; count: number } | undefined> {
+  const sf = await ctx.exec(['sfdisk', '--json', device]).catch(() => undefined);
+  if (sf && sf.rc === 0) return sfdiskPartitions(sf.stdout);
+  // Ramdisks without sfdisk usually have sgdisk (gdisk); count its partition lines.
+  const sg = await ctx.exec(['sgdisk', '-p', device]).catch(() => undefined);
+  if (sg?.rc !== 0 || !sg) return undefined;
+  const rows = sg.stdout.split('\n').filter((l) => /^\s+\d+\s+\d+\s+\d+/.test(l));
+  return { label: 'gpt', count: rows.length };
+}

@@ -1,0 +1,237 @@
+// podman_pull: pulls the bootc image onto the ramdisk. The pull secret travels only as a 0600
+// file on tmpfs (never argv, never an event) and is deleted before this module returns, so no
+// code from the image (run later privileged with --pid=host) can read it.
+import { Type } from '@sinclair/typebox';
+import type { ExecResult } from '../connection/types.js';
+import { NO_PIVOT_ROOT_CONF, registriesConf } from '../deploy/containers-conf.js';
+import { type ManifestSize, ociArch, parseManifest, withDigest } from '../deploy/image-size.js';
+import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
+import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../deploy/memory.js';
+import { firstSet } from '../deploy/node-data.js';
+import { helpHasFlag } from '../deploy/podman-version.js';
+import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
+import { hostError, mustExec, randomName } from '../deploy/ramdisk-exec.js';
+import { defineModule, type ModuleContext } from './types.js';
+
+const args = Type.Object(
+  {
+    image: Type.Optional(
+      Type.String({ description: 'oci://registry/path:tag; default: instance_info.image_source', examples: ['oci://quay.io/fedora/fedora-bootc:41'] }),
+    ),
+    pull_secret: Type.Optional(
+      Type.String({
+        description:
+          'Docker auth token (base64 of user:password) for the image registry, or a whole {"auths": ...} JSON; default: instance_info.image_pull_secret. Always treated as a secret.',
+      }),
+    ),
+    registries: Type.Optional(
+      Type.Array(
+        Type.Object({
+          prefix: Type.String({ description: 'Registry the image names, e.g. quay.io' }),
+          mirrors: Type.Array(Type.String(), { description: 'Mirror locations tried first, e.g. mirror.lab:5000' }),
+          insecure: Type.Optional(Type.Boolean({ description: 'Plain HTTP / unverified TLS for this registry and its mirrors' })),
+        }),
+        { description: 'Registry mirrors, written as a registries.conf.d drop-in before the pull' },
+      ),
+    ),
+    tls_verify: Type.Optional(Type.Boolean({ description: 'false for lab registries with self-signed TLS or plain HTTP', default: true })),
+    memory_check: Type.Optional(
+      Type.Boolean({ description: 'Compare the image size from the registry manifest with MemAvailable before pulling', default: true }),
+    ),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the pull may take', default: 1800 })),
+    auth_dir: Type.Optional(Type.String({ description: 'tmpfs directory for the temporary auth file', default: '/run/tsbm' })),
+    containers_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/containers.conf.d' })),
+    registries_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/registries.conf.d' })),
+    meminfo_path: Type.Optional(Type.String({ description: 'Where MemAvailable is read (simulated ramdisks override it)', default: '/proc/meminfo' })),
+  },
+  { additionalProperties: false },
+);
+
+type Args = typeof args.static;
+
+export const podmanPullModule = defineModule({
+  name: 'podman_pull',
+  summary: 'Pull the bootc image onto the ramdisk (pull secret via a temporary 0600 auth file, memory preflight)',
+  description:
+    'Strips oci:// from instance_info.image_source, writes the no_pivot_root containers.conf drop-in a ramdisk needs, optional registry mirrors, checks the image size from the registry manifest against MemAvailable, pulls with --authfile (and --retry-delay=5s when the podman supports it) and deletes the auth file in all cases. Returns image_id, ref, bytes, duration_s.',
+  runsOn: 'target',
+  args,
+  checkMode: true,
+  idempotent: true,
+  example: `- name: Pull the image
+  podman_pull:
+    image: "{{ instance_info.image_source }}"
+    tls_verify: false
+  register: pulled`,
+  async run(ctx, a) {
+    const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
+    if (typeof source !== 'string') {
+      throw hostError(ctx, 'no image to pull', 'set instance_info.image_source to oci://registry/path:tag (or the image argument)');
+    }
+    let img: ReturnType<typeof parseImageSource>;
+    try {
+      img = parseImageSource(source);
+    } catch (e) {
+      if (e instanceof ImageRefError) throw hostError(ctx, e.message, 'use oci://registry/path:tag');
+      throw e;
+    }
+    const rawSecret = firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret');
+    let authJson: string | undefined;
+    if (rawSecret !== undefined) {
+      const secret = ctx.secret(typeof rawSecret === 'string' ? rawSecret : JSON.stringify(rawSecret));
+      try {
+        const af = buildAuthFile(secret, img.registry);
+        authJson = ctx.secret(af.json);
+        registerInnerSecrets(ctx, af.json);
+      } catch (e) {
+        if (e instanceof PullSecretError) throw hostError(ctx, e.message, 'fix instance_info.image_pull_secret');
+        throw e;
+      }
+    }
+    const tlsFlags = a.tls_verify === false ? ['--tls-verify=false'] : [];
+    if (ctx.check) {
+      return {
+        changed: true,
+        msg: `would pull ${img.ref}${authJson ? ' with a temporary auth file' : ''}`,
+        ref: img.ref,
+        registry: img.registry,
+      };
+    }
+
+    const confDir = a.containers_conf_dir ?? '/etc/containers/containers.conf.d';
+    await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', confDir]);
+    await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
+    if (a.registries?.length) {
+      const regDir = a.registries_conf_dir ?? '/etc/containers/registries.conf.d';
+      await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', regDir]);
+      await ctx.put(registriesConf(a.registries, []), `${regDir}/50-tsbm-mirrors.conf`, { mode: 0o644 });
+    }
+
+    let authFile: string | undefined;
+    const start = Date.now();
+    let pull: ExecResult;
+    try {
+      if (authJson) {
+        const dir = a.auth_dir ?? '/run/tsbm';
+        await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', '-m', '0700', dir]);
+        authFile = `${dir}/auth-${randomName()}.json`;
+        await ctx.put(authJson, authFile, { mode: 0o600 });
+      }
+      const authFlags = authFile ? ['--authfile', authFile] : [];
+      if (a.memory_check !== false) await memoryPreflight(ctx, a, img.ref, [...authFlags, ...tlsFlags]);
+
+      const help = await ctx.exec(['podman', 'pull', '--help']);
+      const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay') ? ['--retry-delay=5s'] : [];
+      ctx.progress({ message: `pulling ${img.ref}` });
+      pull = await ctx.exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], {
+        timeout: (a.timeout ?? 1800) * 1000,
+        signal: ctx.signal,
+      });
+    } finally {
+      if (authFile) {
+        const rm = await ctx.exec(['rm', '-f', authFile]).catch((e: unknown) => ({ rc: -1, stdout: '', stderr: String(e) }));
+        if (rm.rc !== 0) ctx.warn(`could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`);
+      }
+    }
+    const durationS = Math.round((Date.now() - start) / 100) / 10;
+    if (pull.rc !== 0) {
+      const out = `${pull.stderr}\n${pull.stdout}`;
+      if (/unauthorized|authentication required|401|403|denied/i.test(out)) {
+        throw hostError(
+          ctx,
+          `registry ${img.registry} refused the pull of ${img.ref}: ${lastLine(out)}`,
+          authJson ? 'the pull secret was rejected: check instance_info.image_pull_secret' : 'the registry needs credentials: set instance_info.image_pull_secret',
+        );
+      }
+      throw hostError(ctx, `podman pull ${img.ref} failed (rc ${pull.rc}): ${lastLine(out)}`, 'check the image reference, the registry and the ramdisk network');
+    }
+    const inspect = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', img.ref]);
+    let imageId = pull.stdout.trim().split('\n').pop() ?? '';
+    let bytes: number | undefined;
+    try {
+      const doc = JSON.parse(inspect.stdout) as Array<{ Id?: string; Size?: number }>;
+      imageId = doc[0]?.Id ?? imageId;
+      bytes = doc[0]?.Size;
+    } catch {
+      ctx.warn(`podman image inspect ${img.ref} gave no JSON; image size unknown`);
+    }
+    return {
+      changed: true,
+      msg: `pulled ${img.ref} (${bytes === undefined ? 'size unknown' : fmtMiB(bytes)}) in ${durationS}s`,
+      ref: img.ref,
+      registry: img.registry,
+      image_id: imageId,
+      bytes,
+      duration_s: durationS,
+    };
+  },
+});
+
+function lastLine(s: string): string {
+  return s.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
+}
+
+/** Register each credential inside an auths JSON so it is masked even if echoed decoded. */
+function registerInnerSecrets(ctx: ModuleContext, json: string): void {
+  const doc = JSON.parse(json) as { auths?: Record<string, { auth?: string; password?: string; identitytoken?: string }> };
+  for (const entry of Object.values(doc.auths ?? {})) {
+    for (const v of [entry.auth, entry.password, entry.identitytoken]) if (v) ctx.secret(v);
+    if (entry.auth) {
+      const pw = Buffer.from(entry.auth, 'base64').toString('utf8').split(':').slice(1).join(':');
+      if (pw) ctx.secret(pw);
+    }
+  }
+}
+
+async function manifestSize(ctx: ModuleContext, ref: string, flags: string[]): Promise<{ size?: ManifestSize; why: string }> {
+  const arch = ociArch((await ctx.exec(['uname', '-m'])).stdout);
+  const tools: Array<(r: string) => string[]> = [
+    (r) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`],
+    (r) => ['podman', 'manifest', 'inspect', ...flags, r],
+  ];
+  const reasons: string[] = [];
+  for (const tool of tools) {
+    let r = ref;
+    for (let depth = 0; depth < 2; depth++) {
+      const argv = tool(r);
+      const res = await ctx.exec(argv);
+      if (res.rc !== 0) {
+        reasons.push(`${argv[0]}: ${lastLine(res.stderr || res.stdout) || `rc ${res.rc}`}`);
+        break;
+      }
+      const m = parseManifest(res.stdout, arch);
+      if (m.kind === 'image') return { size: m.size, why: argv.slice(0, 2).join(' ') };
+      if (m.kind === 'index' && m.digest) {
+        r = withDigest(ref, m.digest);
+        continue;
+      }
+      reasons.push(`${argv[0]}: manifest has no ${arch} image`);
+      break;
+    }
+  }
+  return { why: reasons.join('; ') };
+}
+
+async function memoryPreflight(ctx: ModuleContext, a: Args, ref: string, flags: string[]): Promise<void> {
+  const { size, why } = await manifestSize(ctx, ref, flags);
+  if (!size) {
+    ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
+    return;
+  }
+  const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
+  const mi = await ctx.exec(['cat', meminfoPath]);
+  const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
+  if (avail === undefined) {
+    ctx.warn(`no MemAvailable in ${meminfoPath} on the ramdisk; memory preflight skipped`);
+    return;
+  }
+  const needed = neededBytes({ compressed: size.compressed }) ?? 0;
+  ctx.log(`image ${ref}: ${fmtMiB(size.compressed)} compressed in ${size.layers} layers; needs ~${fmtMiB(needed)}, ramdisk has ${fmtMiB(avail)} available`, 2);
+  if (needed > avail) {
+    throw hostError(
+      ctx,
+      `not enough memory to pull ${ref}: needs about ${fmtMiB(needed)} (compressed layers ${fmtMiB(size.compressed)}, unpacked on the ramdisk's tmpfs, plus ${fmtMiB(MEMORY_MARGIN_BYTES)} margin) but MemAvailable is ${fmtMiB(avail)}`,
+      'give the node more RAM, use a smaller image, or set memory_check: false if the ramdisk stores images on disk',
+    );
+  }
+}

@@ -1,0 +1,151 @@
+// wait_agent: waits for the node's ramdisk to accept SSH, then proves it is the machine the BMC
+// controls before anything destructive happens (Ironic trusts whoever looks up; tsbm checks).
+import { Type } from '@sinclair/typebox';
+import type { Connection } from '../connection/types.js';
+import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
+import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
+import { hostError } from '../deploy/ramdisk-exec.js';
+import { MIB } from '../deploy/disk.js';
+import { WaitTimeoutError, waitUntil } from '../util/wait.js';
+import { defineModule, type ModuleContext } from './types.js';
+
+const args = Type.Object(
+  {
+    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait for SSH', default: 1800 })),
+    interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds between attempts', default: 10 })),
+    connect_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds one connection attempt may take', default: 10 })),
+    identity: Type.Optional(
+      Type.Union(
+        IDENTITY_MODES.map((m) => Type.Literal(m)),
+        {
+          description:
+            'auto: check whatever the BMC reported (UUID and/or MACs; no product_uuid on the ramdisk falls back to MACs); uuid / mac / both: require those; any: either one matching suffices; off: no check',
+          default: 'auto',
+        },
+      ),
+    ),
+    system_uuid: Type.Optional(Type.String({ description: "The BMC's System UUID; default: a registered redfish_power result's system_uuid" })),
+    mac_addresses: Type.Optional(Type.Array(Type.String(), { description: "The BMC's NIC MACs; default: a registered redfish_power result's mac_addresses" })),
+    bmc_result: Type.Optional(Type.String({ description: 'Name of the registered redfish_power result to read system_uuid / mac_addresses from (default: the first one found)' })),
+    require_podman: Type.Optional(Type.Boolean({ description: 'Fail when the ramdisk has no podman', default: false })),
+    min_memory_mib: Type.Optional(Type.Integer({ minimum: 1, description: 'Fail when MemAvailable is below this' })),
+    product_uuid_path: Type.Optional(Type.String({ default: '/sys/class/dmi/id/product_uuid', description: 'Simulated ramdisks override it' })),
+    meminfo_path: Type.Optional(Type.String({ default: '/proc/meminfo', description: 'Simulated ramdisks override it' })),
+  },
+  { additionalProperties: false },
+);
+
+export const waitAgentModule = defineModule({
+  name: 'wait_agent',
+  summary: "Wait for the node's ramdisk to accept SSH, then verify it is the right machine",
+  description:
+    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. Optionally checks podman and MemAvailable.",
+  runsOn: 'controller',
+  args,
+  checkMode: true,
+  idempotent: true,
+  example: `- name: Wait for the ramdisk
+  wait_agent:
+    timeout: 1800
+    bmc_result: power
+    require_podman: true
+    min_memory_mib: 4096
+  resume: rerun`,
+  async run(ctx, a) {
+    const timeoutS = a.timeout ?? 1800;
+    const mode: IdentityMode = a.identity ?? 'auto';
+    const bmc = bmcFacts(ctx, a.bmc_result);
+    const bmcUuid = a.system_uuid ?? bmc.uuid;
+    const bmcMacs = a.mac_addresses ?? bmc.macs;
+    if (ctx.check) {
+      return { changed: false, msg: `would wait up to ${timeoutS}s for SSH and check identity (${mode})` };
+    }
+    const start = Date.now();
+    let conn: Connection;
+    try {
+      conn = await waitUntil(() => ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 }), {
+        timeoutMs: timeoutS * 1000,
+        intervalMs: (a.interval ?? 10) * 1000,
+        signal: ctx.signal,
+        what: `${ctx.host}'s ramdisk to accept SSH`,
+        onProgress: ({ elapsedMs, attempt, lastError }) =>
+          ctx.progress({
+            message: `waiting for SSH: ${Math.round(elapsedMs / 1000)}s elapsed, attempt ${attempt}${lastError instanceof Error ? `, last error: ${lastError.message}` : ''}`,
+          }),
+      });
+    } catch (e) {
+      if (e instanceof WaitTimeoutError) {
+        throw hostError(
+          ctx,
+          `the ramdisk did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
+          "check the node's console: did it boot the ramdisk ISO, does the ramdisk carry the controller's public key, is its address reachable",
+          e,
+        );
+      }
+      throw e;
+    }
+    const waitedS = Math.round((Date.now() - start) / 1000);
+    try {
+      const uuidRes = await conn.exec(['cat', a.product_uuid_path ?? '/sys/class/dmi/id/product_uuid']);
+      const hostUuid = uuidRes.rc === 0 && uuidRes.stdout.trim() ? uuidRes.stdout.trim() : undefined;
+      const link = await conn.exec(['ip', '-j', 'link']);
+      let hostMacs: string[] = [];
+      if (link.rc === 0) {
+        try {
+          hostMacs = macsFromIpLink(link.stdout);
+        } catch {
+          ctx.warn('ip -j link on the ramdisk gave no JSON; MACs unknown');
+        }
+      }
+      const verdict = checkIdentity(mode, { ...(bmcUuid ? { bmcUuid } : {}), bmcMacs, ...(hostUuid ? { hostUuid } : {}), hostMacs });
+      if (!verdict.ok) {
+        throw hostError(
+          ctx,
+          `refusing to deploy: ${verdict.message}`,
+          'the ramdisk that answered is not the machine this BMC controls (address reused?); fix ssh_host / the inventory, or set identity: off if the BMC data is known wrong',
+        );
+      }
+      if (verdict.method === 'none') ctx.warn(`${ctx.host}: ${verdict.message}`);
+      const facts: Record<string, unknown> = {
+        identity: { method: verdict.method, message: verdict.message },
+        product_uuid: hostUuid ?? null,
+        macs: hostMacs,
+        waited_s: waitedS,
+      };
+      if (a.require_podman) {
+        const pv = await conn.exec(['podman', '--version']);
+        if (pv.rc !== 0) throw hostError(ctx, 'the ramdisk has no working podman', 'use a ramdisk image with podman (IPA ramdisks with the podman element)');
+        facts.podman_version = pv.stdout.trim();
+      }
+      if (a.min_memory_mib) {
+        const mi = await conn.exec(['cat', a.meminfo_path ?? '/proc/meminfo']);
+        const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
+        if (avail === undefined) throw hostError(ctx, 'cannot read MemAvailable on the ramdisk', 'check /proc/meminfo on the ramdisk');
+        facts.mem_available_mib = Math.floor(avail / MIB);
+        if (avail < a.min_memory_mib * MIB) {
+          throw hostError(
+            ctx,
+            `the ramdisk has ${fmtMiB(avail)} available, ${a.min_memory_mib} MiB needed`,
+            'give the node more RAM or lower min_memory_mib',
+          );
+        }
+      }
+      return { changed: false, msg: `ramdisk up after ${waitedS}s; ${verdict.message}`, ...facts };
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  },
+});
+
+/** system_uuid / mac_addresses from a registered redfish_power result in the host's vars. */
+function bmcFacts(ctx: ModuleContext, name: string | undefined): { uuid?: string; macs: string[] } {
+  const candidates = name ? [ctx.vars[name]] : Object.values(ctx.vars);
+  for (const v of candidates) {
+    if (!v || typeof v !== 'object') continue;
+    const r = v as Record<string, unknown>;
+    const uuid = typeof r.system_uuid === 'string' && r.system_uuid ? r.system_uuid : undefined;
+    const macs = Array.isArray(r.mac_addresses) ? r.mac_addresses.filter((m): m is string => typeof m === 'string') : [];
+    if (uuid || macs.length) return { ...(uuid ? { uuid } : {}), macs };
+  }
+  return { macs: [] };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { registriesConf } from '../../src/deploy/containers-conf.js';
+import { parseManifest, withDigest } from '../../src/deploy/image-size.js';
+import { parseImageSource } from '../../src/deploy/image-ref.js';
+import { memAvailableBytes, neededBytes } from '../../src/deploy/memory.js';
+import { helpHasFlag, parsePodmanVersion } from '../../src/deploy/podman-version.js';
+import { buildAuthFile } from '../../src/deploy/pull-secret.js';
+
+describe('image_source', () => {
+  it.each([
+    ['oci://quay.io/fedora/fedora-bootc:41', 'quay.io/fedora/fedora-bootc:41', 'quay.io'],
+    ['oci://10.88.0.1:5001/bootc/test:1', '10.88.0.1:5001/bootc/test:1', '10.88.0.1:5001'],
+    ['oci://localhost/x:1', 'localhost/x:1', 'localhost'],
+    ['oci://library/fedora', 'library/fedora', 'docker.io'],
+  ])('%s', (src, ref, registry) => {
+    expect(parseImageSource(src)).toEqual({ ref, registry });
+  });
+  it.each(['quay.io/x:1', 'http://x/y.qcow2', 'oci://', 'oci://-rm x'])('rejects %s', (s) => {
+    expect(() => parseImageSource(s)).toThrow(/oci/);
+  });
+});
+
+describe('pull secret', () => {
+  const token = Buffer.from('tester:s3cret').toString('base64');
+  it('token becomes an auths file for the image registry', () => {
+    const a = buildAuthFile(token, '10.88.0.1:5001');
+    expect(JSON.parse(a.json)).toEqual({ auths: { '10.88.0.1:5001': { auth: token } } });
+  });
+  it('a full auths JSON is passed through', () => {
+    const doc = { auths: { 'quay.io': { auth: token } } };
+    expect(buildAuthFile(JSON.stringify(doc), 'x').registries).toEqual(['quay.io']);
+  });
+  it('errors never contain the secret', () => {
+    for (const bad of ['{"auths": ', '{"x": 1}', 'not base64 with spaces s3cret']) {
+      try {
+        buildAuthFile(bad, 'r');
+        expect.unreachable();
+      } catch (e) {
+        expect((e as Error).message).not.toContain('s3cret');
+      }
+    }
+  });
+});
+
+describe('memory and podman probes', () => {
+  it('MemAvailable', () => {
+    expect(memAvailableBytes('MemTotal: 100 kB\nMemAvailable:    2048 kB\n')).toBe(2048 * 1024);
+    expect(memAvailableBytes('MemTotal: 100 kB\n')).toBeUndefined();
+  });
+  it('needed bytes grow with the image', () => {
+    expect(neededBytes({ compressed: 1000 })).toBeGreaterThan(3500);
+    expect(neededBytes({})).toBeUndefined();
+  });
+  it('podman version and flag probe', () => {
+    expect(parsePodmanVersion('podman version 4.3.1')).toEqual([4, 3, 1]);
+    expect(helpHasFlag('      --retry-delay string   delay between retries', '--retry-delay')).toBe(true);
+    expect(helpHasFlag('      --retry uint   number of times', '--retry-delay')).toBe(false);
+  });
+  it('manifest sizes and index resolution', () => {
+    expect(parseManifest(JSON.stringify({ config: { size: 10 }, layers: [{ size: 100 }, { size: 200 }] }), 'amd64')).toEqual({
+      kind: 'image',
+      size: { compressed: 310, layers: 2 },
+    });
+    const idx = { manifests: [{ digest: 'sha256:a', platform: { architecture: 'arm64', os: 'linux' } }, { digest: 'sha256:b', platform: { architecture: 'amd64', os: 'linux' } }] };
+    expect(parseManifest(JSON.stringify(idx), 'amd64')).toEqual({ kind: 'index', digest: 'sha256:b' });
+    expect(withDigest('reg:5000/a/b:tag', 'sha256:b')).toBe('reg:5000/a/b@sha256:b');
+  });
+  it('registries drop-in quotes values', () => {
+    const t = registriesConf([{ prefix: 'quay.io', mirrors: ['mirror.lab:5000'], insecure: true }], ['lab:5001']);
+    expect(t).toContain('location = "quay.io"');
+    expect(t).toContain('[[registry.mirror]]\nlocation = "mirror.lab:5000"\ninsecure = true');
+    expect(t).toContain('location = "lab:5001"\ninsecure = true');
+  });
+});
