@@ -1,0 +1,150 @@
+// Reads one Ansible YAML inventory file into an Inventory under construction. Structural
+// mistakes are parse errors at file:line:col that show the expected shape.
+import { parseError } from '../errors.js';
+import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
+import type { Vars } from '../types.js';
+import { addChild, addHostToGroup, ensureGroup, ensureHost } from './build.js';
+import type { Inventory } from './model.js';
+import { expandHostRange, RangeError_ } from './ranges.js';
+import { didYouMean } from '../schema/did-you-mean.js';
+
+const GROUP_KEYS = ['hosts', 'vars', 'children'] as const;
+
+const SHAPE = `all:
+  hosts:
+    node01:
+      ansible_host: 10.0.0.11
+  vars:
+    ssh_user: root
+  children:
+    rack1:
+      hosts:
+        node02:`;
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const kindOf = (v: unknown): string =>
+  Array.isArray(v) ? 'a list' : v === null ? 'empty' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`;
+
+export function parseInventoryFile(inv: Inventory, file: string): void {
+  const src = loadYamlFile(file);
+  inv.sources.push(file);
+  const top = src.value;
+  if (top === null || top === undefined) return; // an empty file is an empty inventory
+  if (!isMap(top)) {
+    throw parseError(
+      `${file} is not a YAML inventory: the top level must be a mapping of group names, found ${kindOf(top)}`,
+      src.pos([]),
+      "tsbm reads Ansible's YAML inventory format (INI inventories can be converted with `ansible-inventory -i FILE --list -y`)",
+    );
+  }
+  for (const [name, def] of Object.entries(top)) parseGroup(inv, src, name, def, [name], undefined);
+}
+
+function parseGroup(
+  inv: Inventory,
+  src: YamlSource,
+  name: string,
+  def: unknown,
+  path: PathSeg[],
+  parent: string | undefined,
+): void {
+  const group = ensureGroup(inv, name, src.keyPos(path));
+  if (parent !== undefined && parent !== name) addChild(ensureGroup(inv, parent), name);
+  if (def === null || def === undefined) return;
+  if (!isMap(def)) {
+    throw parseError(
+      `group "${name}" must be a mapping with hosts:, vars: and/or children:, found ${kindOf(def)}`,
+      src.pos(path),
+      `write it like:\n${SHAPE}`,
+    );
+  }
+  for (const [key, value] of Object.entries(def)) {
+    const at = [...path, key];
+    if (!(GROUP_KEYS as readonly string[]).includes(key)) {
+      const near = didYouMean(key, GROUP_KEYS);
+      throw parseError(
+        `unknown key "${key}" in group "${name}" (a group has hosts:, vars: and children:)`,
+        src.keyPos(at),
+        near
+          ? `did you mean "${near}"?`
+          : 'host variables go under hosts: NAME:, group variables under vars:',
+      );
+    }
+    if (value === null || value === undefined) continue;
+    if (key === 'vars') {
+      if (!isMap(value))
+        throw parseError(
+          `vars of group "${name}" must be a mapping of variable names to values, found ${kindOf(value)}`,
+          src.pos(at),
+          'write vars:\n  name: value',
+        );
+      Object.assign(group.vars, value);
+    } else if (key === 'hosts') {
+      if (!isMap(value)) {
+        const example = Array.isArray(value)
+          ? value
+              .slice(0, 2)
+              .map((h) => `  ${String(h)}:`)
+              .join('\n')
+          : '  node01:';
+        throw parseError(
+          `hosts of group "${name}" must be a mapping of host names (each with its vars or empty), found ${kindOf(value)}`,
+          src.pos(at),
+          `write hosts:\n${example || '  node01:'}`,
+        );
+      }
+      parseHosts(inv, src, name, value, at);
+    } else {
+      if (!isMap(value)) {
+        const example = Array.isArray(value)
+          ? value
+              .slice(0, 2)
+              .map((g) => `  ${String(g)}:`)
+              .join('\n')
+          : '  rack1:';
+        throw parseError(
+          `children of group "${name}" must be a mapping of group names, found ${kindOf(value)}`,
+          src.pos(at),
+          `write children:\n${example || '  rack1:'}`,
+        );
+      }
+      for (const [child, childDef] of Object.entries(value))
+        parseGroup(inv, src, child, childDef, [...at, child], name);
+    }
+  }
+}
+
+function parseHosts(
+  inv: Inventory,
+  src: YamlSource,
+  group: string,
+  hosts: Record<string, unknown>,
+  path: PathSeg[],
+): void {
+  const g = ensureGroup(inv, group);
+  for (const [pattern, vars] of Object.entries(hosts)) {
+    const at = [...path, pattern];
+    let names: string[];
+    try {
+      names = expandHostRange(pattern);
+    } catch (e) {
+      if (e instanceof RangeError_)
+        throw parseError(e.message, src.keyPos(at), 'e.g. node[01:20] or rack[a:c]-[1:2]');
+      throw e;
+    }
+    if (vars !== null && vars !== undefined && !isMap(vars)) {
+      throw parseError(
+        `host "${pattern}" must have a mapping of variables (or nothing), found ${kindOf(vars)}`,
+        src.pos(at),
+        `write ${pattern}:\n  ansible_host: 10.0.0.11`,
+      );
+    }
+    for (const name of names) {
+      const h = ensureHost(inv, name, src.keyPos(at));
+      if (vars) Object.assign(h.vars, vars as Vars);
+      addHostToGroup(g, name);
+    }
+  }
+}
