@@ -3,6 +3,12 @@ import type { Readable } from 'node:stream';
 export interface ExecOptions {
   stdin?: string | Buffer | Readable;
   env?: Record<string, string>;
+  /**
+   * Environment values that must never appear on a command line (passwords, tokens). They
+   * travel on stdin ahead of the command's own input; values may not contain newlines.
+   * Entries of `env` whose names look secret (see output/redact.ts) are moved here automatically.
+   */
+  secretEnv?: Record<string, string>;
   /** Milliseconds; on expiry the remote process is killed and the call rejects with a timeout error. */
   timeout?: number;
   signal?: AbortSignal;
@@ -46,12 +52,18 @@ export interface ConnectionSpec {
   port: number;
   user: string;
   privateKeyFile?: string;
+  /** Name of the environment variable holding the key file's passphrase (never the passphrase itself). */
+  privateKeyPassphraseEnv?: string;
+  /** ssh-agent socket; default $SSH_AUTH_SOCK when set; false disables the agent. */
+  agent?: string | false;
   password?: string;
   knownHostsFile?: string;
   hostKeyFingerprint?: string;
   hostKeyChecking: 'strict' | 'accept-new' | 'off';
   jump?: string;
   connectTimeoutMs: number;
+  /** Keepalive interval (default 15000 ms; 0 disables). */
+  keepaliveIntervalMs?: number;
 }
 
 export type ConnectionFactory = (spec: ConnectionSpec, opts?: { signal?: AbortSignal }) => Promise<Connection>;

@@ -1,0 +1,100 @@
+// Reading and appending OpenSSH known_hosts files: plain and hashed (`|1|salt|hash`) host
+// patterns, `[host]:port` for non-22 ports, wildcards and negation, @revoked markers.
+import { createHmac, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export interface KnownHostEntry {
+  file: string;
+  line: number;
+  keyType: string;
+  key: Buffer;
+  revoked: boolean;
+}
+
+/** The name a host is recorded under: `host` on port 22, `[host]:port` otherwise. */
+export function knownHostsName(address: string, port: number): string {
+  return port === 22 ? address : `[${address}]:${port}`;
+}
+
+function globToRegExp(glob: string): RegExp {
+  const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${re}$`, 'i');
+}
+
+function matchesHashed(pattern: string, name: string): boolean {
+  const [, magic, salt, hash] = pattern.split('|');
+  if (magic !== '1' || !salt || !hash) return false;
+  const h = createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest('base64');
+  return h === hash;
+}
+
+/** True when a comma-separated host pattern list matches `name` (a negated match wins). */
+export function hostPatternMatches(patterns: string, name: string): boolean {
+  let hit = false;
+  for (const p of patterns.split(',')) {
+    if (p.startsWith('|')) {
+      if (matchesHashed(p, name)) hit = true;
+      continue;
+    }
+    const negated = p.startsWith('!');
+    const glob = negated ? p.slice(1) : p;
+    if (globToRegExp(glob).test(name)) {
+      if (negated) return false;
+      hit = true;
+    }
+  }
+  return hit;
+}
+
+/** Entries of `file` recorded for `name`; a missing file has none. */
+export async function lookupKnownHosts(file: string, name: string): Promise<KnownHostEntry[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: KnownHostEntry[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const fields = line.split(/\s+/);
+    let revoked = false;
+    if (fields[0]?.startsWith('@')) {
+      const marker = fields.shift();
+      if (marker === '@cert-authority') return; // certificates are not supported; ignore CA lines
+      revoked = marker === '@revoked';
+    }
+    const [patterns, keyType, b64] = fields;
+    if (!patterns || !keyType || !b64) return;
+    if (!hostPatternMatches(patterns, name)) return;
+    out.push({ file, line: i + 1, keyType, key: Buffer.from(b64, 'base64'), revoked });
+  });
+  return out;
+}
+
+/** Appends a hashed entry (like `ssh -o HashKnownHosts=yes`), creating the file 0600 if needed. */
+export async function appendKnownHost(file: string, name: string, keyType: string, key: Buffer): Promise<number> {
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const salt = randomBytes(20);
+  const hash = createHmac('sha1', salt).update(name).digest('base64');
+  const entry = `|1|${salt.toString('base64')}|${hash} ${keyType} ${key.toString('base64')}\n`;
+  let existing = '';
+  try {
+    existing = await fs.readFile(file, 'utf8');
+  } catch {
+    // new file
+  }
+  const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
+  await fs.appendFile(file, prefix + entry, { mode: 0o600 });
+  return (existing + prefix).split('\n').length;
+}
+
+/** The key type named inside an SSH wire-format public key blob. */
+export function keyTypeOf(blob: Buffer): string {
+  if (blob.length < 4) return 'unknown';
+  const len = blob.readUInt32BE(0);
+  return blob.subarray(4, 4 + len).toString('latin1');
+}

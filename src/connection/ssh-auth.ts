@@ -1,0 +1,62 @@
+// Credentials for one SSH login: key file (OpenSSH or PEM; passphrase from a named env var),
+// ssh-agent, password. Parsed up front so a bad key is an operator error, not a hang.
+import { readFileSync } from 'node:fs';
+import { type AuthenticationType, type ConnectConfig, utils } from 'ssh2';
+import { TsbmError } from '../errors.js';
+import type { ConnectionSpec } from './types.js';
+
+export type AuthConfig = Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'agent' | 'password' | 'authHandler'>;
+
+export function authConfig(spec: ConnectionSpec): AuthConfig {
+  const out: AuthConfig = {};
+  const methods: AuthenticationType[] = [];
+  if (spec.privateKeyFile) {
+    let key: Buffer;
+    try {
+      key = readFileSync(spec.privateKeyFile);
+    } catch (e) {
+      throw new TsbmError('options', `cannot read SSH private key ${spec.privateKeyFile}: ${(e as Error).message}`, {
+        host: spec.host,
+        hint: 'check ssh_private_key_file',
+      });
+    }
+    const envName = spec.privateKeyPassphraseEnv;
+    const passphrase = envName ? process.env[envName] : undefined;
+    if (envName && passphrase === undefined) {
+      throw new TsbmError('options', `environment variable ${envName} (ssh_private_key_passphrase_env) is not set`, {
+        host: spec.host,
+        hint: `export ${envName} with the passphrase of ${spec.privateKeyFile}`,
+      });
+    }
+    const parsed = utils.parseKey(key, passphrase);
+    if (parsed instanceof Error) {
+      const encrypted = /encrypted|passphrase/i.test(parsed.message);
+      throw new TsbmError('options', `cannot use SSH private key ${spec.privateKeyFile}: ${parsed.message}`, {
+        host: spec.host,
+        hint: encrypted
+          ? 'the key is encrypted: set ssh_private_key_passphrase_env to the name of an environment variable holding its passphrase'
+          : 'the file must be an OpenSSH or PEM private key',
+      });
+    }
+    out.privateKey = key;
+    if (passphrase !== undefined) out.passphrase = passphrase;
+    methods.push('publickey');
+  }
+  const agent = spec.agent === undefined ? process.env.SSH_AUTH_SOCK : spec.agent;
+  if (agent) {
+    out.agent = agent;
+    methods.push('agent');
+  }
+  if (spec.password !== undefined) {
+    out.password = spec.password;
+    methods.push('password');
+  }
+  if (methods.length === 0) {
+    throw new TsbmError('options', `no SSH credentials for ${spec.host}`, {
+      host: spec.host,
+      hint: 'set ssh_private_key_file, run an ssh-agent (SSH_AUTH_SOCK), or set ssh_password',
+    });
+  }
+  out.authHandler = methods;
+  return out;
+}

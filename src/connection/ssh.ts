@@ -1,0 +1,438 @@
+// SSH connection over ssh2: one TCP connection per host reused for every exec (each exec is a
+// channel), one SFTP session reused for put/get, host keys verified, optional jump chain.
+// A dropped connection rejects what is in flight and is re-established on next use.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
+import { TsbmError, UnreachableError } from '../errors.js';
+import { buildRemoteCommand } from './command-line.js';
+import { prepareHostKeyCheck } from './host-key.js';
+import { parseJump } from './jump.js';
+import { Semaphore } from './semaphore.js';
+import { authConfig } from './ssh-auth.js';
+import type { Connection, ConnectionSpec, ExecOptions, ExecResult, PutOptions } from './types.js';
+
+export interface SshOptions {
+  signal?: AbortSignal;
+  /** Warnings (host key checking off, new host key recorded). */
+  onWarning?: (message: string) => void;
+  /** Every remote command line sent (for -v logging; contains no secret env values). */
+  onCommand?: (host: string, command: string) => void;
+  /** Concurrent channels per connection (OpenSSH's MaxSessions defaults to 10; SFTP needs one). */
+  maxChannels?: number;
+}
+
+interface Hop {
+  label: string;
+  address: string;
+  port: number;
+  user: string;
+}
+
+// Maps ssh2/socket errors to what an operator can act on.
+function describeConnectError(err: Error & { code?: string; level?: string }, hop: Hop): { message: string; hint: string } {
+  const where = `${hop.address}:${hop.port}`;
+  if (err.code === 'ECONNREFUSED')
+    return { message: `connection refused by ${where}`, hint: 'check that sshd runs there and ssh_port is right' };
+  if (err.code === 'EHOSTUNREACH' || err.code === 'ENETUNREACH')
+    return { message: `no route to ${where}`, hint: 'check the address and the provisioning network' };
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+    return { message: `cannot resolve ${hop.address}`, hint: 'check ssh_host / ansible_host' };
+  if (err.code === 'ETIMEDOUT' || /timed out/i.test(err.message))
+    return { message: `timed out connecting to ${where}`, hint: 'check that the host is up and reachable; raise the connect timeout if it is slow' };
+  if (err.level === 'client-authentication' || /authentication methods failed/i.test(err.message))
+    return {
+      message: `authentication as ${hop.user} to ${where} failed`,
+      hint: 'check ssh_user and that the key (or agent / password) is authorized on the host',
+    };
+  return { message: `cannot connect to ${where}: ${err.message}`, hint: 'check the host and the network' };
+}
+
+export class SshConnection implements Connection {
+  readonly host: string;
+  private client: Client | undefined;
+  private jumps: Client[] = [];
+  private connecting: Promise<Client> | undefined;
+  private sftp: Promise<SFTPWrapper> | undefined;
+  private readonly inflight = new Set<(err: Error) => void>();
+  private readonly channels: Semaphore;
+  private closed = false;
+  /** Handshakes done so far (1 unless the connection dropped and was re-established). */
+  handshakes = 0;
+
+  constructor(
+    readonly spec: ConnectionSpec,
+    private readonly opts: SshOptions = {},
+  ) {
+    this.host = spec.host;
+    this.channels = new Semaphore(opts.maxChannels ?? 8);
+  }
+
+  /** Connects now (openSsh calls this so an unreachable host fails up front). */
+  async connect(signal?: AbortSignal): Promise<Client> {
+    if (this.closed) throw new TsbmError('runtime', `connection to ${this.host} is closed`);
+    if (this.client) return this.client;
+    this.connecting ??= this.dial(signal).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async dial(signal?: AbortSignal): Promise<Client> {
+    const spec = this.spec;
+    const hops: Hop[] = spec.jump
+      ? parseJump(spec.jump).map((j) => ({
+          label: `jump host ${j.address}:${j.port}`,
+          address: j.address,
+          port: j.port,
+          user: j.user ?? spec.user,
+        }))
+      : [];
+    hops.push({ label: spec.host, address: spec.address, port: spec.port, user: spec.user });
+    const auth = authConfig(spec);
+    const jumps: Client[] = [];
+    let sock: NodeJS.ReadableStream | undefined;
+    try {
+      for (const [i, hop] of hops.entries()) {
+        const last = i === hops.length - 1;
+        const client = await this.dialHop(hop, auth, sock, last, signal);
+        if (last) {
+          this.jumps = jumps;
+          this.adopt(client);
+          this.handshakes++;
+          return client;
+        }
+        jumps.push(client);
+        const next = hops[i + 1]!;
+        sock = await new Promise<ClientChannel>((resolve, reject) =>
+          client.forwardOut('127.0.0.1', 0, next.address, next.port, (err, ch) => {
+            if (err) {
+              reject(
+                new UnreachableError(
+                  spec.host,
+                  `${hop.label} cannot reach ${next.address}:${next.port}: ${err.message}`,
+                  err,
+                ),
+              );
+            } else resolve(ch);
+          }),
+        );
+      }
+    } catch (e) {
+      for (const j of jumps) j.end();
+      throw e;
+    }
+    throw new Error('unreachable: no hops');
+  }
+
+  private async dialHop(
+    hop: Hop,
+    auth: ReturnType<typeof authConfig>,
+    sock: NodeJS.ReadableStream | undefined,
+    isTarget: boolean,
+    signal?: AbortSignal,
+  ): Promise<Client> {
+    const spec = this.spec;
+    const check = await prepareHostKeyCheck({
+      host: isTarget ? spec.host : `${spec.host} via ${hop.label}`,
+      address: hop.address,
+      port: hop.port,
+      mode: spec.hostKeyChecking,
+      ...(spec.knownHostsFile ? { knownHostsFile: spec.knownHostsFile } : {}),
+      ...(isTarget && spec.hostKeyFingerprint ? { pinnedFingerprint: spec.hostKeyFingerprint } : {}),
+      ...(this.opts.onWarning ? { onWarning: this.opts.onWarning } : {}),
+    });
+    const keepalive = spec.keepaliveIntervalMs ?? 15_000;
+    const config: ConnectConfig = {
+      host: hop.address,
+      port: hop.port,
+      username: hop.user,
+      readyTimeout: spec.connectTimeoutMs,
+      keepaliveInterval: keepalive,
+      keepaliveCountMax: 3,
+      hostVerifier: check.hostVerifier,
+      ...(check.serverHostKey ? { algorithms: { serverHostKey: check.serverHostKey as never } } : {}),
+      ...(sock ? { sock: sock as ConnectConfig['sock'] } : {}),
+      ...auth,
+    };
+    const client = new Client();
+    // ssh2 may report more than one error for one failure (and jump clients keep running):
+    // a permanent no-op listener keeps a late one from becoming an uncaught exception.
+    client.on('error', () => {});
+    return new Promise<Client>((resolve, reject) => {
+      const onAbort = () => {
+        client.end();
+        reject(new UnreachableError(spec.host, `connecting to ${hop.address}:${hop.port} was aborted`));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let ready = false;
+      client.once('ready', () => {
+        ready = true;
+        signal?.removeEventListener('abort', onAbort);
+        resolve(client);
+      });
+      client.once('error', (err: Error & { code?: string; level?: string }) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (ready) return;
+        client.end();
+        const hk = check.failure();
+        if (hk) {
+          const e = new UnreachableError(spec.host, hk.message, err);
+          Object.defineProperty(e, 'hint', { value: hk.hint });
+          return reject(e);
+        }
+        const d = describeConnectError(err, hop);
+        const e = new UnreachableError(spec.host, `${spec.host}: ${d.message}`, err);
+        Object.defineProperty(e, 'hint', { value: d.hint });
+        reject(e);
+      });
+      client.connect(config);
+    });
+  }
+
+  // Watches a live client: when it drops, everything in flight fails and the next use redials.
+  private adopt(client: Client): void {
+    this.client = client;
+    const lost = (why: string) => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.sftp = undefined;
+      for (const j of this.jumps) j.end();
+      this.jumps = [];
+      const err = new UnreachableError(this.host, `connection to ${this.host} (${this.spec.address}:${this.spec.port}) was lost: ${why}`);
+      for (const fail of [...this.inflight]) fail(err);
+    };
+    client.on('error', (e: Error) => lost(e.message));
+    client.on('close', () => lost('closed by the remote side or the network'));
+  }
+
+  exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const { command, stdinPrefix } = buildRemoteCommand(argv, opts);
+    return this.run(command, stdinPrefix, opts);
+  }
+
+  execShell(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    return this.exec(['sh', '-c', command], opts);
+  }
+
+  private async run(command: string, stdinPrefix: string | undefined, opts: ExecOptions): Promise<ExecResult> {
+    opts.signal?.throwIfAborted();
+    const release = await this.channels.acquire(opts.signal);
+    try {
+      const client = await this.connect(opts.signal);
+      this.opts.onCommand?.(this.host, command);
+      return await this.runOn(client, command, stdinPrefix, opts);
+    } finally {
+      release();
+    }
+  }
+
+  private runOn(client: Client, command: string, stdinPrefix: string | undefined, opts: ExecOptions): Promise<ExecResult> {
+    return new Promise<ExecResult>((resolve, reject) => {
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let channel: ClientChannel | undefined;
+      let exit: { code: number | null; signal?: string } | undefined;
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        this.inflight.delete(onLost);
+        fn();
+      };
+      const kill = () => {
+        if (!channel) return;
+        try {
+          channel.signal('KILL');
+        } catch {
+          // channel already gone
+        }
+        channel.close();
+      };
+      const onLost = (e: Error) => finish(() => reject(e));
+      const onAbort = () => {
+        kill();
+        const reason = opts.signal?.reason;
+        finish(() =>
+          reject(
+            reason instanceof Error
+              ? reason
+              : new TsbmError('runtime', `command on ${this.host} was aborted: ${command}`, { host: this.host }),
+          ),
+        );
+      };
+      this.inflight.add(onLost);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.timeout !== undefined && opts.timeout > 0) {
+        timer = setTimeout(() => {
+          kill();
+          finish(() =>
+            reject(
+              new TsbmError('runtime', `command on ${this.host} timed out after ${opts.timeout} ms and was killed: ${command}`, {
+                host: this.host,
+                hint: 'raise the timeout or find out why the command hangs',
+              }),
+            ),
+          );
+        }, opts.timeout);
+      }
+      client.exec(command, (e, ch) => {
+        if (e) return finish(() => reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${e.message}`, { host: this.host, cause: e })));
+        channel = ch;
+        if (settled) return kill();
+        ch.on('data', (d: Buffer) => {
+          out.push(d);
+          opts.onStdout?.(d);
+        });
+        ch.stderr.on('data', (d: Buffer) => {
+          err.push(d);
+          opts.onStderr?.(d);
+        });
+        ch.on('exit', (code: number | null, signal?: string) => {
+          exit = { code, ...(signal ? { signal: signal.replace(/^SIG/, '') } : {}) };
+        });
+        ch.on('error', () => {});
+        ch.on('close', () =>
+          finish(() => {
+            if (!exit) {
+              return reject(new UnreachableError(this.host, `connection to ${this.host} was lost while running: ${command}`));
+            }
+            resolve({
+              rc: exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : -1),
+              stdout: Buffer.concat(out).toString('utf8'),
+              stderr: Buffer.concat(err).toString('utf8'),
+              ...(exit.signal ? { signal: exit.signal } : {}),
+            });
+          }),
+        );
+        feedStdin(ch, stdinPrefix, opts.stdin);
+      });
+    });
+  }
+
+  private getSftp(): Promise<SFTPWrapper> {
+    this.sftp ??= this.connect().then(
+      (client) =>
+        new Promise<SFTPWrapper>((resolve, reject) =>
+          client.sftp((e, s) => {
+            if (e) {
+              this.sftp = undefined;
+              return reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${e.message}`, { host: this.host, hint: 'the sshd must enable the sftp subsystem' }));
+            }
+            s.on('close', () => {
+              this.sftp = undefined;
+            });
+            resolve(s);
+          }),
+        ),
+    );
+    return this.sftp;
+  }
+
+  async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}): Promise<void> {
+    const sftp = await this.getSftp();
+    const mode = opts.mode ?? 0o644;
+    // Readers never see a partial file: write a temp name in the same directory, then rename.
+    const tmp = path.posix.join(path.posix.dirname(dest), `.${path.posix.basename(dest)}.tsbm-${randomBytes(4).toString('hex')}`);
+    const fail = (what: string, e: Error) =>
+      new TsbmError('runtime', `cannot ${what} ${dest} on ${this.host}: ${e.message}`, {
+        host: this.host,
+        hint: 'check that the directory exists and the SSH user may write there',
+      });
+    try {
+      const src = typeof data === 'string' || Buffer.isBuffer(data) ? Readable.from([Buffer.from(data)]) : data;
+      await pipeline(src, sftp.createWriteStream(tmp, { mode, flags: 'w' }));
+      await sftpCall<void>((cb) => sftp.chmod(tmp, mode, cb)).catch((e: Error) => {
+        throw fail('set the mode of', e);
+      });
+      await this.rename(sftp, tmp, dest);
+    } catch (e) {
+      await sftpCall<void>((cb) => sftp.unlink(tmp, cb)).catch(() => {});
+      if (e instanceof TsbmError) throw e;
+      throw fail('write', e as Error);
+    }
+  }
+
+  private async rename(sftp: SFTPWrapper, from: string, to: string): Promise<void> {
+    try {
+      // OpenSSH: atomic replace via the posix-rename extension.
+      await sftpCall<void>((cb) => sftp.ext_openssh_rename(from, to, cb));
+      return;
+    } catch {
+      // not supported: plain RENAME (which may refuse an existing target)
+    }
+    try {
+      await sftpCall<void>((cb) => sftp.rename(from, to, cb));
+    } catch {
+      await sftpCall<void>((cb) => sftp.unlink(to, cb)).catch(() => {});
+      await sftpCall<void>((cb) => sftp.rename(from, to, cb));
+    }
+  }
+
+  async get(file: string): Promise<Buffer> {
+    const sftp = await this.getSftp();
+    try {
+      return await sftpCall<Buffer>((cb) => sftp.readFile(file, cb));
+    } catch (e) {
+      const code = (e as { code?: number }).code;
+      throw new TsbmError('runtime', `cannot read ${file} on ${this.host}: ${code === 2 ? 'no such file' : (e as Error).message}`, {
+        host: this.host,
+        hint: code === 2 ? 'check the path' : 'check that the SSH user may read the file',
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const c = this.client;
+    this.client = undefined;
+    this.sftp = undefined;
+    const err = new TsbmError('runtime', `connection to ${this.host} was closed`);
+    for (const fail of [...this.inflight]) fail(err);
+    if (c) {
+      await new Promise<void>((resolve) => {
+        c.once('close', () => resolve());
+        c.end();
+        setTimeout(resolve, 1000).unref();
+      });
+    }
+    for (const j of this.jumps) j.end();
+    this.jumps = [];
+  }
+}
+
+function sftpCall<T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    try {
+      fn((err, v) => (err ? reject(err) : resolve(v as T)));
+    } catch (e) {
+      reject(e);
+    }
+  });
+}
+
+function feedStdin(ch: ClientChannel, prefix: string | undefined, stdin: ExecOptions['stdin']): void {
+  if (prefix !== undefined) ch.write(prefix);
+  if (stdin === undefined) return void ch.end();
+  if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) return void ch.end(stdin);
+  stdin.on('error', () => ch.end());
+  stdin.pipe(ch);
+}
+
+const SIGNALS: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, ABRT: 6, KILL: 9, SEGV: 11, PIPE: 13, ALRM: 14, TERM: 15 };
+function signalNumber(name: string): number {
+  return SIGNALS[name.replace(/^SIG/, '')] ?? 0;
+}
+
+/** Opens (and verifies) an SSH connection; throws UnreachableError when the host cannot be reached. */
+export async function openSsh(spec: ConnectionSpec, opts: SshOptions = {}): Promise<SshConnection> {
+  const conn = new SshConnection(spec, opts);
+  await conn.connect(opts.signal);
+  return conn;
+}

@@ -1,0 +1,49 @@
+// The default exec handler of the in-process SSH server: `sh -c COMMAND` on this machine, with
+// an optional sandbox PATH prefix so a simulated lab can put fake tools (lsblk, podman) first.
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+/** What an exec handler returns: a ChildProcess satisfies it, so can a scripted fake. */
+export interface SshExecProcess {
+  stdin: Writable | null;
+  stdout: Readable | null;
+  stderr: Readable | null;
+  kill(signal?: NodeJS.Signals): boolean;
+  once(event: 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  once(event: 'error', listener: (err: Error) => void): this;
+}
+
+export interface SshExecSession {
+  /** Variables the client sent with `env` requests. */
+  env: Record<string, string>;
+  user: string;
+}
+
+export type SshExecHandler = (command: string, session: SshExecSession) => SshExecProcess;
+
+export interface ShellExecOptions {
+  cwd?: string;
+  /** Base environment (default: this process's). */
+  env?: Record<string, string>;
+  /** Directories put in front of PATH. */
+  pathPrefix?: string[];
+}
+
+export function shellExecHandler(opts: ShellExecOptions = {}): SshExecHandler {
+  return (command, session) => {
+    const base: Record<string, string | undefined> = { ...(opts.env ?? process.env), ...session.env };
+    if (opts.pathPrefix?.length) base.PATH = [...opts.pathPrefix, base.PATH ?? '/usr/bin:/bin'].join(':');
+    // A process group of its own so a signal reaches the whole pipeline, not only sh.
+    const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: base, stdio: 'pipe', detached: true });
+    const killOne = child.kill.bind(child);
+    child.kill = (signal?: NodeJS.Signals | number) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal ?? 'SIGTERM');
+        return true;
+      } catch {
+        return killOne(signal);
+      }
+    };
+    return child;
+  };
+}

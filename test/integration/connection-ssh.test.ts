@@ -1,0 +1,358 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnreachableError } from '../../src/errors.js';
+import { createConnectionFactory } from '../../src/connection/factory.js';
+import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
+import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
+
+// Dead or a zombie waiting to be reaped (in containers PID 1 may reap late).
+function isAlive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'tsbm-conn-'));
+
+describe('ssh connection against the in-process server', () => {
+  let h: SshHost;
+  let conn: SshConnection;
+  beforeAll(async () => {
+    h = await startSshHost();
+    conn = await openSsh(h.spec);
+  });
+  afterAll(async () => {
+    await conn?.close();
+    await h?.close();
+  });
+
+  it('runs argv with exit codes, stdout and stderr', async () => {
+    const r = await conn.exec(['sh', '-c', 'echo out; echo err >&2; exit 3']);
+    expect(r).toMatchObject({ rc: 3, stdout: 'out\n', stderr: 'err\n' });
+    const q = await conn.exec(['printf', '%s|', "it's", '$HOME', 'a b']);
+    expect(q.stdout).toBe("it's|$HOME|a b|");
+  });
+
+  it('reuses one TCP connection (one handshake) for 50 execs, even in parallel', async () => {
+    const before = h.server.connections;
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => conn.exec(['echo', String(i)])));
+    expect(results.map((r) => r.stdout.trim())).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+    expect(h.server.connections).toBe(before);
+    expect(conn.handshakes).toBe(1);
+  });
+
+  it('pipes stdin and streams output', async () => {
+    const chunks: string[] = [];
+    const r = await conn.exec(['cat'], { stdin: 'hello\nworld\n', onStdout: (c) => chunks.push(c.toString()) });
+    expect(r.stdout).toBe('hello\nworld\n');
+    expect(chunks.join('')).toBe('hello\nworld\n');
+    const s = await conn.exec(['wc', '-c'], { stdin: Readable.from([Buffer.from('abcd')]) });
+    expect(s.stdout.trim()).toBe('4');
+  });
+
+  it('applies cwd and env through quoting, and keeps secret env off the command line', async () => {
+    const dir = mkdtempSync(path.join(tmp, "we ird'dir-"));
+    const r = await conn.exec(['sh', '-c', 'pwd; echo "$PLAIN"; echo "$API_TOKEN"'], {
+      cwd: dir,
+      env: { PLAIN: 'a b $c', API_TOKEN: 's3cr3t-value' },
+    });
+    expect(r.stdout).toBe(`${dir}\na b $c\ns3cr3t-value\n`);
+    const last = h.commands.at(-1)!;
+    expect(last).toContain('PLAIN=');
+    expect(last).not.toContain('s3cr3t-value');
+  });
+
+  it('prefixes become with sudo -n', async () => {
+    // No sudo needed: the server records the command; we only check the wrapping.
+    await conn.exec(['id', '-u'], { become: { user: 'postgres' } }).catch(() => undefined);
+    expect(h.commands.at(-1)).toBe('sudo -n -u postgres -- id -u');
+    await conn.exec(['true'], { become: {} }).catch(() => undefined);
+    expect(h.commands.at(-1)).toBe('sudo -n -- true');
+  });
+
+  it('kills the remote process on timeout and rejects clearly', async () => {
+    const pidFile = path.join(tmp, 'sleep.pid');
+    const t0 = Date.now();
+    await expect(conn.exec(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`], { timeout: 300 })).rejects.toThrow(
+      /timed out after 300 ms/,
+    );
+    expect(Date.now() - t0).toBeLessThan(5000);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(isAlive(pid)).toBe(false);
+    // The connection is still usable.
+    expect((await conn.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+  });
+
+  it('aborts via AbortSignal', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('stop now')), 200);
+    await expect(conn.exec(['sleep', '30'], { signal: ac.signal })).rejects.toThrow('stop now');
+  });
+
+  it('reports a remote death by signal', async () => {
+    // A handler that dies by SIGTERM itself (a login shell in between would turn it into rc 143).
+    const s = await startSshHost({ exec: () => spawn('/bin/sh', ['-c', 'kill -TERM $$']) });
+    const c = await openSsh(s.spec);
+    try {
+      const r = await c.exec(['anything']);
+      expect(r.signal).toBe('TERM');
+      expect(r.rc).toBe(143);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  it('puts files over SFTP with the mode set, atomically replacing, and gets them back', async () => {
+    const dest = path.join(tmp, 'put.txt');
+    await conn.put('first', dest, { mode: 0o600 });
+    expect(readFileSync(dest, 'utf8')).toBe('first');
+    expect(statSync(dest).mode & 0o777).toBe(0o600);
+    await conn.put(Readable.from([Buffer.from('second '), Buffer.from('stream')]), dest, { mode: 0o755 });
+    expect(readFileSync(dest, 'utf8')).toBe('second stream');
+    expect(statSync(dest).mode & 0o777).toBe(0o755);
+    expect((await conn.get(dest)).toString()).toBe('second stream');
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    await conn.put(big, dest);
+    expect((await conn.get(dest)).equals(big)).toBe(true);
+    await expect(conn.get(path.join(tmp, 'nope'))).rejects.toThrow(/no such file/);
+    await expect(conn.put('x', path.join(tmp, 'no/dir/x'))).rejects.toThrow(/cannot write/);
+  });
+});
+
+describe('host keys', () => {
+  let h: SshHost;
+  beforeAll(async () => {
+    h = await startSshHost();
+  });
+  afterAll(async () => h?.close());
+
+  it('refuses a changed host key naming both fingerprints and the known_hosts line', async () => {
+    const other = generateKey();
+    const [t, b] = other.public.split(' ');
+    const kh = path.join(h.dir, 'kh-changed');
+    writeFileSync(kh, `# comment\n[127.0.0.1]:${h.server.port} ${t} ${b}\n`);
+    const err = await openSsh({ ...h.spec, knownHostsFile: kh }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    const msg = (err as Error).message;
+    expect(msg).toContain(h.server.hostKeyFingerprint);
+    expect(msg).toMatch(/SHA256:\S+ .*records SHA256:/);
+    expect(msg).toContain(`${kh}:2`);
+  });
+
+  it('refuses an unknown host in strict mode, with a hint', async () => {
+    const err = await openSsh({ ...h.spec, knownHostsFile: path.join(h.dir, 'empty') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect((err as Error).message).toMatch(/not known/);
+    expect((err as UnreachableError).hint).toMatch(/accept-new/);
+  });
+
+  it('accept-new records the first-seen key (hashed), then verifies against it', async () => {
+    const kh = path.join(h.dir, 'kh-new');
+    const warnings: string[] = [];
+    const c = await openSsh({ ...h.spec, knownHostsFile: kh, hostKeyChecking: 'accept-new' }, { onWarning: (w) => warnings.push(w) });
+    await c.close();
+    const text = readFileSync(kh, 'utf8');
+    expect(text).toMatch(/^\|1\|\S+\|\S+ ssh-ed25519 \S+\n$/);
+    expect(warnings.join()).toContain(h.server.hostKeyFingerprint);
+    // Now strict mode accepts it (hashed entry matched).
+    const c2 = await openSsh({ ...h.spec, knownHostsFile: kh, hostKeyChecking: 'strict' });
+    await c2.close();
+  });
+
+  it('accepts a pinned fingerprint and refuses a wrong one', async () => {
+    const c = await openSsh({ ...h.spec, knownHostsFile: path.join(h.dir, 'none'), hostKeyFingerprint: h.server.hostKeyFingerprint });
+    await c.close();
+    const wrong = 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    const err = await openSsh({ ...h.spec, hostKeyFingerprint: wrong }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect((err as Error).message).toContain(wrong);
+    expect((err as Error).message).toContain(h.server.hostKeyFingerprint);
+  });
+
+  it('off accepts anything but warns', async () => {
+    const warnings: string[] = [];
+    const c = await openSsh({ ...h.spec, knownHostsFile: path.join(h.dir, 'none'), hostKeyChecking: 'off' }, { onWarning: (w) => warnings.push(w) });
+    await c.close();
+    expect(warnings.join()).toMatch(/not verified/);
+  });
+});
+
+describe('unreachable and auth failures', () => {
+  it('a closed port is UnreachableError naming the address and port', async () => {
+    const srv = net.createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => srv.close(() => r()));
+    const h = await startSshHost();
+    try {
+      const err = await openSsh({ ...h.spec, port }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreachableError);
+      expect((err as Error).message).toContain(`127.0.0.1:${port}`);
+      expect((err as UnreachableError).hint).toBeTruthy();
+      expect((err as UnreachableError).exitCode).toBe(4);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a silent port times out within connectTimeoutMs', async () => {
+    const srv = net.createServer(() => {}); // accepts, never speaks
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as net.AddressInfo).port;
+    const h = await startSshHost();
+    try {
+      const t0 = Date.now();
+      const err = await openSsh({ ...h.spec, port, connectTimeoutMs: 400, hostKeyChecking: 'off' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreachableError);
+      expect((err as Error).message).toMatch(/timed out/);
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      srv.close();
+      await h.close();
+    }
+  });
+
+  it('a wrong key is an authentication failure', async () => {
+    const h = await startSshHost();
+    try {
+      const other = generateKey();
+      const kf = path.join(h.dir, 'other');
+      writeFileSync(kf, other.private, { mode: 0o600 });
+      const err = await openSsh({ ...h.spec, privateKeyFile: kf }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreachableError);
+      expect((err as Error).message).toMatch(/authentication as .* failed/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('password auth works; PEM (rsa) keys and encrypted keys with a passphrase env var work', async () => {
+    const h = await startSshHost({ allowPassword: { user: 'deploy', password: 'pw-123456' }, keyType: 'rsa' });
+    try {
+      const c = await openSsh({ ...h.spec, user: 'deploy', privateKeyFile: undefined, password: 'pw-123456' });
+      expect((await c.exec(['echo', 'pw'])).stdout).toBe('pw\n');
+      await c.close();
+      const c2 = await openSsh(h.spec);
+      await c2.close();
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('encrypted private key', () => {
+  it('reads the passphrase from the named env var, and fails clearly without it', async () => {
+    const { utils } = await import('ssh2');
+    const kp = utils.generateKeyPairSync('ed25519', { passphrase: 'kp-pass', cipher: 'aes256-ctr', rounds: 16 });
+    const h = await startSshHost({ extraAuthorizedKeys: [kp.public] });
+    try {
+      const kf = path.join(h.dir, 'enc');
+      writeFileSync(kf, kp.private, { mode: 0o600 });
+      const err = await openSsh({ ...h.spec, privateKeyFile: kf }).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(/cannot use SSH private key/);
+      expect((err as { hint?: string }).hint).toMatch(/ssh_private_key_passphrase_env/);
+      const err2 = await openSsh({ ...h.spec, privateKeyFile: kf, privateKeyPassphraseEnv: 'TSBM_TEST_UNSET_VAR' }).catch((e: unknown) => e);
+      expect((err2 as Error).message).toMatch(/TSBM_TEST_UNSET_VAR/);
+      process.env.TSBM_TEST_KEY_PASS = 'kp-pass';
+      const c = await openSsh({ ...h.spec, privateKeyFile: kf, privateKeyPassphraseEnv: 'TSBM_TEST_KEY_PASS' });
+      expect((await c.exec(['echo', 'enc'])).stdout).toBe('enc\n');
+      await c.close();
+    } finally {
+      delete process.env.TSBM_TEST_KEY_PASS;
+      await h.close();
+    }
+  });
+});
+
+describe('jump host', () => {
+  it('reaches a target through a jump server (forwardOut), verifying both host keys', async () => {
+    const target = await startSshHost({ name: 'target' });
+    const jump = await startSshHost({ name: 'jump' });
+    try {
+      // One known_hosts for both; the jump host accepts the same client key.
+      const kh = path.join(target.dir, 'kh-both');
+      writeFileSync(kh, readFileSync(target.spec.knownHostsFile!, 'utf8') + readFileSync(jump.spec.knownHostsFile!, 'utf8'));
+      const jumpServer2 = await (await import('../../src/sim/ssh/server.js')).startSshServer({
+        hostKeys: [readFileSync(path.join(jump.dir, 'id_client'))], // any key works as a host key
+        authorizedKeys: [target.clientPublicKey],
+      });
+      const [t, b] = jump.clientPublicKey.split(' ');
+      writeFileSync(kh, readFileSync(kh, 'utf8') + `[127.0.0.1]:${jumpServer2.port} ${t} ${b}\n`);
+      const c = await openSsh({ ...target.spec, knownHostsFile: kh, jump: `127.0.0.1:${jumpServer2.port}` });
+      const r = await c.exec(['echo', 'via-jump']);
+      expect(r.stdout).toBe('via-jump\n');
+      expect(target.commands).toContain('echo via-jump');
+      await c.close();
+      await jumpServer2.close();
+    } finally {
+      await target.close();
+      await jump.close();
+    }
+  });
+});
+
+describe('dropped connections', () => {
+  it('a drop mid-command rejects (no hang) and the next use reconnects', async () => {
+    const h = await startSshHost();
+    const c = await openSsh(h.spec);
+    try {
+      const p = c.exec(['sleep', '30']);
+      setTimeout(() => h.server.dropConnections(), 200);
+      const err = await p.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnreachableError);
+      expect((err as Error).message).toMatch(/lost/);
+      const r = await c.exec(['echo', 'back']);
+      expect(r.stdout).toBe('back\n');
+      expect(c.handshakes).toBe(2);
+      expect(h.server.connections).toBe(2);
+    } finally {
+      await c.close();
+      await h.close();
+    }
+  });
+
+  it('the dropAfter fault knob cuts the connection at the Nth exec', async () => {
+    const h = await startSshHost({ dropAfter: 2 });
+    const c = await openSsh(h.spec);
+    try {
+      expect((await c.exec(['echo', '1'])).stdout).toBe('1\n');
+      await expect(c.exec(['sleep', '5'])).rejects.toBeInstanceOf(UnreachableError);
+    } finally {
+      await c.close();
+      await h.close();
+    }
+  });
+});
+
+describe('factory and pool', () => {
+  it('pools one connection per host and picks local for local specs', async () => {
+    const h = await startSshHost();
+    const f = createConnectionFactory();
+    try {
+      const a = await f.factory(h.spec);
+      const b = await f.factory({ ...h.spec });
+      await a.exec(['true']);
+      await b.exec(['true']);
+      await a.close(); // shared handle: no effect
+      await b.exec(['true']);
+      expect(h.server.connections).toBe(1);
+      const l = await f.factory({ ...h.spec, connection: 'local', host: 'localhost' });
+      const r = await l.exec(['sh', '-c', 'echo $0'], {});
+      expect(r.stdout).toBe('sh\n');
+      expect(h.commands).toEqual(['true', 'true', 'true']);
+    } finally {
+      await f.closeAll();
+      await h.close();
+    }
+    expect(existsSync(h.dir)).toBe(false);
+  });
+});
