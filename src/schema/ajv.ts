@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseError, type TsbmError } from '../errors.js';
+import { isSecretName, MASK } from '../output/redact.js';
 import { suggestion } from './did-you-mean.js';
 import { relaxForTemplates, TEMPLATE_STRING } from './template-relax.js';
 import type { PathSeg, YamlSource } from './yaml-source.js';
@@ -148,8 +149,12 @@ function describe(
 ): TsbmError {
   const rel = pointerToPath(e.instancePath);
   const path = [...basePath, ...rel];
-  const here = valueAt(value, rel);
   const name = nameOf(path, what);
+  // A mistyped password must not end up in a CI log: values under secret-looking keys are masked.
+  const secret = path.some((seg) => typeof seg === 'string' && isSecretName(seg));
+  const here = valueAt(value, rel);
+  const shown =
+    secret && here !== null && typeof here !== 'object' ? `${typeof here} ${MASK}` : showValue(here);
   const where = rel.length > 0 ? ` in ${what}` : '';
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -173,13 +178,13 @@ function describe(
     }
     case 'type':
       return parseError(
-        `${name} must be ${typeText(p.type)}, got ${showValue(here)}${where}`,
+        `${name} must be ${typeText(p.type)}, got ${shown}${where}`,
         src.pos(path),
         here === null ? 'a key with nothing after the colon is null; give it a value' : undefined,
       );
     case 'enum':
       return parseError(
-        `${name} must be one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${showValue(here)}${where}`,
+        `${name} must be one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${shown}${where}`,
         src.pos(path),
       );
     case 'const': {
@@ -188,14 +193,11 @@ function describe(
         .filter((x) => x.keyword === 'const' && x.instancePath === e.instancePath)
         .map((x) => JSON.stringify((x.params as { allowedValue: unknown }).allowedValue));
       return parseError(
-        `${name} must be one of ${[...new Set(allowed)].join(', ')}, got ${showValue(here)}${where}`,
+        `${name} must be one of ${[...new Set(allowed)].join(', ')}, got ${shown}${where}`,
         src.pos(path),
       );
     }
     default:
-      return parseError(
-        `${name} ${e.message ?? 'is invalid'}, got ${showValue(here)}${where}`,
-        src.pos(path),
-      );
+      return parseError(`${name} ${e.message ?? 'is invalid'}, got ${shown}${where}`, src.pos(path));
   }
 }
