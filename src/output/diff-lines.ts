@@ -25,12 +25,12 @@ export function diffLines(before: string, after: string, label = 'file'): string
       out.push(` ${a[i]}`);
       i++;
       j++;
-    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-      out.push(`+${b[j]}`);
-      j++;
-    } else {
+    } else if (i < a.length && (j >= b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
       out.push(`-${a[i]}`);
       i++;
+    } else {
+      out.push(`+${b[j]}`);
+      j++;
     }
   }
   return out;

@@ -47,7 +47,7 @@ export function formatProgress(p: {
   total?: number;
   unit?: string;
   elapsedMs?: number;
-}): string {
+}, showElapsed = true): string {
   const parts = [oneLine(p.message, 120)];
   if (p.current !== undefined) {
     const fmt = (n: number) => (p.unit === 'bytes' ? formatBytes(n) : `${n}${p.unit ? ` ${p.unit}` : ''}`);
@@ -60,7 +60,7 @@ export function formatProgress(p: {
     }
     parts.push(amount);
   }
-  if (p.elapsedMs !== undefined) parts.push(formatDuration(p.elapsedMs));
+  if (showElapsed && p.elapsedMs !== undefined) parts.push(formatDuration(p.elapsedMs));
   return parts.join(' · ');
 }
 

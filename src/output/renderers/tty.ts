@@ -29,6 +29,7 @@ interface HostView {
   host: string;
   startedAt: number;
   status?: HostStatus; // undefined while running
+  worst?: HostStatus; // over a loop's items so far
   msg?: string;
   item?: unknown;
   durationMs: number;
@@ -232,8 +233,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         const h = hostOf(e.taskId, e.host, e.time - e.durationMs);
         const task = tasks.find((x) => x.taskId === e.taskId);
         if (h && task) {
-          h.status = e.status;
-          h.msg = e.msg;
+          h.status = e.item !== undefined && h.worst ? worse(h.worst, e.status) : e.status;
+          h.worst = h.status;
+          h.msg = e.msg ?? h.msg;
           h.item = e.item;
           // a loop's items fold into one line whose time is the whole loop's
           h.durationMs = e.item !== undefined ? e.time - h.startedAt : e.durationMs;
@@ -255,7 +257,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       }
       case 'progress': {
         const h = hostOf(e.taskId, e.host, e.time);
-        if (h) h.progress = formatProgress({ ...e, elapsedMs: undefined });
+        if (h) h.progress = formatProgress(e, false); // the host line shows elapsed time already
         break;
       }
       case 'log':

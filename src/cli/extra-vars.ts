@@ -1,0 +1,100 @@
+// `-e/--extra-vars`: `k=v k2="v 2"`, an inline JSON/YAML object, or `@file.yml`. Repeatable;
+// later arguments win key by key (top level only, as Ansible does). Every mistake is an
+// options error (exit 5) naming the argument; YAML errors in @files also name file:line:col.
+import { parseDocument } from 'yaml';
+import { TsbmError } from '../errors.js';
+import { loadYamlFile } from '../schema/yaml-source.js';
+import type { Vars } from '../types.js';
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function bad(arg: string, why: string, hint?: string): TsbmError {
+  return new TsbmError('options', `bad --extra-vars "${arg}": ${why}`, {
+    hint: hint ?? 'use k=v pairs, a JSON/YAML object like {"k": "v"}, or @file.yml',
+  });
+}
+
+function isPlainObject(v: unknown): v is Vars {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Splits `a=1 b="two words" c='x'` into key/value pairs; values stay strings. */
+export function parseKeyValues(arg: string): Vars {
+  const out: Vars = {};
+  let i = 0;
+  const n = arg.length;
+  while (i < n) {
+    while (i < n && /\s/.test(arg[i]!)) i++;
+    if (i >= n) break;
+    let token = '';
+    let quote: string | undefined;
+    for (; i < n; i++) {
+      const c = arg[i]!;
+      if (quote) {
+        if (c === '\\' && quote === '"' && i + 1 < n) token += arg[++i];
+        else if (c === quote) quote = undefined;
+        else token += c;
+      } else if (c === '"' || c === "'") quote = c;
+      else if (/\s/.test(c)) break;
+      else token += c;
+    }
+    if (quote) throw bad(arg, `unterminated ${quote} quote`);
+    const eq = token.indexOf('=');
+    if (eq <= 0) throw bad(arg, `"${token}" is not key=value`);
+    const key = token.slice(0, eq);
+    if (!KEY.test(key)) throw bad(arg, `"${key}" is not a valid variable name`, 'names are letters, digits and _, not starting with a digit');
+    out[key] = token.slice(eq + 1);
+  }
+  return out;
+}
+
+function parseInline(arg: string): Vars {
+  const doc = parseDocument(arg, { uniqueKeys: true, prettyErrors: false });
+  const err = doc.errors[0];
+  if (err) throw bad(arg, `not valid JSON/YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (!isPlainObject(value)) throw bad(arg, 'must be an object');
+  return value;
+}
+
+function parseFile(arg: string, cwd: string): Vars {
+  const name = arg.slice(1);
+  if (!name) throw bad(arg, 'no file name after @');
+  const path = name.startsWith('/') ? name : `${cwd}/${name}`;
+  let value: unknown;
+  try {
+    const src = loadYamlFile(path);
+    value = src.value;
+  } catch (e) {
+    if (!(e instanceof TsbmError)) throw e;
+    // keep the file:line:col but make it an options error: the argument is what is wrong
+    throw new TsbmError('options', `in --extra-vars ${arg}: ${e.message}`, {
+      ...(e.pos ? { pos: e.pos } : {}),
+      ...(e.hint ? { hint: e.hint } : {}),
+    });
+  }
+  if (value === null || value === undefined) return {};
+  if (!isPlainObject(value)) throw bad(arg, 'the file must hold a mapping of variable names to values');
+  return value;
+}
+
+/** One -e argument. */
+export function parseExtraVarsArg(arg: string, cwd = process.cwd()): Vars {
+  const trimmed = arg.trim();
+  if (trimmed === '') throw bad(arg, 'empty');
+  if (trimmed.startsWith('@')) return parseFile(trimmed, cwd);
+  if (trimmed.startsWith('{')) return parseInline(trimmed);
+  return parseKeyValues(trimmed);
+}
+
+/** All -e arguments in command-line order, merged (later wins). */
+export function parseExtraVars(args: readonly string[], cwd = process.cwd()): Vars {
+  const out: Vars = {};
+  for (const a of args) {
+    for (const [k, v] of Object.entries(parseExtraVarsArg(a, cwd))) {
+      if (k === '__proto__') throw bad(a, '"__proto__" is not a usable variable name');
+      out[k] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+// The `tsbm` program. Startup loads almost nothing: `--version` is answered before commander
+// is even imported, and every command file is imported when the program is built; each
+// command's implementation is imported only inside its action.
+import type { Command } from 'commander';
+import { EXIT } from '../errors.js';
+import { redactor, tsbmVersion } from './context.js';
+import { reportError } from './print-error.js';
+
+interface CommandFile {
+  register(program: Command): void;
+}
+
+/** Every command file exports `register(program)`; add new commands here, one line each. */
+const COMMANDS: Array<() => Promise<CommandFile>> = [
+  () => import('./run.js'),
+  () => import('./validate.js'),
+  // () => import('./inventory.js'), // inventory engineer
+  () => import('./modules.js'),
+  () => import('./runs.js'),
+  // () => import('./sim.js'),
+  // () => import('./configdrive.js'),
+];
+
+const EXAMPLES = `
+Examples:
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml
+  tsbm run deploy.yml -i inventory.yml -l 'rack1:!node07' -e image=oci://registry/os:42
+  tsbm run deploy.yml -i inventory.yml --check --diff -vv
+  tsbm modules                 list the modules
+  tsbm modules bootc_install   arguments and an example of one module
+  tsbm runs list               recorded runs
+
+Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
+99 interrupted, 250 unexpected error.`;
+
+/** Verbosity from the global -v flags, clamped to 0..3. */
+export function verbosityOf(cmd: Command): 0 | 1 | 2 | 3 {
+  const v = Number(cmd.optsWithGlobals().verbose ?? 0);
+  return Math.max(0, Math.min(3, v)) as 0 | 1 | 2 | 3;
+}
+
+export async function buildProgram(): Promise<Command> {
+  const { Command } = await import('commander');
+  const program = new Command('tsbm');
+  program
+    .description('Declarative playbook runner for bare-metal provisioning: Redfish, virtual media, bootc')
+    .version(tsbmVersion(), '--version', 'print the version and exit')
+    .option(
+      '-v, --verbose',
+      'more output: -v module arguments, -vv commands, -vvv stdout/stderr',
+      (_: string, n: number) => n + 1,
+      0,
+    )
+    .helpOption('-h, --help', 'show help')
+    .addHelpText('after', EXAMPLES)
+    .showSuggestionAfterError(true)
+    // Usage errors become one line and exit 5 (see main); set before the commands so they inherit it.
+    .exitOverride()
+    .configureOutput({
+      outputError: (str, write) => write(`tsbm: ${redactor.redact(str.trim().replace(/\s*\n\s*/g, ' '))}\n`),
+    });
+  const files = await Promise.all(COMMANDS.map((load) => load()));
+  for (const f of files) f.register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv.length === 3 && argv[2] === '--version') {
+    process.stdout.write(`${tsbmVersion()}\n`);
+    return;
+  }
+  let verbose = argv.slice(2).reduce((n, a) => n + (/^-v+$/.test(a) ? a.length - 1 : a === '--verbose' ? 1 : 0), 0);
+  try {
+    const program = await buildProgram();
+    try {
+      await program.parseAsync(argv);
+    } finally {
+      verbose = Number(program.opts().verbose ?? verbose);
+    }
+  } catch (err) {
+    const { CommanderError } = await import('commander');
+    if (err instanceof CommanderError) {
+      // --help and --version end by "throwing" with exit code 0; bare `tsbm` shows help with 1.
+      process.exitCode = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? EXIT.ok : EXIT.badOptions;
+      return;
+    }
+    process.exitCode = reportError(err, { verbosity: verbose, redactor, write: (t) => process.stderr.write(t) });
+  }
+}

@@ -1,0 +1,75 @@
+// `tsbm run`: validates flags, attaches the renderer and the JUnit writer to a redacting
+// event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
+import { EXIT } from '../errors.js';
+import { EventBus } from '../output/events.js';
+import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
+import { redactor } from './context.js';
+import { loadExecutor } from './executor-api.js';
+import { buildRunOptions, type RawRunFlags } from './run-options.js';
+
+const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
+  tty: () => import('../output/renderers/tty.js'),
+  plain: () => import('../output/renderers/plain.js'),
+  json: () => import('../output/renderers/json.js'),
+};
+
+/** After the run, a straggling socket must not keep the process alive for long. */
+const EXIT_GRACE_MS = 2000;
+
+function colorWanted(isTTY: boolean): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return true;
+  return isTTY;
+}
+
+export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
+  const stdout = process.stdout;
+  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: stdout.isTTY === true });
+  // Extra vars with secret-looking names are masked from here on, in every output.
+  redactor.addFromVars(opts.extraVars);
+  const executor = await loadExecutor();
+
+  if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
+    stdout.write(redactor.redact(await executor.listPlaybook(opts)));
+    return EXIT.ok;
+  }
+
+  const bus = new EventBus(redactor);
+  const { attach } = await RENDERERS[opts.output]();
+  const attached: AttachedRenderer[] = [
+    attach(bus, { stream: stdout, verbosity, color: colorWanted(stdout.isTTY === true) }),
+  ];
+  if (opts.junit) {
+    const { attachJUnit } = await import('../output/junit.js');
+    attached.push(attachJUnit(bus, opts.junit));
+  }
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      bus.emit({
+        type: 'warning',
+        time: Date.now(),
+        message: 'interrupted: no new tasks start; running ones get a grace period (Ctrl-C again to quit now)',
+      });
+      controller.abort();
+    } else {
+      process.stdout.write('\x1b[?25h');
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on('SIGINT', onSigint);
+
+  let code: number;
+  try {
+    code = await executor.runPlaybook(opts, { bus, redactor, signal: controller.signal });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    for (const a of attached) await a.done();
+  }
+  if (controller.signal.aborted) code = EXIT.interrupted;
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+  return code;
+}

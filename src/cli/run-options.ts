@@ -1,0 +1,88 @@
+// Validates the raw `tsbm run` flags into RunOptions (src/executor/options.ts). Pure, so every
+// rule is unit-tested without spawning the CLI.
+import { optionsError } from '../errors.js';
+import type { OutputMode, RunOptions } from '../executor/options.js';
+import { parseExtraVars } from './extra-vars.js';
+
+/** The flags as commander hands them over (repeatable ones as arrays). */
+export interface RawRunFlags {
+  inventory?: string[];
+  limit?: string[];
+  tags?: string[];
+  skipTags?: string[];
+  extraVars?: string[];
+  forks?: number | string;
+  check?: boolean;
+  diff?: boolean;
+  startAtTask?: string;
+  listHosts?: boolean;
+  listTasks?: boolean;
+  listTags?: boolean;
+  syntaxCheck?: boolean;
+  output?: string;
+  junit?: string;
+}
+
+export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
+export const DEFAULT_FORKS = 50;
+
+/** `-t a,b -t c` -> [a, b, c]; blanks dropped, duplicates kept once. */
+export function splitList(values: readonly string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const v of values ?? []) {
+    for (const part of v.split(',')) {
+      const t = part.trim();
+      if (t && !out.includes(t)) out.push(t);
+    }
+  }
+  return out;
+}
+
+export function parseForks(value: string | number | undefined): number {
+  if (value === undefined) return DEFAULT_FORKS;
+  const s = String(value).trim();
+  if (!/^\d+$/.test(s) || Number(s) < 1 || !Number.isSafeInteger(Number(s))) {
+    throw optionsError(`--forks must be a positive integer, got "${s}"`, 'e.g. -f 20');
+  }
+  return Number(s);
+}
+
+export function buildRunOptions(
+  playbook: string,
+  raw: RawRunFlags,
+  env: { verbosity: 0 | 1 | 2 | 3; stdoutIsTTY: boolean; cwd?: string },
+): RunOptions {
+  if (!playbook.trim()) throw optionsError('no playbook given', 'tsbm run PLAYBOOK -i INVENTORY');
+  let output: OutputMode = env.stdoutIsTTY ? 'tty' : 'plain';
+  if (raw.output !== undefined) {
+    if (!(OUTPUT_MODES as readonly string[]).includes(raw.output)) {
+      throw optionsError(`--output must be one of ${OUTPUT_MODES.join(', ')}, got "${raw.output}"`);
+    }
+    output = raw.output as OutputMode;
+  }
+  const inventories = (raw.inventory ?? []).map((i) => i.trim()).filter(Boolean);
+  const limits = (raw.limit ?? []).map((l) => l.trim()).filter(Boolean);
+  if (raw.startAtTask !== undefined && !raw.startAtTask.trim()) throw optionsError('--start-at-task needs a task name');
+  if (raw.junit !== undefined && !raw.junit.trim()) throw optionsError('--junit needs a file name');
+  const opts: RunOptions = {
+    playbook,
+    inventories,
+    tags: splitList(raw.tags),
+    skipTags: splitList(raw.skipTags),
+    extraVars: parseExtraVars(raw.extraVars ?? [], env.cwd),
+    forks: parseForks(raw.forks),
+    check: raw.check === true,
+    diff: raw.diff === true,
+    listHosts: raw.listHosts === true,
+    listTasks: raw.listTasks === true,
+    listTags: raw.listTags === true,
+    syntaxCheck: raw.syntaxCheck === true,
+    output,
+    verbosity: env.verbosity,
+  };
+  // Several --limit patterns narrow together like one `a:b` pattern list (union), as Ansible joins them.
+  if (limits.length > 0) opts.limit = limits.join(':');
+  if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
+  if (raw.junit !== undefined) opts.junit = raw.junit;
+  return opts;
+}

@@ -1,0 +1,60 @@
+// `tsbm run PLAYBOOK -i INV`: declares the options; the work happens in run-command.ts,
+// imported only when the command runs.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+const positiveInt = (value: string): number => {
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer.');
+  return Number(value);
+};
+
+const EXAMPLES = `
+Examples:
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml
+  tsbm run deploy.yml -i lab.yml -i site.yml -l 'rack1:!node07' -f 20
+  tsbm run deploy.yml -i inventory.yml -e 'image=oci://registry/os:42 wipe=true' -e @overrides.yml
+  tsbm run deploy.yml -i inventory.yml -e '{"root_device": {"size": ">= 100"}}'
+  tsbm run deploy.yml -i inventory.yml -t power --skip-tags slow --check --diff
+  tsbm run deploy.yml -i inventory.yml --list-tasks
+  tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
+
+Output: live tree on a terminal, one line per host result otherwise (--output plain),
+JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
+-vv commands, -vvv stdout/stderr; secrets are masked everywhere.
+Ctrl-C stops scheduling new tasks and lets running ones finish (exit 99); press it again
+to quit at once.`;
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run a playbook against an inventory')
+    .argument('<playbook>', 'playbook file')
+    .option('-i, --inventory <file>', 'inventory file or directory (repeatable)', collect)
+    .option('-l, --limit <pattern>', 'only hosts matching this pattern (repeatable)', collect)
+    .option('-t, --tags <tags>', 'only tasks with these tags (comma list, repeatable)', collect)
+    .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
+    .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable, later wins)', collect)
+    .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, 50)
+    .option('-C, --check', 'dry run: report what would change')
+    .option('-D, --diff', 'show the changes made to files')
+    .option('--start-at-task <name>', 'start the playbook at the task with this name')
+    .option('--list-hosts', 'list the hosts each play targets and exit')
+    .option('--list-tasks', 'list the tasks each play runs and exit')
+    .option('--list-tags', 'list the tags in the playbook and exit')
+    .option('--syntax-check', 'load and check the playbook without running it')
+    .addOption(
+      new Option('--output <mode>', 'tty (live, default on a terminal), plain (default otherwise) or json').choices([
+        'tty',
+        'plain',
+        'json',
+      ]),
+    )
+    .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .addHelpText('after', EXAMPLES)
+    .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
+      const { runCommand } = await import('./run-command.js');
+      const { verbosityOf } = await import('./main.js');
+      process.exitCode = await runCommand(playbook, flags, verbosityOf(cmd));
+    });
+}

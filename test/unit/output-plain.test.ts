@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { EventBus } from '../../src/output/events.js';
+import { attach } from '../../src/output/renderers/plain.js';
+import { MemoryStream, sampleRun } from './output-sequence.js';
+
+function render(verbosity: 0 | 1 | 2 | 3, color = false): string {
+  const bus = new EventBus();
+  const out = new MemoryStream();
+  const r = attach(bus, { stream: out.asStream(), verbosity, color });
+  for (const e of sampleRun()) bus.emit(e);
+  void r.done();
+  return out.text;
+}
+
+describe('plain renderer', () => {
+  it('prints one stable line per host result, headers and the recap', () => {
+    expect(render(0)).toBe(
+      [
+        '',
+        `PLAY [Deploy] ${'*'.repeat(66)}`,
+        '',
+        `TASK [Power off] ${'*'.repeat(63)}`,
+        'changed: [node1] Power off (0.4s)',
+        'failed: [node2] Power off (1.2s): BMC answered 401 Unauthorized',
+        '',
+        `TASK [Wait for agent] ${'*'.repeat(58)}`,
+        'retrying: [node1] Wait for agent (2/10): connection refused',
+        'progress: [node1] Wait for agent: pulling image · 1.0 GiB/4.0 GiB 25% ETA 18.0s · 6.0s',
+        '[WARNING]: [node1] BMC certificate not verified',
+        'ok: [node1] Wait for agent (10.0s): agent up',
+        '',
+        `RUNNING HANDLER [Install] ${'*'.repeat(54)}`,
+        'skipped: [node1] Install (item=a) (0.0s)',
+        'ok: [node1] Install (item={"n":1}) (0.0s)',
+        '',
+        'PLAY RECAP',
+        'node1 : ok=3    changed=1    unreachable=0    failed=0    skipped=1    rescued=0    ignored=0',
+        'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',
+        'Wall time: 12.0s',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('throttles progress lines for the same host and task (second one 1 s later is dropped)', () => {
+    expect(render(0).match(/^progress:/gm)).toHaveLength(1);
+  });
+
+  it('has no escape codes unless colour is asked for', () => {
+    expect(render(3)).not.toMatch(/\x1b/);
+    expect(render(0, true)).toMatch(/\x1b\[31mfailed:\x1b\[0m \[node2\]/);
+  });
+
+  it('-v adds arguments and results, -vv commands, -vvv output lines', () => {
+    const v1 = render(1);
+    expect(v1).toContain('  args: [node1] {"state":"off"}');
+    expect(v1).toContain('  result: [node1] {"uuid":"abc"}');
+    expect(v1).not.toContain('POST /redfish');
+    const v2 = render(2);
+    expect(v2).toContain('  [node1] POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset');
+    expect(v2).not.toContain('line one');
+    const v3 = render(3);
+    expect(v3).toContain('  [node1] line one\n  [node1] line two\n');
+  });
+
+  it('prints a diff when a result carries one', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 0 });
+    bus.emit({
+      type: 'host_result',
+      time: 1,
+      host: 'h',
+      task: 'copy',
+      taskId: 't',
+      status: 'changed',
+      changed: true,
+      durationMs: 1,
+      diff: { before: 'a\nb\nc', after: 'a\nB\nc', path: '/etc/x' },
+    });
+    expect(out.text).toContain('--- before: /etc/x\n+++ after: /etc/x\n a\n-b\n+B\n c\n');
+  });
+});

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EventBus } from '../../src/output/events.js';
+import { attach } from '../../src/output/renderers/tty.js';
+import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
+
+/** A tiny terminal: applies text, newlines and the escapes the renderer uses to a line buffer. */
+function screen(output: string): string[] {
+  const lines: string[] = [''];
+  let row = 0;
+  const re = /\x1b\[([0-9;?]*)([A-Za-z])|\n|\r|[^\x1b\n\r]+/g;
+  for (const m of output.matchAll(re)) {
+    const tok = m[0];
+    if (tok === '\n') {
+      row++;
+      if (lines.length <= row) lines.push('');
+    } else if (tok === '\r') {
+      // carriage return: the renderer always rewrites whole lines, so nothing to do
+    } else if (m[2] === 'F') {
+      row = Math.max(0, row - Number(m[1] || 1));
+    } else if (m[2] === 'J') {
+      lines.length = row + 1;
+      lines[row] = '';
+    } else if (m[2] === undefined) {
+      lines[row] = (lines[row] ?? '') + tok;
+    }
+    // colours (m), cursor show/hide (h/l) change nothing visible here
+  }
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('tty renderer', () => {
+  it('ends with a clean tree of finished tasks, host lines and the recap', async () => {
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    let now = T0;
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
+    for (const e of sampleRun()) {
+      now = e.time;
+      bus.emit(e);
+    }
+    await r.done();
+    expect(screen(out.text)).toEqual([
+      '',
+      'PLAY [Deploy]',
+      '✖ Power off  1.2s  (1 changed, 1 failed)',
+      '    ✔ node1  changed 0.4s',
+      '    ✖ node2  failed 1.2s: BMC answered 401 Unauthorized',
+      '[WARNING]: [node1] BMC certificate not verified',
+      '✔ Wait for agent  10.0s  (1 ok)',
+      '    ✔ node1  ok 10.0s: agent up',
+      '✔ HANDLER Install  0.2s  (1 ok)',
+      '    ✔ node1 (item={"n":1})  ok 0.2s',
+      '',
+      'PLAY RECAP',
+      'node1 : ok=3    changed=1    unreachable=0    failed=0    skipped=1    rescued=0    ignored=0',
+      'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',
+      'Wall time: 12.0s',
+    ]);
+    // cursor hidden while live, shown again at the end
+    expect(out.text.startsWith('\x1b[?25l')).toBe(true);
+    expect(out.text.endsWith('\x1b[?25h')).toBe(true);
+  });
+
+  it('shows running hosts live with elapsed time, retries and progress', () => {
+    vi.useFakeTimers();
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 120, rows: 40 });
+    let now = T0;
+    attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
+    const events = sampleRun();
+    const upTo = events.findIndex((e) => e.type === 'progress');
+    for (const e of events.slice(0, upTo + 1)) {
+      now = e.time;
+      bus.emit(e);
+    }
+    now = T0 + 9300;
+    vi.advanceTimersByTime(100);
+    const live = screen(out.text);
+    expect(live.slice(-2).map((l) => l.replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /, ''))).toEqual([
+      'Wait for agent  8.0s',
+      '    node1  8.0s  retrying 2/10: connection refused  pulling image · 1.0 GiB/4.0 GiB 25% ETA 18.0s',
+    ]);
+    // the first task is finished and permanent above the live part
+    expect(live).toContain('✖ Power off  1.2s  (1 changed, 1 failed)');
+  });
+
+  it('never draws a line wider than the terminal and caps the live part to its height', () => {
+    vi.useFakeTimers();
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 40, rows: 8 });
+    const now = T0 + 5000;
+    attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
+    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'A very long task name that goes on and on', taskId: 't', module: 'm' });
+    for (let i = 0; i < 30; i++) bus.emit({ type: 'host_task_start', time: T0, host: `node${i}`, task: 'x', taskId: 't' });
+    vi.advanceTimersByTime(100);
+    const lines = screen(out.text);
+    for (const l of lines) expect([...l].length).toBeLessThan(40);
+    expect(lines.length).toBeLessThanOrEqual(6);
+    expect(lines[lines.length - 1]).toMatch(/… \d+ more lines/);
+  });
+
+  it('lists only the hosts that did not go well for big finished tasks, unless -v', async () => {
+    const run = async (verbosity: 0 | 1) => {
+      const bus = new EventBus();
+      const out = new MemoryStream({ columns: 100, rows: 40 });
+      const r = attach(bus, { stream: out.asStream(), verbosity, color: false, now: () => T0 });
+      bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'T', taskId: 't', module: 'm' });
+      for (let i = 0; i < 12; i++) {
+        bus.emit({ type: 'host_task_start', time: T0, host: `n${i}`, task: 'T', taskId: 't' });
+        bus.emit({ type: 'host_result', time: T0 + 10, host: `n${i}`, task: 'T', taskId: 't', status: i === 5 ? 'unreachable' : 'ok', changed: false, durationMs: 10 });
+      }
+      await r.done();
+      return screen(out.text);
+    };
+    expect(await run(0)).toEqual(['✖ T  0.0s  (11 ok, 1 unreachable)', '    ✖ n5  unreachable 0.0s']);
+    expect(await run(1)).toHaveLength(13);
+  });
+});
