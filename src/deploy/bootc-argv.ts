@@ -76,7 +76,7 @@ export function isNotBootcImage(output: string): boolean {
 }
 
 export function tail(text: string, lines = 20): string {
-  const all = text.trimEnd().split('\n');
+  const all = text.trim().split('\n');
   return all.slice(-lines).join('\n');
 }
 

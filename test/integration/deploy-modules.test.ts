@@ -1,0 +1,258 @@
+// The deploy modules against a simulated ramdisk over real SSH (src/sim/tools on PATH).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bootcInstallModule } from '../../src/modules/bootc_install.js';
+import { podmanPullModule } from '../../src/modules/podman_pull.js';
+import { rootDeviceModule } from '../../src/modules/root_device.js';
+import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { type SimNode, startSimNode } from './deploy-sim-context.js';
+
+const PASSWORD = 'Sup3r-s3cret-pw';
+const TOKEN = Buffer.from(`tester:${PASSWORD}`).toString('base64');
+const IMAGE = 'oci://10.88.0.1:5001/bootc/test:1';
+const REF = '10.88.0.1:5001/bootc/test:1';
+
+let node: SimNode | undefined;
+afterEach(async () => {
+  await node?.close();
+  node = undefined;
+});
+
+const read = (n: SimNode, f: string) => readFileSync(path.join(n.state, f), 'utf8');
+const pullArgs = (n: SimNode, extra: Record<string, unknown> = {}) => ({
+  auth_dir: path.join(n.root, 'run/tsbm'),
+  containers_conf_dir: path.join(n.root, 'etc/containers/containers.conf.d'),
+  registries_conf_dir: path.join(n.root, 'etc/containers/registries.conf.d'),
+  meminfo_path: path.join(n.state, 'meminfo'),
+  ...extra,
+});
+const MEMINFO = 'MemTotal: 16000000 kB\nMemAvailable:   8000000 kB\n';
+
+function assertNoSecret(n: SimNode, ...texts: unknown[]) {
+  for (const c of n.host.commands) {
+    expect(c).not.toContain(PASSWORD);
+    expect(c).not.toContain(TOKEN);
+  }
+  for (const t of [...texts, n.events]) {
+    const s = JSON.stringify(t);
+    expect(s).not.toContain(PASSWORD);
+    expect(s).not.toContain(TOKEN);
+  }
+}
+
+describe('root_device on a simulated ramdisk', () => {
+  it('picks the only real disk, skipping the CD drive, with one lsblk call', async () => {
+    node = await startSimNode({ diskMiB: 8192 });
+    const r = await node.run(rootDeviceModule, {});
+    expect(r).toMatchObject({ changed: false, device: '/dev/vda', size_mib: 8192, size_bytes: 8192 * 1024 * 1024 });
+    expect(r.reason).toMatch(/smallest disk of at least 4 GiB/);
+    expect(node.host.commands.filter((c) => c.startsWith('lsblk'))).toEqual(['lsblk -J -b -O']);
+  });
+  it('instance_info.root_device hints are applied; no match lists every disk', async () => {
+    node = await startSimNode({ diskMiB: 8192 });
+    const ok = await node.run(rootDeviceModule, {}, { instance_info: { root_device: { serial: 'SIM-vda', size: '>= 7' } } });
+    expect(ok.device).toBe('/dev/vda');
+    await expect(node.run(rootDeviceModule, {}, { properties: { root_device: { size: '>= 100' } } })).rejects.toThrow(
+      /node1: no disk matches root device hints size: ">= 100"; disks:[\s\S]*\/dev\/vda size=8GiB[\s\S]*serial=SIM-vda[\s\S]*\/dev\/sr0/,
+    );
+  });
+});
+
+describe('podman_pull on a simulated ramdisk', () => {
+  it('pulls with a 0600 auth file that never reaches argv and is deleted; writes the no_pivot_root drop-in', async () => {
+    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, 'image-size': '104857600', meminfo: MEMINFO } });
+    const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
+    expect(r).toMatchObject({ changed: true, ref: REF, registry: '10.88.0.1:5001' });
+    expect(r.image_id).toMatch(/^[0-9a-f]{64}$/);
+    const authfile = read(node, 'last-authfile').trim();
+    expect(authfile).toMatch(new RegExp(`^${node.root}/run/tsbm/auth-[a-z0-9]+\\.json$`));
+    expect(existsSync(authfile)).toBe(false);
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
+    const pull = node.host.commands.find((c) => c.startsWith('podman pull') && !c.includes('--help'));
+    expect(pull).toBe(`podman pull --authfile ${authfile} ${REF}`); // Debian's 4.3: no --retry-delay
+    const rmIdx = node.host.commands.indexOf(`rm -f ${authfile}`);
+    expect(rmIdx).toBeGreaterThan(node.host.commands.indexOf(pull as string));
+    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(
+      /\[engine\]\nno_pivot_root = true/,
+    );
+    assertNoSecret(node, r);
+    expect(node.redactor.redact(`x ${TOKEN} ${PASSWORD} y`)).toBe('x ******** ******** y');
+  });
+  it('the auth file is written with mode 0600 (seen by podman at pull time)', async () => {
+    node = await startSimNode({ files: { meminfo: MEMINFO } });
+    await node.run(podmanPullModule, pullArgs(node, { memory_check: false }), {
+      instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+    });
+    expect(read(node, 'last-authfile-mode').trim()).toBe('600');
+  });
+  it('wrong pull secret: a clear auth error, auth file still deleted, secret absent', async () => {
+    node = await startSimNode({ files: { 'registry-auth': 'tester:other', 'image-size': '1000', meminfo: MEMINFO } });
+    const err = await node
+      .run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } })
+      .catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/registry 10\.88\.0\.1:5001 refused|unauthorized/);
+    expect(JSON.stringify(err)).not.toContain(TOKEN);
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
+    assertNoSecret(node, (err as Error).message);
+  });
+  it('a full auths JSON secret works too', async () => {
+    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    const secret = JSON.stringify({ auths: { '10.88.0.1:5001': { auth: TOKEN } } });
+    const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: secret } });
+    expect(r.changed).toBe(true);
+    // No image-size file: the preflight degrades to a warning.
+    expect(node.events.some((e) => e.kind === 'warn' && /memory preflight skipped/.test(e.message))).toBe(true);
+    assertNoSecret(node, r);
+  });
+  it('--retry-delay=5s only when podman supports it; --tls-verify=false; mirrors drop-in', async () => {
+    node = await startSimNode({ files: { 'podman-version': '5.2.1', meminfo: MEMINFO } });
+    await node.run(
+      podmanPullModule,
+      pullArgs(node, { image: IMAGE, tls_verify: false, registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'], insecure: true }] }),
+    );
+    expect(node.host.commands).toContain(`podman pull --retry-delay=5s --tls-verify=false ${REF}`);
+    const conf = readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-mirrors.conf'), 'utf8');
+    expect(conf).toContain('location = "mirror.lab:5000"');
+  });
+  it('memory preflight: a clear error with needed vs available, nothing pulled', async () => {
+    node = await startSimNode({ files: { 'image-size': String(2 * 1024 ** 3), meminfo: 'MemAvailable:  1048576 kB\n' } });
+    await expect(node.run(podmanPullModule, pullArgs(node, { image: IMAGE }))).rejects.toThrow(
+      /not enough memory to pull .*needs about \d+ MiB .* MemAvailable is 1024 MiB/,
+    );
+    expect(node.host.commands.some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
+  });
+  it('requires oci://', async () => {
+    node = await startSimNode();
+    await expect(node.run(podmanPullModule, pullArgs(node, { image: 'quay.io/x:1' }))).rejects.toThrow(/not an OCI reference/);
+  });
+  it('check mode changes nothing', async () => {
+    node = await startSimNode();
+    const r = await node.run(podmanPullModule, pullArgs(node, { image: IMAGE, pull_secret: TOKEN }), {}, { check: true });
+    expect(r.msg).toMatch(/would pull/);
+    expect(node.host.commands).toEqual([]);
+  });
+});
+
+describe('bootc_install on a simulated ramdisk', () => {
+  async function pulled(files: Record<string, string> = {}, diskMiB = 8192): Promise<SimNode> {
+    const n = await startSimNode({ diskMiB, files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO, ...files } });
+    await n.run(podmanPullModule, pullArgs(n, { memory_check: false }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
+    return n;
+  }
+
+  it("runs IPA's command, writes a GPT, and the auth file was gone before the image ran", async () => {
+    node = await pulled();
+    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, root: { device: '/dev/vda', size_mib: 8192, reason: 'x' } };
+    const r = await bootcInstallModule.run(node.ctx(vars), {} as never);
+    expect(r).toMatchObject({ changed: true, device: '/dev/vda', root_size_mib: 8192 - 768, partition_table: 'gpt', partitions: 2 });
+    expect(read(node, 'podman-run-args').trim().split('\n')).toEqual([
+      '--rm', '--privileged', '--pid=host', '--pull=never', '-v', '/var/lib/containers:/var/lib/containers', '-v', '/dev:/dev',
+      REF, 'bootc', 'install', 'to-disk', '--wipe', '--skip-fetch-check', '--root-size=7424M', '--disable-selinux', '/dev/vda',
+    ]);
+    expect(existsSync(path.join(node.state, 'violations'))).toBe(false);
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], { encoding: 'utf8' });
+    expect(gpt).toMatch(/EFI-SYSTEM/);
+    // root = --root-size 7424 MiB = 15204352 sectors after the 512 MiB ESP
+    expect(gpt).toMatch(/\s2\s+1050624\s+16254975\s+7\.3 GiB\s+8300\s+root/);
+    assertNoSecret(node, r);
+  });
+  it('SELinux enforcing, tpm2, authorized keys via a 0600 /tmp file that is deleted, extra args', async () => {
+    node = await pulled({ selinux: 'Enforcing\n' });
+    const vars = {
+      instance_info: { image_source: IMAGE, bootc_tpm2_luks: 'true', bootc_authorized_keys: 'ssh-ed25519 AAAAC3Nza test@lab' },
+    };
+    const r = await node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, extra_args: ['--karg=console=ttyS0'] }, vars);
+    const args = read(node, 'podman-run-args').trim().split('\n');
+    expect(args.slice(8, 12)).toEqual(['--security-opt', 'label=type:unconfined_t', '-v', '/tmp:/tmp']);
+    expect(args).toContain('--block-setup=tpm2-luks');
+    expect(args).not.toContain('--disable-selinux');
+    const keysArg = args.find((a) => a.startsWith('--root-ssh-authorized-keys='));
+    const keysFile = keysArg?.split('=')[1] as string;
+    expect(keysFile).toMatch(/^\/tmp\/tsbm-authorized-keys-/);
+    expect(existsSync(keysFile)).toBe(false);
+    expect(args.slice(-2)).toEqual(['--karg=console=ttyS0', '/dev/vda']);
+    expect(r.selinux).toBe(true);
+  });
+  it('an image without bootc gives a clear error', async () => {
+    node = await pulled({ 'no-bootc': '' });
+    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE })).rejects.toThrow(
+      /image 10\.88\.0\.1:5001\/bootc\/test:1 is not a bootc image/,
+    );
+  });
+  it('other failures show the tail of bootc output; the stand-in refuses other devices', async () => {
+    node = await pulled();
+    await expect(node.run(bootcInstallModule, { device: '/dev/sda', size_mib: 8192, image: IMAGE })).rejects.toThrow(
+      /bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to touch \/dev\/sda/,
+    );
+  });
+  it('a disk too small for root + config drive fails before running anything', async () => {
+    node = await pulled({}, 1024);
+    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 700, image: IMAGE })).rejects.toThrow(/too small/);
+    expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
+  });
+  it('timeout kills podman and says so', async () => {
+    node = await pulled({ 'bootc-sleep': '30' });
+    const t0 = Date.now();
+    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE, timeout: 1 })).rejects.toThrow(
+      /did not finish within 1s .*podman was killed/,
+    );
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    // Killed before it laid out the disk.
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], { encoding: 'utf8' }).toString();
+    expect(gpt).not.toMatch(/EFI-SYSTEM/);
+    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(ps).not.toContain(`${node.state}/bootc-sleep`);
+  }, 20_000);
+  it('sizes the disk from lsblk when no root_device result is given; check mode runs nothing destructive', async () => {
+    node = await pulled();
+    const r = await node.run(bootcInstallModule, { device: '/dev/vda', image: IMAGE }, {}, { check: true });
+    expect(r).toMatchObject({ changed: true, root_size_mib: 8192 - 768 });
+    expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
+  });
+});
+
+describe('wait_agent against a simulated ramdisk', () => {
+  const links = (mac: string) => JSON.stringify([{ ifname: 'lo', link_type: 'loopback', address: '00:00:00:00:00:00' }, { ifname: 'eth0', link_type: 'ether', address: mac }]);
+
+  it('no product_uuid: falls back to MACs and says so', async () => {
+    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:01') } });
+    const r = await node.run(
+      waitAgentModule,
+      { timeout: 5, interval: 1, product_uuid_path: path.join(node.state, 'product_uuid') },
+      { power: { power_state: 'On', system_uuid: 'd2e8c9f0-1111-2222-3333-444455556666', mac_addresses: ['52:54:00:00:00:01'] } },
+    );
+    expect(r.identity).toMatchObject({ method: 'mac' });
+    expect(String(r.msg)).toMatch(/no product_uuid, fell back to MACs/);
+  });
+  it('UUID mismatch is refused, naming both values', async () => {
+    node = await startSimNode({ files: { product_uuid: 'AAAAAAAA-0000-0000-0000-000000000001\n', 'ip-link.json': links('52:54:00:00:00:01') } });
+    await expect(
+      node.run(waitAgentModule, { timeout: 5, interval: 1, product_uuid_path: path.join(node.state, 'product_uuid'), system_uuid: 'bbbbbbbb-0000-0000-0000-000000000002' }),
+    ).rejects.toThrow(/refusing to deploy: wrong machine: BMC system UUID bbbbbbbb-0000-0000-0000-000000000002, ramdisk product_uuid AAAAAAAA-0000-0000-0000-000000000001/);
+  });
+  it('MAC mismatch is refused; podman and memory checks', async () => {
+    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:09'), meminfo: 'MemAvailable: 1048576 kB\n' } });
+    await expect(node.run(waitAgentModule, { timeout: 5, interval: 1, mac_addresses: ['52:54:00:00:00:01'] })).rejects.toThrow(
+      /no common MAC; BMC MACs \[52:54:00:00:00:01\], ramdisk MACs \[52:54:00:00:00:09\]/,
+    );
+    const r = await node.run(waitAgentModule, { timeout: 5, interval: 1, identity: 'off', require_podman: true, min_memory_mib: 512, meminfo_path: path.join(node.state, 'meminfo') });
+    expect(r).toMatchObject({ podman_version: 'podman version 4.3.1', mem_available_mib: 1024 });
+    await expect(
+      node.run(waitAgentModule, { timeout: 5, interval: 1, identity: 'off', min_memory_mib: 4096, meminfo_path: path.join(node.state, 'meminfo') }),
+    ).rejects.toThrow(/1024 MiB available, 4096 MiB needed/);
+  });
+  it('an agent that never comes up times out with elapsed time and the last error', async () => {
+    node = await startSimNode();
+    const ctx = node.ctx();
+    const dead = { ...ctx, connect: () => Promise.reject(new Error('connection refused by 10.88.0.2:22')) };
+    const t0 = Date.now();
+    await expect(waitAgentModule.run(dead, { timeout: 2, interval: 1 })).rejects.toThrow(
+      /did not accept SSH within 2s \(waited \ds\); last error: connection refused/,
+    );
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(node.events.some((e) => e.kind === 'progress' && /waiting for SSH: \ds elapsed, attempt 1, last error: connection refused/.test(e.message))).toBe(true);
+  });
+});
