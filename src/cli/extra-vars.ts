@@ -43,6 +43,7 @@ export function parseKeyValues(arg: string): Vars {
     if (eq <= 0) throw bad(arg, `"${token}" is not key=value`);
     const key = token.slice(0, eq);
     if (!KEY.test(key)) throw bad(arg, `"${key}" is not a valid variable name`, 'names are letters, digits and _, not starting with a digit');
+    if (key === '__proto__') throw bad(arg, '"__proto__" is not a usable variable name');
     out[key] = token.slice(eq + 1);
   }
   return out;
