@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { argDocs, moduleDocText, moduleListText, typeText } from '../../src/cli/module-docs.js';
 import { modulesCommand } from '../../src/cli/modules-command.js';
-import { TsbmError } from '../../src/errors.js';
+import type { TsbmError } from '../../src/errors.js';
 import { allModules } from '../../src/modules/registry.js';
 import { defineModule } from '../../src/modules/types.js';
 
