@@ -1,12 +1,18 @@
 // The module registry: the executor, the loader, `tsbm modules` and the schema writer find
 // modules only through here. Add one import and one entry per module file.
 import type { ModuleDef } from './types.js';
+import { redfishBootDevice } from './redfish_boot_device.js';
+import { redfishPower } from './redfish_power.js';
+import { vmediaBoot } from './vmedia_boot.js';
 import { bootcInstallModule } from './bootc_install.js';
 import { podmanPullModule } from './podman_pull.js';
 import { rootDeviceModule } from './root_device.js';
 import { waitAgentModule } from './wait_agent.js';
 
 const modules: ModuleDef[] = [
+  redfishBootDevice as unknown as ModuleDef,
+  redfishPower as unknown as ModuleDef,
+  vmediaBoot as unknown as ModuleDef,
   bootcInstallModule as unknown as ModuleDef,
   podmanPullModule as unknown as ModuleDef,
   rootDeviceModule as unknown as ModuleDef,

@@ -1,0 +1,32 @@
+// The run's file server, created on first use from the host vars `tsbm_http_address`
+// (host or host:port) and `tsbm_http_port`, and stopped when the run ends.
+import { optionsError } from '../errors.js';
+import type { RunServices } from '../modules/types.js';
+import type { Vars } from '../types.js';
+import { type FileServer, startFileServer } from './file-server.js';
+
+export function fileServerOptions(vars: Vars): { host: string; port: number } {
+  const addr = vars.tsbm_http_address;
+  let host = '127.0.0.1';
+  let port = 0;
+  if (typeof addr === 'string' && addr) {
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(addr) ?? /^([^:]+)(?::(\d+))?$/.exec(addr);
+    if (!m?.[1]) throw optionsError(`tsbm_http_address ${JSON.stringify(addr)} is not host or host:port`);
+    host = m[1];
+    if (m[2]) port = Number(m[2]);
+  }
+  if (vars.tsbm_http_port !== undefined) {
+    port = Number(vars.tsbm_http_port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionsError(`tsbm_http_port ${String(vars.tsbm_http_port)} is not a port number`);
+  }
+  return { host, port };
+}
+
+export function runFileServer(services: RunServices, vars: Vars): Promise<FileServer> {
+  const { host, port } = fileServerOptions(vars);
+  return services.get(`http:file-server:${host}:${port}`, () => {
+    const p = startFileServer({ host, port });
+    services.onClose(() => p.then((s) => s.close(), () => undefined));
+    return p;
+  });
+}

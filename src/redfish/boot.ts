@@ -1,0 +1,99 @@
+// Boot source override: which target to ask for, a PATCH of only what must change, and a
+// read-back so a BMC that silently ignores the override is caught.
+import { TsbmError } from '../errors.js';
+import type { RedfishClient, Resource } from './client.js';
+import type { Json } from './transport.js';
+
+export const BOOT_DEVICES = ['disk', 'pxe', 'cd', 'bios', 'usb'] as const;
+export type BootDevice = (typeof BOOT_DEVICES)[number];
+
+const TARGETS: Record<BootDevice, string[]> = {
+  disk: ['Hdd'],
+  pxe: ['Pxe'],
+  cd: ['Cd', 'UsbCd'], // some Supermicro boards expose virtual media only as UsbCd
+  bios: ['BiosSetup'],
+  usb: ['Usb', 'UsbCd'],
+};
+
+export function chooseBootTarget(device: BootDevice, allowed: readonly string[] | undefined): string | undefined {
+  const prefs = TARGETS[device];
+  if (!allowed || allowed.length === 0) return prefs[0];
+  return prefs.find((p) => allowed.includes(p));
+}
+
+export interface BootWant {
+  device: BootDevice;
+  persistent: boolean;
+  mode?: 'UEFI' | 'Legacy' | undefined;
+}
+
+export interface BootPlan {
+  target: string;
+  enabled: 'Once' | 'Continuous';
+  patch: Json | undefined;
+  before: { target: unknown; enabled: unknown; mode: unknown };
+}
+
+function bootOf(system: Resource): Json {
+  return (system.body.Boot as Json | undefined) ?? {};
+}
+
+/** What to PATCH (undefined when the override is already as wanted). */
+export function planBoot(bmc: string, system: Resource, want: BootWant): BootPlan {
+  const boot = bootOf(system);
+  const allowed = Array.isArray(boot['BootSourceOverrideTarget@Redfish.AllowableValues'])
+    ? (boot['BootSourceOverrideTarget@Redfish.AllowableValues'] as unknown[]).map(String)
+    : undefined;
+  const target = chooseBootTarget(want.device, allowed);
+  if (!target) {
+    throw new TsbmError('runtime', `BMC ${bmc} cannot boot System ${system.path} from ${want.device}: it offers ${allowed?.join(', ')}`, {
+      hint: 'pick a device the BMC offers',
+    });
+  }
+  const enabled = want.persistent ? 'Continuous' : 'Once';
+  const patch: Json = {};
+  if (boot.BootSourceOverrideTarget !== target || boot.BootSourceOverrideEnabled !== enabled) {
+    // Several BMCs need target and enablement in one request.
+    patch.BootSourceOverrideTarget = target;
+    patch.BootSourceOverrideEnabled = enabled;
+  }
+  if (want.mode && boot.BootSourceOverrideMode !== undefined && boot.BootSourceOverrideMode !== want.mode) {
+    const modes = boot['BootSourceOverrideMode@Redfish.AllowableValues'];
+    if (Array.isArray(modes) && !modes.includes(want.mode)) {
+      throw new TsbmError('runtime', `BMC ${bmc} does not offer boot mode ${want.mode} (it offers ${modes.join(', ')})`, { hint: 'drop `mode` or pick an offered one' });
+    }
+    patch.BootSourceOverrideMode = want.mode;
+  }
+  return {
+    target,
+    enabled,
+    patch: Object.keys(patch).length ? patch : undefined,
+    before: { target: boot.BootSourceOverrideTarget, enabled: boot.BootSourceOverrideEnabled, mode: boot.BootSourceOverrideMode },
+  };
+}
+
+/** Applies the plan and reads it back. Throws when the target did not stick; warns on Continuous-for-Once. */
+export async function applyBoot(client: RedfishClient, system: Resource, plan: BootPlan, want: BootWant, warn: (m: string) => void): Promise<Resource> {
+  if (plan.patch) await client.patch(system.path, { Boot: plan.patch }, system.etag);
+  const after = await client.get(system.path);
+  const boot = bootOf(after);
+  const bmc = client.endpoint.bmc;
+  if (boot.BootSourceOverrideTarget !== plan.target) {
+    throw new TsbmError('runtime', `BMC ${bmc} accepted boot override ${plan.target} for ${system.path} but reads back ${JSON.stringify(boot.BootSourceOverrideTarget)}`, {
+      hint: 'the BMC ignored the boot override; check its firmware, or whether a BIOS setting locks the boot order',
+    });
+  }
+  if (plan.enabled === 'Once' && boot.BootSourceOverrideEnabled === 'Continuous') {
+    warn(`BMC ${bmc} reads back BootSourceOverrideEnabled Continuous for a requested Once; going on (a later step sets the boot device persistently)`);
+  } else if (boot.BootSourceOverrideEnabled !== plan.enabled) {
+    throw new TsbmError('runtime', `BMC ${bmc} reads back BootSourceOverrideEnabled ${JSON.stringify(boot.BootSourceOverrideEnabled)} after ${plan.enabled} was set`, {
+      hint: 'the BMC ignored the boot override; check its firmware',
+    });
+  }
+  if (want.mode && boot.BootSourceOverrideMode !== undefined && boot.BootSourceOverrideMode !== want.mode) {
+    throw new TsbmError('runtime', `BMC ${bmc} reads back boot mode ${JSON.stringify(boot.BootSourceOverrideMode)} after ${want.mode} was set`, {
+      hint: 'some BMCs only change the boot mode while powered off; power the node off first',
+    });
+  }
+  return after;
+}

@@ -1,0 +1,174 @@
+// RedfishClient: one BMC, authenticated, with ETag-aware PATCH, task-following actions and
+// errors that name the BMC and what it said. Discovery and vendor differences live beside it.
+import { extendedInfo, RedfishError } from './errors.js';
+import type { RedfishEndpoint } from './endpoint.js';
+import { etagFrom, patchWithEtag } from './etag.js';
+import { Auth } from './session.js';
+import { followTask, TaskMonitorTimeout } from './task-monitor.js';
+import { type Json, type RedfishResponse, Transport, type TransportOptions } from './transport.js';
+
+export interface ClientOptions extends TransportOptions {
+  /** Registers secrets (password, session token) for redaction. */
+  onSecret?: (value: string) => void;
+  onLog?: (message: string, level: 1 | 2 | 3) => void;
+  onWarn?: (message: string) => void;
+  /** Upper bound for following a 202 task monitor (default 300 s). */
+  taskTimeoutMs?: number;
+  /** Skip SessionService and use Basic auth. */
+  basicAuth?: boolean;
+}
+
+export interface Resource {
+  path: string;
+  body: Json;
+  etag: string | undefined;
+}
+
+export class RedfishClient {
+  readonly transport: Transport;
+  private readonly auth: Auth;
+  private root: Json | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly endpoint: RedfishEndpoint,
+    private readonly opts: ClientOptions = {},
+  ) {
+    if (endpoint.password) opts.onSecret?.(endpoint.password);
+    if (endpoint.verifyCa === false && endpoint.baseUrl.startsWith('https:')) {
+      opts.onWarn?.(`TLS certificate verification is off for BMC ${endpoint.bmc} (redfish_verify_ca: false); anyone on the path can impersonate it`);
+    }
+    this.transport = new Transport(endpoint, opts);
+    this.auth = new Auth(this.transport, endpoint, (v) => opts.onSecret?.(v), (m) => this.log(m, 2));
+  }
+
+  get authKind(): 'none' | 'session' | 'basic' {
+    return this.auth.kind;
+  }
+
+  log(message: string, level: 1 | 2 | 3 = 2): void {
+    this.opts.onLog?.(message, level);
+  }
+
+  warn(message: string): void {
+    this.opts.onWarn?.(message);
+  }
+
+  /** Reads the service root (no auth needed by the spec) and logs in; done once, lazily. */
+  connect(): Promise<void> {
+    this.connecting ??= (async () => {
+      const res = await this.transport.request('GET', '/redfish/v1/');
+      if (res.status === 401) this.root = {}; // some BMCs protect even the root
+      else this.root = this.check(res, 'GET', '/redfish/v1/', 'did not answer the service root').body ?? {};
+      await this.auth.login(this.root, this.opts.basicAuth ?? false);
+      if (res.status === 401) this.root = this.check(await this.raw('GET', '/redfish/v1/'), 'GET', '/redfish/v1/').body ?? {};
+    })().catch((e: unknown) => {
+      this.connecting = undefined;
+      throw e;
+    });
+    return this.connecting;
+  }
+
+  async serviceRoot(): Promise<Json> {
+    await this.connect();
+    return this.root ?? {};
+  }
+
+  /** An authenticated request; a 401 triggers one fresh login and one repeat. No status check. */
+  async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RedfishResponse> {
+    if (this.closed) throw new Error(`Redfish client for ${this.endpoint.bmc} is closed`);
+    await this.connect();
+    let res = await this.transport.request(method, path, body, { ...headers, ...this.auth.headers() });
+    if (res.status === 401 && this.auth.kind !== 'none') {
+      this.log(`BMC ${this.endpoint.bmc} answered 401 to ${method} ${path}; logging in again`, 2);
+      await this.auth.login(this.root ?? {}, this.auth.kind === 'basic');
+      res = await this.transport.request(method, path, body, { ...headers, ...this.auth.headers() });
+    }
+    return res;
+  }
+
+  check(res: RedfishResponse, method: string, path: string, what = 'failed'): RedfishResponse {
+    if (res.status >= 200 && res.status < 300) return res;
+    const hint = res.status === 401 || res.status === 403 ? 'check driver_info.redfish_username and redfish_password' : undefined;
+    throw new RedfishError(what, {
+      status: res.status,
+      method,
+      url: this.transport.url(path),
+      bmc: this.endpoint.bmc,
+      messages: extendedInfo(res.body),
+      ...(hint ? { hint } : {}),
+    });
+  }
+
+  async get(path: string): Promise<Resource> {
+    const res = this.check(await this.raw('GET', path), 'GET', path);
+    const body = res.body ?? {};
+    return { path, body, etag: etagFrom(res.headers, body) };
+  }
+
+  /** GET that answers undefined for 404 (links to resources a BMC does not really have). */
+  async tryGet(path: string): Promise<Resource | undefined> {
+    const res = await this.raw('GET', path);
+    if (res.status === 404) return undefined;
+    const body = this.check(res, 'GET', path).body ?? {};
+    return { path, body, etag: etagFrom(res.headers, body) };
+  }
+
+  async patch(path: string, body: unknown, knownEtag?: string): Promise<RedfishResponse> {
+    const res = await patchWithEtag(
+      {
+        etagOf: async (p) => (await this.get(p)).etag,
+        patch: (p, b, h) => this.raw('PATCH', p, b, h),
+        log: (m) => this.log(m, 2),
+      },
+      path,
+      body,
+      knownEtag,
+    );
+    return this.followIfAccepted(this.check(res, 'PATCH', path), 'PATCH', path);
+  }
+
+  /** POSTs an action; 202 + Location is followed to completion. */
+  async post(path: string, body: unknown): Promise<RedfishResponse> {
+    const res = this.check(await this.raw('POST', path, body), 'POST', path);
+    return this.followIfAccepted(res, 'POST', path);
+  }
+
+  private async followIfAccepted(res: RedfishResponse, method: string, path: string): Promise<RedfishResponse> {
+    const loc = res.headers.location;
+    if (res.status !== 202 || typeof loc !== 'string' || !loc) return res;
+    try {
+      const final = await followTask(
+        {
+          get: (u) => this.raw('GET', u),
+          ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+          onProgress: (m) => this.log(m, 3),
+        },
+        loc,
+        this.opts.taskTimeoutMs ?? 300_000,
+        this.opts.retry?.maxDelayMs ?? 5000,
+      );
+      return this.check(final, method, path, `task ${loc} failed`);
+    } catch (e) {
+      if (e instanceof TaskMonitorTimeout) {
+        throw new RedfishError(`was accepted but its task did not finish: ${e.message}`, {
+          method,
+          url: this.transport.url(path),
+          bmc: this.endpoint.bmc,
+          hint: 'the BMC may be busy or stuck; check its task list, or raise the timeout',
+        });
+      }
+      throw e;
+    }
+  }
+
+  /** Logs out and drops connections. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.connecting) await this.connecting.catch(() => undefined);
+    await this.auth.logout();
+    this.closed = true;
+    this.transport.close();
+  }
+}

@@ -1,0 +1,146 @@
+// Discovery by following links only: service root → Systems → the System → its Manager
+// (Links.ManagedBy) → VirtualMedia under the System or the Manager. Action targets come from
+// `Actions[...].target`, allowed values from `@Redfish.AllowableValues` or `@Redfish.ActionInfo`.
+import { TsbmError } from '../errors.js';
+import type { RedfishClient, Resource } from './client.js';
+import { hpeOemMediaTargets, type OemMediaTargets } from './quirks/hpe-oem-virtual-media.js';
+import type { Json } from './transport.js';
+
+export function linkOf(v: unknown): string | undefined {
+  const id = v && typeof v === 'object' ? (v as Json)['@odata.id'] : undefined;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+function members(coll: Json): string[] {
+  return Array.isArray(coll.Members) ? coll.Members.map(linkOf).filter((x): x is string => x !== undefined) : [];
+}
+
+const systemPaths = new WeakMap<RedfishClient, string>();
+
+/** The System this client drives: `redfish_system_id` (an Id or a path), or the only one. */
+export async function findSystem(client: RedfishClient): Promise<Resource> {
+  const known = systemPaths.get(client);
+  if (known) return client.get(known);
+  const root = await client.serviceRoot();
+  const systemsLink = linkOf(root.Systems);
+  const bmc = client.endpoint.bmc;
+  if (!systemsLink) throw new TsbmError('runtime', `BMC ${bmc} lists no Systems in its service root`, { hint: 'check that driver_info.redfish_address points at the BMC, not at another Redfish service' });
+  const paths = members((await client.get(systemsLink)).body);
+  const want = client.endpoint.systemId;
+  let path: string | undefined;
+  if (want) {
+    path = paths.find((p) => p === want || p.replace(/\/+$/, '').split('/').pop() === want.replace(/^.*\//, ''));
+    if (!path) {
+      throw new TsbmError('runtime', `BMC ${bmc} has no System ${JSON.stringify(want)}; it has: ${paths.join(', ') || 'none'}`, {
+        hint: 'set driver_info.redfish_system_id to one of the listed Systems',
+      });
+    }
+  } else if (paths.length === 1) {
+    path = paths[0];
+  } else if (paths.length === 0) {
+    throw new TsbmError('runtime', `BMC ${bmc} lists no Systems`, { hint: 'the BMC may still be starting; try again later' });
+  } else {
+    throw new TsbmError('runtime', `BMC ${bmc} manages several Systems: ${paths.join(', ')}`, {
+      hint: 'set driver_info.redfish_system_id to the one this node is',
+    });
+  }
+  if (!path) throw new Error('unreachable');
+  systemPaths.set(client, path);
+  return client.get(path);
+}
+
+/** The System's managers (Links.ManagedBy) that actually exist. */
+export async function findManagers(client: RedfishClient, system: Resource): Promise<Resource[]> {
+  const links = system.body.Links as Json | undefined;
+  const managedBy = Array.isArray(links?.ManagedBy) ? links.ManagedBy.map(linkOf).filter((x): x is string => !!x) : [];
+  const out: Resource[] = [];
+  for (const p of managedBy) {
+    const m = await client.tryGet(p);
+    if (m) out.push(m);
+  }
+  return out;
+}
+
+export interface ActionSpec {
+  name: string;
+  target: string;
+  /** Parameter name → allowed values, from inline annotations and ActionInfo. */
+  allowable: Record<string, string[]>;
+}
+
+/** An action of a resource (e.g. `#ComputerSystem.Reset`) with its allowed parameter values. */
+export async function findAction(client: RedfishClient, resource: Json, name: string): Promise<ActionSpec | undefined> {
+  const actions = resource.Actions as Json | undefined;
+  const def = actions?.[name] as Json | undefined;
+  if (!def || typeof def.target !== 'string') return undefined;
+  const allowable: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(def)) {
+    const m = /^(.+)@Redfish\.AllowableValues$/.exec(k);
+    if (m?.[1] && Array.isArray(v)) allowable[m[1]] = v.map(String);
+  }
+  const infoPath = def['@Redfish.ActionInfo'];
+  if (typeof infoPath === 'string') {
+    const info = await client.tryGet(infoPath);
+    const params = Array.isArray(info?.body.Parameters) ? (info.body.Parameters as Json[]) : [];
+    for (const p of params) {
+      if (typeof p.Name === 'string' && Array.isArray(p.AllowableValues)) {
+        allowable[p.Name] = [...new Set([...(allowable[p.Name] ?? []), ...p.AllowableValues.map(String)])];
+      }
+    }
+  }
+  return { name, target: def.target, allowable };
+}
+
+export interface MediaSlot extends Resource {
+  insert: ActionSpec | undefined;
+  eject: ActionSpec | undefined;
+  oem: OemMediaTargets;
+}
+
+const CD_TYPES = ['CD', 'DVD'];
+
+/** Picks the CD/DVD virtual media slot: by MediaTypes, else by an Id/Name that says CD/DVD. */
+export async function findCdSlot(client: RedfishClient, system: Resource): Promise<MediaSlot> {
+  const bmc = client.endpoint.bmc;
+  const looked: string[] = [];
+  const collections: string[] = [];
+  const sysLink = linkOf(system.body.VirtualMedia);
+  if (sysLink) collections.push(sysLink);
+  else looked.push(`System ${system.path} has no VirtualMedia link`);
+  for (const m of await findManagers(client, system)) {
+    const l = linkOf(m.body.VirtualMedia);
+    if (l) collections.push(l);
+    else looked.push(`Manager ${m.path} has no VirtualMedia link`);
+  }
+  const slots: Resource[] = [];
+  for (const c of [...new Set(collections)]) {
+    const coll = await client.tryGet(c);
+    if (!coll) {
+      looked.push(`${c} does not exist (404)`);
+      continue;
+    }
+    for (const p of members(coll.body)) {
+      const s = await client.tryGet(p);
+      if (s) slots.push(s);
+    }
+    if (slots.length) break;
+  }
+  const types = (s: Resource) => (Array.isArray(s.body.MediaTypes) ? s.body.MediaTypes.map(String) : []);
+  const named = (s: Resource) => /cd|dvd/i.test(`${String(s.body.Id ?? '')} ${String(s.body.Name ?? '')} ${s.path}`);
+  const pick =
+    slots.find((s) => types(s).some((t) => CD_TYPES.includes(t))) ??
+    slots.find((s) => types(s).length === 0 && named(s)) ??
+    slots.find((s) => named(s));
+  if (!pick) {
+    const why = slots.length ? `its virtual media slots (${slots.map((s) => s.path).join(', ')}) take no CD/DVD` : looked.join('; ');
+    throw new TsbmError('runtime', `BMC ${bmc} offers no CD/DVD virtual media for System ${system.path}: ${why}`, {
+      hint: 'this BMC cannot boot an ISO over Redfish virtual media; enable/license virtual media on the BMC, or boot the ramdisk over the network (redfish_boot_device device: pxe)',
+    });
+  }
+  return {
+    ...pick,
+    insert: await findAction(client, pick.body, '#VirtualMedia.InsertMedia'),
+    eject: await findAction(client, pick.body, '#VirtualMedia.EjectMedia'),
+    oem: hpeOemMediaTargets(pick.body),
+  };
+}

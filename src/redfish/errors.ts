@@ -1,0 +1,67 @@
+// RedfishError: a failed Redfish request with what the BMC said (`@Message.ExtendedInfo`),
+// the HTTP status, method, URL and BMC host. Built from the request only, never from headers,
+// so credentials and session tokens cannot leak into it.
+import { TsbmError } from '../errors.js';
+
+export interface RedfishMessage {
+  id?: string;
+  message: string;
+  resolution?: string;
+}
+
+/** Pulls the human text out of a Redfish error body (`error.@Message.ExtendedInfo[]`, or `error.message`). */
+export function extendedInfo(body: unknown): RedfishMessage[] {
+  if (!body || typeof body !== 'object') return [];
+  const err = (body as Record<string, unknown>).error as Record<string, unknown> | undefined;
+  const info = (err?.['@Message.ExtendedInfo'] ?? (body as Record<string, unknown>)['@Message.ExtendedInfo']) as unknown;
+  const out: RedfishMessage[] = [];
+  if (Array.isArray(info)) {
+    for (const m of info) {
+      if (!m || typeof m !== 'object') continue;
+      const r = m as Record<string, unknown>;
+      const message = typeof r.Message === 'string' ? r.Message : typeof r.MessageId === 'string' ? r.MessageId : '';
+      if (message) {
+        out.push({
+          message,
+          ...(typeof r.MessageId === 'string' ? { id: r.MessageId } : {}),
+          ...(typeof r.Resolution === 'string' && r.Resolution ? { resolution: r.Resolution } : {}),
+        });
+      }
+    }
+  }
+  if (out.length === 0 && typeof err?.message === 'string') out.push({ message: err.message });
+  return out;
+}
+
+export class RedfishError extends TsbmError {
+  readonly status: number | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly bmc: string;
+  readonly messages: RedfishMessage[];
+
+  constructor(
+    what: string,
+    opts: { status?: number; method: string; url: string; bmc: string; messages?: RedfishMessage[]; hint?: string; host?: string; cause?: unknown },
+  ) {
+    const msgs = opts.messages ?? [];
+    const detail = msgs.length ? `: ${msgs.map((m) => m.message).join('; ')}` : '';
+    const status = opts.status !== undefined ? ` (HTTP ${opts.status})` : '';
+    super('runtime', `Redfish ${opts.method} ${opts.url} on BMC ${opts.bmc} ${what}${status}${detail}`, {
+      ...(opts.hint ?? msgs.find((m) => m.resolution)?.resolution ? { hint: opts.hint ?? msgs.find((m) => m.resolution)?.resolution } : {}),
+      ...(opts.host ? { host: opts.host } : {}),
+      ...(opts.cause !== undefined ? { cause: opts.cause } : {}),
+    });
+    this.name = 'RedfishError';
+    this.status = opts.status;
+    this.method = opts.method;
+    this.url = opts.url;
+    this.bmc = opts.bmc;
+    this.messages = msgs;
+  }
+
+  /** True when any ExtendedInfo message id or text matches. */
+  mentions(re: RegExp): boolean {
+    return this.messages.some((m) => re.test(m.message) || (m.id !== undefined && re.test(m.id)));
+  }
+}

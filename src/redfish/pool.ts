@@ -1,0 +1,42 @@
+// One RedfishClient per BMC per run, shared through the run's services and logged out when
+// the run ends. Log/retry/warning callbacks go to whichever task is using the client now.
+import type { ModuleContext } from '../modules/types.js';
+import { RedfishClient } from './client.js';
+import { endpointFromDriverInfo } from './endpoint.js';
+import type { RetryPolicy } from './transport.js';
+
+export interface ClientTuning {
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  taskTimeoutMs?: number;
+  basicAuth?: boolean;
+}
+
+interface Pooled {
+  client: RedfishClient;
+  sink: { ctx: ModuleContext };
+}
+
+/** The run's client for the BMC in `driverInfo` (Ironic field names), bound to this task's ctx. */
+export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning: ClientTuning = {}): RedfishClient {
+  const endpoint = endpointFromDriverInfo(driverInfo);
+  if (endpoint.password) ctx.secret(endpoint.password);
+  // The System id is part of the key: a chassis BMC serving several nodes keeps one client per node.
+  const key = `redfish:${endpoint.baseUrl}#${endpoint.username ?? ''}#${endpoint.systemId ?? ''}`;
+  const pooled = ctx.services.get<Pooled>(key, () => {
+    const sink = { ctx };
+    const client = new RedfishClient(endpoint, {
+      ...tuning,
+      // No AbortSignal: the client outlives the task that created it.
+      onSecret: (v) => sink.ctx.secret(v),
+      onLog: (m, level) => sink.ctx.log(m, level),
+      onWarn: (m) => sink.ctx.warn(m),
+      onRetry: ({ attempt, retries, delayMs, reason }) =>
+        sink.ctx.log(`retry ${attempt}/${retries} in ${delayMs} ms (BMC ${endpoint.bmc}): ${reason}`, 1),
+    });
+    ctx.services.onClose(() => client.close());
+    return { client, sink };
+  });
+  pooled.sink.ctx = ctx;
+  return pooled.client;
+}

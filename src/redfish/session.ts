@@ -1,0 +1,85 @@
+// Authentication to a BMC: a SessionService session (X-Auth-Token) when the BMC offers one,
+// else HTTP Basic. The session is deleted at close: leaked sessions lock iDRACs out.
+import type { RedfishEndpoint } from './endpoint.js';
+import { RedfishError, extendedInfo } from './errors.js';
+import type { Json, Transport } from './transport.js';
+
+export class Auth {
+  private token: string | undefined;
+  private sessionUrl: string | undefined;
+  private mode: 'none' | 'session' | 'basic' = 'none';
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly endpoint: RedfishEndpoint,
+    /** Registers the session token for redaction as soon as it exists. */
+    private readonly onSecret: (value: string) => void,
+    private readonly onLog: (message: string) => void,
+  ) {}
+
+  get kind(): 'none' | 'session' | 'basic' {
+    return this.mode;
+  }
+
+  /** Opens a session (sessions path from the service root), falling back to Basic. */
+  async login(root: Json, preferBasic = false): Promise<void> {
+    const { username, password } = this.endpoint;
+    if (username === undefined || password === undefined) {
+      this.mode = 'none';
+      return;
+    }
+    if (!preferBasic) {
+      const links = root.Links as Json | undefined;
+      const sessionsLink = (links?.Sessions as Json | undefined)?.['@odata.id'];
+      const path = typeof sessionsLink === 'string' ? sessionsLink : '/redfish/v1/SessionService/Sessions';
+      const res = await this.transport.request('POST', path, { UserName: username, Password: password });
+      const token = res.headers['x-auth-token'];
+      if (res.status >= 200 && res.status < 300 && typeof token === 'string' && token) {
+        this.onSecret(token);
+        this.token = token;
+        const loc = res.headers.location;
+        const id = typeof res.body?.['@odata.id'] === 'string' ? (res.body['@odata.id'] as string) : undefined;
+        this.sessionUrl = typeof loc === 'string' && loc ? loc : id;
+        this.mode = 'session';
+        this.onLog(`Redfish session opened on ${this.endpoint.bmc}`);
+        return;
+      }
+      if (res.status === 401 || res.status === 403) {
+        throw new RedfishError('refused the credentials', {
+          status: res.status,
+          method: 'POST',
+          url: this.transport.url(path),
+          bmc: this.endpoint.bmc,
+          messages: extendedInfo(res.body),
+          hint: 'check driver_info.redfish_username and redfish_password',
+        });
+      }
+      this.onLog(`Redfish sessions unavailable on ${this.endpoint.bmc} (HTTP ${res.status}); using Basic auth`);
+    }
+    this.mode = 'basic';
+  }
+
+  headers(): Record<string, string> {
+    if (this.mode === 'session' && this.token) return { 'X-Auth-Token': this.token };
+    if (this.mode === 'basic' && this.endpoint.username !== undefined && this.endpoint.password !== undefined) {
+      return { Authorization: `Basic ${Buffer.from(`${this.endpoint.username}:${this.endpoint.password}`).toString('base64')}` };
+    }
+    return {};
+  }
+
+  /** Deletes the session; errors are swallowed (the run is ending) but reported. */
+  async logout(): Promise<void> {
+    if (this.mode !== 'session' || !this.token) return;
+    const headers = this.headers();
+    const url = this.sessionUrl;
+    this.token = undefined;
+    this.mode = 'none';
+    if (!url) return;
+    try {
+      const res = await this.transport.request('DELETE', url, undefined, headers);
+      if (res.status >= 300 && res.status !== 404) this.onLog(`Redfish logout on ${this.endpoint.bmc} answered HTTP ${res.status}`);
+    } catch (e) {
+      this.onLog(`Redfish logout on ${this.endpoint.bmc} failed: ${(e as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+// HTTP(S) to one BMC: keep-alive agent, per-request timeout, TLS verification choice, one
+// request at a time (BMCs fall over under parallel load), bounded retries through util/wait.
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { TsbmError } from '../errors.js';
+import { retry } from '../util/wait.js';
+import type { RedfishEndpoint } from './endpoint.js';
+import { extendedInfo, RedfishError } from './errors.js';
+
+export type Json = Record<string, unknown>;
+
+export interface RedfishResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, when there is one. */
+  body: Json | undefined;
+}
+
+export interface RetryPolicy {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface TransportOptions {
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  onRetry?: (info: { attempt: number; retries: number; delayMs: number; reason: string }) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+]);
+const CONN_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/** A connection-level failure (no HTTP answer). */
+export class ConnectionError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    /** False when the request may have reached the BMC (unsafe to repeat a POST). */
+    readonly beforeSend: boolean,
+  ) {
+    super(message);
+    this.name = 'ConnectionError';
+  }
+}
+
+/** An HTTP status worth repeating, carried through retry() and rethrown as-is at the end. */
+export class RetryableStatus extends Error {
+  constructor(readonly response: RedfishResponse) {
+    super(`HTTP ${response.status}`);
+  }
+}
+
+export class Transport {
+  private readonly agent: HttpAgent | HttpsAgent;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly endpoint: RedfishEndpoint,
+    private readonly opts: TransportOptions = {},
+  ) {
+    this.policy = { ...DEFAULT_RETRY, ...opts.retry };
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    if (endpoint.baseUrl.startsWith('http:')) {
+      this.agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    } else {
+      let ca: string | undefined;
+      if (typeof endpoint.verifyCa === 'string') {
+        try {
+          ca = readFileSync(endpoint.verifyCa, 'utf8');
+        } catch (e) {
+          throw new TsbmError('options', `cannot read the CA bundle ${endpoint.verifyCa} given as driver_info.redfish_verify_ca: ${(e as Error).message}`, {
+            hint: 'point redfish_verify_ca at a readable PEM file with the BMC certificate or its CA',
+          });
+        }
+      }
+      this.agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: endpoint.verifyCa !== false, ...(ca ? { ca } : {}) });
+    }
+  }
+
+  /** Full URL for a path (`/redfish/v1/...`) or an absolute URL the BMC handed out. */
+  url(path: string): string {
+    return /^https?:\/\//.test(path) ? path : `${this.endpoint.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+  }
+
+  /**
+   * One request, queued behind any other to this BMC, retried on connection errors (not for a
+   * POST that may have been delivered), on 503/429 and on 5xx for reads. Other statuses are returned.
+   */
+  request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RedfishResponse> {
+    const run = () =>
+      retry(
+        async () => {
+          const res = await this.once(method, path, body, headers);
+          if (res.status === 503 || res.status === 429 || (method === 'GET' && res.status >= 500)) throw new RetryableStatus(res);
+          return res;
+        },
+        {
+          ...this.policy,
+          ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+          retryable: (e) =>
+            e instanceof RetryableStatus ||
+            (e instanceof ConnectionError && !TLS_CODES.has(e.code ?? '') && (method !== 'POST' || e.beforeSend)),
+          delayFor: (e) => {
+            if (!(e instanceof RetryableStatus)) return undefined;
+            const ra = Number(e.response.headers['retry-after']);
+            return Number.isFinite(ra) ? Math.min(ra * 1000, this.policy.maxDelayMs) : undefined;
+          },
+          onRetry: ({ attempt, retries, delayMs, error }) =>
+            this.opts.onRetry?.({ attempt, retries, delayMs, reason: `${method} ${path}: ${error instanceof Error ? error.message : String(error)}` }),
+        },
+      ).catch((e: unknown) => {
+        if (e instanceof RetryableStatus) return e.response; // out of retries: the caller reports the status
+        throw this.wrap(e, method, path);
+      });
+    const p = this.tail.then(run, run);
+    this.tail = p.catch(() => undefined);
+    return p;
+  }
+
+  private wrap(e: unknown, method: string, path: string): unknown {
+    if (!(e instanceof ConnectionError)) return e;
+    const base = { method, url: this.url(path), bmc: this.endpoint.bmc, cause: e };
+    if (e.code && TLS_CODES.has(e.code)) {
+      return new RedfishError(`refused: the BMC's TLS certificate is not trusted (${e.code})`, {
+        ...base,
+        hint: `pass the BMC's CA certificate with driver_info.redfish_verify_ca: /path/to/bmc-ca.pem, or opt out of verification with redfish_verify_ca: false`,
+      });
+    }
+    return new RedfishError(`failed: ${e.message}`, { ...base, hint: 'check that the BMC address is right and reachable from the controller' });
+  }
+
+  private once(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<RedfishResponse> {
+    const url = new URL(this.url(path));
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const doRequest = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise((resolve, reject) => {
+      let sent = false;
+      const req = doRequest(
+        url,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            Accept: 'application/json',
+            'OData-Version': '4.0',
+            ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
+            ...headers,
+          },
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (e) => reject(new ConnectionError(e.message, (e as NodeJS.ErrnoException).code, false)));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: Json | undefined;
+            if (text.trim()) {
+              try {
+                const v = JSON.parse(text) as unknown;
+                parsed = v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+              } catch {
+                parsed = undefined; // some BMCs answer HTML on errors; the status still tells the story
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      req.on('finish', () => {
+        sent = true;
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        const code = e.code;
+        const before = !sent || code === 'ECONNREFUSED';
+        // Unknown codes count as connection failures too; CONN_CODES documents the expected ones.
+        reject(new ConnectionError(e.message, code && (TLS_CODES.has(code) || CONN_CODES.has(code)) ? code : code, before));
+      });
+      this.opts.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Throws a RedfishError unless the status is one of the success codes (200/201/202/204). */
+export function ensureOk(res: RedfishResponse, method: string, url: string, bmc: string, what = 'failed'): RedfishResponse {
+  if (res.status >= 200 && res.status < 300) return res;
+  throw new RedfishError(what, { status: res.status, method, url, bmc, messages: extendedInfo(res.body) });
+}

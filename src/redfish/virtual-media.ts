@@ -1,0 +1,62 @@
+// Virtual media: eject and insert through the standard actions, HPE's OEM actions, or a
+// PATCH of the slot where a BMC has no actions (the DMTF reference tree).
+import { TsbmError } from '../errors.js';
+import type { RedfishClient } from './client.js';
+import type { MediaSlot } from './discovery.js';
+import { RedfishError } from './errors.js';
+import type { Json } from './transport.js';
+
+export function mediaImage(slot: { body: Json }): string | undefined {
+  const img = slot.body.Image;
+  return typeof img === 'string' && img !== '' ? img : undefined;
+}
+
+export function mediaInserted(slot: { body: Json }): boolean {
+  return slot.body.Inserted === true || (slot.body.Inserted === undefined && mediaImage(slot) !== undefined);
+}
+
+/** Ejects whatever is in the slot. Returns false when it was already empty. */
+export async function ejectMedia(client: RedfishClient, slot: MediaSlot): Promise<boolean> {
+  if (!mediaInserted(slot) && mediaImage(slot) === undefined) return false;
+  if (slot.eject) await client.post(slot.eject.target, {});
+  else if (slot.oem.eject) await client.post(slot.oem.eject, {});
+  else await client.patch(slot.path, { Image: null, Inserted: false }, slot.etag);
+  return true;
+}
+
+/** The InsertMedia body for this slot: protocol and method only when the BMC lists them. */
+export function insertBody(slot: MediaSlot, image: string): Json {
+  const body: Json = { Image: image, Inserted: true, WriteProtected: true };
+  const allow = slot.insert?.allowable ?? {};
+  const scheme = /^([a-z]+):/i.exec(image)?.[1]?.toUpperCase();
+  const protos = allow.TransferProtocolType;
+  if (protos && scheme) {
+    if (!protos.includes(scheme)) {
+      throw new TsbmError('runtime', `BMC ${slot.path} accepts virtual media over ${protos.join(', ')}, not ${scheme}`, {
+        hint: 'serve the image over a protocol the BMC lists',
+      });
+    }
+    body.TransferProtocolType = scheme;
+  }
+  if (allow.TransferMethod?.includes('Stream')) body.TransferMethod = 'Stream';
+  return body;
+}
+
+export async function insertMedia(client: RedfishClient, slot: MediaSlot, image: string): Promise<void> {
+  if (slot.insert) {
+    const body = insertBody(slot, image);
+    try {
+      await client.post(slot.insert.target, body);
+    } catch (e) {
+      // Older firmware rejects the optional Inserted/WriteProtected parameters; retry without them.
+      if (!(e instanceof RedfishError) || e.status !== 400) throw e;
+      client.log(`InsertMedia with optional parameters refused (${e.message}); retrying with Image only`, 2);
+      const { Inserted: _i, WriteProtected: _w, ...minimal } = body;
+      await client.post(slot.insert.target, minimal);
+    }
+  } else if (slot.oem.insert) {
+    await client.post(slot.oem.insert, { Image: image });
+  } else {
+    await client.patch(slot.path, { Image: image, Inserted: true, WriteProtected: true });
+  }
+}

@@ -1,0 +1,57 @@
+// Fault knobs for the fake BMC. Rates draw from a seeded generator so a failing test replays
+// the same sequence; the `first*` counts give fully deterministic "fail N times, then work".
+
+export interface BmcFaults {
+  /** Added to every response. */
+  latencyMs?: number;
+  /** Fraction (0..1) of requests answered 503 with Retry-After. */
+  rate503?: number;
+  /** Fraction (0..1) of requests whose connection is reset without an answer. */
+  resetRate?: number;
+  /** The first N requests are answered 503. */
+  first503?: number;
+  /** The first N requests (after any first503) get their connection reset. */
+  firstResets?: number;
+  /** Retry-After seconds sent with 503s (default 0). */
+  retryAfterS?: number;
+  /** Task monitors never complete. */
+  stuckTaskMonitor?: boolean;
+  /** PATCHes of Boot answer success but change nothing (some firmware does this). */
+  ignoreBootOverride?: boolean;
+  /** Seed for the rate-based faults. */
+  seed?: number;
+}
+
+export type FaultDecision = 'ok' | '503' | 'reset';
+
+export class FaultInjector {
+  private n = 0;
+  private rng: () => number;
+
+  constructor(readonly faults: BmcFaults = {}) {
+    this.rng = mulberry32(faults.seed ?? 1);
+  }
+
+  /** What happens to the next request. */
+  next(): FaultDecision {
+    const i = this.n++;
+    const f = this.faults;
+    const first503 = f.first503 ?? 0;
+    if (i < first503) return '503';
+    if (i < first503 + (f.firstResets ?? 0)) return 'reset';
+    if (f.rate503 && this.rng() < f.rate503) return '503';
+    if (f.resetRate && this.rng() < f.resetRate) return 'reset';
+    return 'ok';
+  }
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
