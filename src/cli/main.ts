@@ -14,7 +14,7 @@ interface CommandFile {
 const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./run.js'),
   () => import('./validate.js'),
-  // () => import('./inventory.js'), // inventory engineer
+  () => import('./inventory.js'),
   () => import('./modules.js'),
   () => import('./runs.js'),
   // () => import('./sim.js'),

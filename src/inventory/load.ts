@@ -32,7 +32,10 @@ function applyDirVars(inv: Inventory, dv: DirVars): void {
     const h = inv.hosts.get(name);
     if (h) h.dirVars = { ...h.dirVars, ...vars };
     else {
-      if (!pending) pendingHostVars.set(inv, (pending = new Map()));
+      if (!pending) {
+        pending = new Map();
+        pendingHostVars.set(inv, pending);
+      }
       pending.set(name, { ...pending.get(name), ...vars });
     }
   }

@@ -1,6 +1,7 @@
 // Reads one Ansible YAML inventory file into an Inventory under construction. Structural
 // mistakes are parse errors at file:line:col that show the expected shape.
-import { parseError } from '../errors.js';
+import { readFileSync } from 'node:fs';
+import { parseError, TsbmError } from '../errors.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
 import { addChild, addHostToGroup, ensureGroup, ensureHost } from './build.js';
@@ -27,8 +28,34 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 const kindOf = (v: unknown): string =>
   Array.isArray(v) ? 'a list' : v === null ? 'empty' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`;
 
+const INI_HINT =
+  "tsbm reads Ansible's YAML inventory format (convert an INI inventory with `ansible-inventory -i FILE --list -y`)";
+
+/** An INI inventory starts with a [section] header or `host key=value` lines. */
+function looksLikeIni(file: string): boolean {
+  try {
+    const first = readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'));
+    return first !== undefined && (/^\[[^\]]+\]$/.test(first) || /^\S+\s+\w+=/.test(first));
+  } catch {
+    return false;
+  }
+}
+
+function loadInventoryYaml(file: string): YamlSource {
+  try {
+    return loadYamlFile(file);
+  } catch (e) {
+    if (e instanceof TsbmError && looksLikeIni(file))
+      throw parseError(`${file} looks like an INI inventory, not YAML`, e.pos, INI_HINT);
+    throw e;
+  }
+}
+
 export function parseInventoryFile(inv: Inventory, file: string): void {
-  const src = loadYamlFile(file);
+  const src = loadInventoryYaml(file);
   inv.sources.push(file);
   const top = src.value;
   if (top === null || top === undefined) return; // an empty file is an empty inventory
@@ -36,7 +63,7 @@ export function parseInventoryFile(inv: Inventory, file: string): void {
     throw parseError(
       `${file} is not a YAML inventory: the top level must be a mapping of group names, found ${kindOf(top)}`,
       src.pos([]),
-      "tsbm reads Ansible's YAML inventory format (INI inventories can be converted with `ansible-inventory -i FILE --list -y`)",
+      INI_HINT,
     );
   }
   for (const [name, def] of Object.entries(top)) parseGroup(inv, src, name, def, [name], undefined);
