@@ -5,6 +5,7 @@ import { redfishBootDevice } from './redfish_boot_device.js';
 import { redfishPower } from './redfish_power.js';
 import { vmediaBoot } from './vmedia_boot.js';
 import { bootcInstallModule } from './bootc_install.js';
+import { configdriveWriteModule } from './configdrive_write.js';
 import { podmanPullModule } from './podman_pull.js';
 import { rootDeviceModule } from './root_device.js';
 import { waitAgentModule } from './wait_agent.js';
@@ -14,6 +15,7 @@ const modules: ModuleDef[] = [
   redfishPower as unknown as ModuleDef,
   vmediaBoot as unknown as ModuleDef,
   bootcInstallModule as unknown as ModuleDef,
+  configdriveWriteModule as unknown as ModuleDef,
   podmanPullModule as unknown as ModuleDef,
   rootDeviceModule as unknown as ModuleDef,
   waitAgentModule as unknown as ModuleDef,
