@@ -1,0 +1,29 @@
+// Runs a command on the test machine for lab helpers: argv only, throws with stderr on failure.
+import { spawnSync } from 'node:child_process';
+
+export interface RunOpts {
+  input?: string | Buffer;
+  allowFail?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function sh(argv: string[], opts: RunOpts = {}): { rc: number; stdout: string; stderr: string } {
+  const [cmd, ...args] = argv;
+  const r = spawnSync(cmd!, args, {
+    input: opts.input,
+    env: opts.env ?? process.env,
+    maxBuffer: 256 << 20,
+    encoding: 'utf8',
+  });
+  const rc = r.status ?? 128;
+  if (rc !== 0 && !opts.allowFail) {
+    throw new Error(
+      `lab: ${argv.join(' ')} failed (rc ${rc}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim()}`,
+    );
+  }
+  return { rc, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+export const isRoot = process.getuid?.() === 0;
+export const haveTool = (tool: string): boolean =>
+  sh(['sh', '-c', `command -v ${tool}`], { allowFail: true }).rc === 0;
