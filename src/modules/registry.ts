@@ -4,6 +4,12 @@ import type { ModuleDef } from './types.js';
 import { redfishBootDevice } from './redfish_boot_device.js';
 import { redfishPower } from './redfish_power.js';
 import { vmediaBoot } from './vmedia_boot.js';
+import { assertModule } from './assert.js';
+import { debugModule } from './debug.js';
+import { failModule } from './fail.js';
+import { metaModule } from './meta.js';
+import { pauseModule } from './pause.js';
+import { setFactModule } from './set_fact.js';
 import { bootcInstallModule } from './bootc_install.js';
 import { configdriveWriteModule } from './configdrive_write.js';
 import { podmanPullModule } from './podman_pull.js';
@@ -14,6 +20,12 @@ const modules: ModuleDef[] = [
   redfishBootDevice as unknown as ModuleDef,
   redfishPower as unknown as ModuleDef,
   vmediaBoot as unknown as ModuleDef,
+  assertModule as unknown as ModuleDef,
+  debugModule as unknown as ModuleDef,
+  failModule as unknown as ModuleDef,
+  metaModule as unknown as ModuleDef,
+  pauseModule as unknown as ModuleDef,
+  setFactModule as unknown as ModuleDef,
   bootcInstallModule as unknown as ModuleDef,
   configdriveWriteModule as unknown as ModuleDef,
   podmanPullModule as unknown as ModuleDef,

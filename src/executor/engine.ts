@@ -1,0 +1,103 @@
+// Runs a loaded playbook: run_start .. plays .. recap, run_end; SIGINT handling; cleanup of
+// connections and run services whatever happens. Returns the exit code.
+import { randomUUID } from 'node:crypto';
+import { EXIT, TsbmError } from '../errors.js';
+import type { HostStats } from '../output/events.js';
+import type { Playbook } from '../playbook/model.js';
+import { ConnectionPool } from './connection-pool.js';
+import type { EngineDeps } from './deps.js';
+import type { ExecutorTuning, RunOptions } from './options.js';
+import type { RunRuntime } from './play-runtime.js';
+import { runPlay } from './play-runner.js';
+import { RunState } from './run-state.js';
+import { Semaphore } from './semaphore.js';
+import { RunServicesImpl } from './services.js';
+
+export const VERSION = '0.1.0';
+
+export async function executePlaybook(
+  playbook: Playbook,
+  opts: RunOptions,
+  deps: EngineDeps,
+  tuning: ExecutorTuning = {},
+): Promise<number> {
+  const started = Date.now();
+  const { bus, redactor } = deps;
+  redactor.addFromVars(opts.extraVars);
+  const state = new RunState();
+  if (opts.startAtTask !== undefined) state.startAtTask = opts.startAtTask;
+  const abort = new AbortController();
+  const services = new RunServicesImpl(playbook.dir);
+  const pool = new ConnectionPool(deps.connect);
+  const rt: RunRuntime = {
+    deps,
+    bus,
+    redactor,
+    inventory: deps.inventory,
+    state,
+    services,
+    pool,
+    forks: new Semaphore(Math.max(1, opts.forks || 50)),
+    check: opts.check,
+    diff: opts.diff,
+    extraVars: opts.extraVars,
+    tags: opts.tags,
+    skipTags: opts.skipTags,
+    playbookDir: playbook.dir,
+    taskAbort: abort.signal,
+    ...(tuning.untilDelayMs !== undefined ? { untilDelayMs: tuning.untilDelayMs } : {}),
+    invVars: new Map(),
+  };
+
+  // SIGINT: stop scheduling now; running tasks get a grace period, then their signal aborts.
+  let grace: NodeJS.Timeout | undefined;
+  const onInterrupt = () => {
+    state.interrupted = true;
+    bus.emit({ type: 'warning', time: Date.now(), message: 'interrupted: no new tasks will start' });
+    grace = setTimeout(() => abort.abort(new Error('interrupted')), tuning.interruptGraceMs ?? 10_000);
+  };
+  if (deps.signal?.aborted) onInterrupt();
+  else deps.signal?.addEventListener('abort', onInterrupt, { once: true });
+
+  bus.emit({
+    type: 'run_start',
+    time: started,
+    runId: randomUUID(),
+    playbook: playbook.file,
+    version: VERSION,
+    options: { ...opts, extraVars: redactor.redactDeep(opts.extraVars) } as Record<string, unknown>,
+  });
+
+  let code: number = EXIT.ok;
+  try {
+    for (const play of playbook.plays) {
+      if (state.interrupted) break;
+      await runPlay(rt, play, opts.limit);
+    }
+  } catch (e) {
+    // An engine bug or an operator error outside any task (e.g. a bad host pattern).
+    code = e instanceof TsbmError ? e.exitCode : EXIT.unexpected;
+    const msg = e instanceof TsbmError ? e.oneLine() : `internal error: ${e instanceof Error ? e.stack : String(e)}`;
+    bus.emit({ type: 'warning', time: Date.now(), message: msg });
+  } finally {
+    deps.signal?.removeEventListener('abort', onInterrupt);
+    if (grace) clearTimeout(grace);
+    await pool.closeAll();
+    await services.close((e) =>
+      bus.emit({ type: 'warning', time: Date.now(), message: `cleanup failed: ${(e as Error).message}` }),
+    );
+  }
+
+  const stats: Record<string, HostStats> = {};
+  for (const [h, s] of state.hosts) stats[h] = { ...s.stats };
+  const hs = [...state.hosts.values()];
+  if (code === EXIT.ok) {
+    if (state.interrupted) code = EXIT.interrupted;
+    else if (hs.some((h) => h.everUnreachable)) code = EXIT.unreachableOrParse;
+    else if (hs.some((h) => h.everFailed)) code = EXIT.hostFailed;
+  }
+  const durationMs = Date.now() - started;
+  bus.emit({ type: 'recap', time: Date.now(), stats, durationMs });
+  bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs });
+  return code;
+}

@@ -1,0 +1,140 @@
+// One host's way through a play, as a generator: it yields the next step (a task, or a
+// point where notified handlers run) and is told how the step went. Block/rescue/always,
+// include_tasks and failure exits live here, so the linear and free strategies only decide
+// *when* each host's next step runs.
+import type { Block, IncludeTasks, Play, Task, TaskKeywords, TaskNode } from '../playbook/model.js';
+
+export interface TaskStep {
+  kind: 'task';
+  task: Task;
+  /** Enclosing blocks / includes, outermost first. */
+  chain: TaskKeywords[];
+  /** Position in the play's tree; steps run in lexicographic order of paths. */
+  path: number[];
+  key: string;
+  /** A failure here will be rescued by an enclosing block (so it is not counted as failed). */
+  rescuable: boolean;
+  /** Set when the step cannot run at all (e.g. an include file that failed to load). */
+  failWith?: string;
+}
+
+export interface FlushStep {
+  kind: 'flush';
+  path: number[];
+  key: string;
+}
+
+export type Step = TaskStep | FlushStep;
+
+export interface Outcome {
+  status: 'ok' | 'failed' | 'unreachable';
+  /** An action a controller module asked for (meta: flush_handlers, ...). */
+  meta?: string;
+}
+
+export type Exit = 'ok' | 'failed' | 'unreachable' | 'ended';
+
+export interface WalkEnv {
+  play: Play;
+  /** Tags, --start-at-task. */
+  selected(task: Task, chain: readonly TaskKeywords[]): boolean;
+  /** Evaluates the include's `when`, renders its path and loads it; [] when skipped. */
+  include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[] } | { error: string };
+  /** end_host / end_play / interrupt. */
+  ended(): boolean;
+  /** The host fell into a rescue section. */
+  rescued(block: Block): void;
+}
+
+const keyOf = (path: readonly number[], id: string) => `${path.join('.')}#${id}`;
+
+// Ansible flushes handlers after pre_tasks, after roles + tasks, and after post_tasks.
+const SECTION_GROUPS: ReadonlyArray<readonly number[]> = [[0], [1, 2], [3]];
+
+export function* walkPlay(env: WalkEnv): Generator<Step, Exit, Outcome> {
+  const p = env.play;
+  const sections = [p.preTasks, p.roleTasks, p.tasks, p.postTasks];
+  for (const group of SECTION_GROUPS) {
+    for (const s of group) {
+      const st = yield* walkList(env, sections[s]!, [], [s], false);
+      if (st !== 'ok') return st;
+    }
+    const path = [group[group.length - 1]!, Number.POSITIVE_INFINITY];
+    yield { kind: 'flush', path, key: keyOf(path, 'flush') };
+    if (env.ended()) return 'ended';
+  }
+  return 'ok';
+}
+
+function* walkList(
+  env: WalkEnv,
+  nodes: readonly TaskNode[],
+  chain: TaskKeywords[],
+  path: number[],
+  rescuable: boolean,
+): Generator<Step, Exit, Outcome> {
+  for (let i = 0; i < nodes.length; i++) {
+    if (env.ended()) return 'ended';
+    const node = nodes[i]!;
+    const p = [...path, i];
+    if (node.kind === 'task') {
+      if (!env.selected(node, chain)) continue;
+      const out = yield { kind: 'task', task: node, chain, path: p, key: keyOf(p, node.id), rescuable };
+      if (out.status !== 'ok') return out.status;
+      if (out.meta === 'flush_handlers') {
+        const fp = [...p, Number.POSITIVE_INFINITY];
+        yield { kind: 'flush', path: fp, key: keyOf(fp, 'flush') };
+      }
+    } else if (node.kind === 'block') {
+      const st = yield* walkBlock(env, node, chain, p, rescuable);
+      if (st !== 'ok') return st;
+    } else {
+      const st = yield* walkInclude(env, node, chain, p, rescuable);
+      if (st !== 'ok') return st;
+    }
+  }
+  return env.ended() ? 'ended' : 'ok';
+}
+
+function* walkBlock(
+  env: WalkEnv,
+  b: Block,
+  chain: TaskKeywords[],
+  p: number[],
+  rescuable: boolean,
+): Generator<Step, Exit, Outcome> {
+  const ch = [...chain, b];
+  let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0);
+  if (st === 'failed' && b.rescue.length > 0) {
+    env.rescued(b);
+    st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
+  }
+  if (st === 'unreachable' || st === 'ended') return st;
+  const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
+  return after !== 'ok' ? after : st;
+}
+
+function* walkInclude(
+  env: WalkEnv,
+  node: IncludeTasks,
+  chain: TaskKeywords[],
+  p: number[],
+  rescuable: boolean,
+): Generator<Step, Exit, Outcome> {
+  const r = env.include(node, chain);
+  if ('error' in r) {
+    // Surface the load error as a failed task at the include's position.
+    const task: Task = {
+      ...node,
+      kind: 'task',
+      name: node.name ?? `include_tasks ${node.file}`,
+      module: 'include_tasks',
+      args: { file: node.file },
+      argsPos: node.pos,
+      notify: [],
+    };
+    const out = yield { kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, failWith: r.error };
+    return out.status === 'ok' ? 'ok' : out.status;
+  }
+  return yield* walkList(env, r.nodes, [...chain, node], p, rescuable);
+}

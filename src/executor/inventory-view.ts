@@ -1,0 +1,16 @@
+// Binds the inventory functions to one loaded Inventory for the executor.
+import { connectionSpecFor } from '../inventory/connection-vars.js';
+import type { Inventory } from '../inventory/model.js';
+import { selectHosts } from '../inventory/patterns.js';
+import { inventoryVarsFor, magicVars } from '../inventory/vars.js';
+import type { InventoryView } from './deps.js';
+
+export function inventoryView(inv: Inventory, baseDir: string): InventoryView {
+  return {
+    names: () => [...inv.hosts.keys()],
+    select: (pattern) => selectHosts(inv, pattern, { baseDir }),
+    varsFor: (host) => inventoryVarsFor(inv, host),
+    magicFor: (host) => magicVars(inv, host),
+    connectionSpec: (host, vars) => connectionSpecFor(host, vars),
+  };
+}

@@ -1,0 +1,99 @@
+// ModuleContext for one task on one host: I/O goes to the host's pooled connection (or the
+// controller for controller modules and delegate_to localhost); logs become events.
+import type { Readable } from 'node:stream';
+import type { Connection, ConnectionFactory, ConnectionSpec, ExecOptions, ExecResult, PutOptions } from '../connection/types.js';
+import type { ModuleContext, ProgressUpdate, RunServices } from '../modules/types.js';
+import type { EventBus } from '../output/events.js';
+import type { Redactor } from '../output/redact.js';
+import type { Vars } from '../types.js';
+import { type ConnectionPool, localSpec } from './connection-pool.js';
+
+export interface ContextInit {
+  host: string;
+  task: string;
+  taskId: string;
+  vars: Vars;
+  check: boolean;
+  diff: boolean;
+  signal: AbortSignal;
+  services: RunServices;
+  pool: ConnectionPool;
+  /** Opens an unpooled connection (ctx.connect); the module closes it. */
+  fresh: ConnectionFactory;
+  bus: EventBus;
+  redactor: Redactor;
+  /** Where exec/put/get go: the host, a delegate, or the controller. */
+  target: ConnectionSpec;
+  /** The host's own SSH target (for connect()). */
+  hostSpec: () => ConnectionSpec;
+  /** Defaults merged into every exec (environment, become). */
+  execDefaults: Pick<ExecOptions, 'env' | 'become'>;
+  startedAt: number;
+}
+
+export function createModuleContext(c: ContextInit): ModuleContext {
+  const conn = (): Promise<Connection> => c.pool.get(c.target, c.signal);
+  const withDefaults = (opts: ExecOptions | undefined): ExecOptions => {
+    const env = c.execDefaults.env || opts?.env ? { ...c.execDefaults.env, ...opts?.env } : undefined;
+    const become = opts?.become ?? c.execDefaults.become;
+    return {
+      ...opts,
+      ...(env ? { env } : {}),
+      ...(become ? { become } : {}),
+      signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal,
+    };
+  };
+  return {
+    host: c.host,
+    vars: c.vars,
+    check: c.check,
+    diff: c.diff,
+    signal: c.signal,
+    services: c.services,
+    task: c.task,
+    async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
+      return (await conn()).exec(argv, withDefaults(opts));
+    },
+    async execShell(command: string, opts?: ExecOptions): Promise<ExecResult> {
+      return (await conn()).execShell(command, withDefaults(opts));
+    },
+    async put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void> {
+      return (await conn()).put(data, path, opts);
+    },
+    async get(path: string): Promise<Buffer> {
+      return (await conn()).get(path);
+    },
+    async local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
+      const local = await c.pool.get(localSpec(), c.signal);
+      return local.exec(argv, { ...opts, signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal });
+    },
+    connect(opts?: { timeoutMs?: number }): Promise<Connection> {
+      const spec = c.hostSpec();
+      return c.fresh(opts?.timeoutMs ? { ...spec, connectTimeoutMs: opts.timeoutMs } : spec, { signal: c.signal });
+    },
+    secret<T extends string>(value: T): T {
+      c.redactor.add(value);
+      return value;
+    },
+    log(message: string, level: 1 | 2 | 3 = 1): void {
+      c.bus.emit({ type: 'log', time: Date.now(), host: c.host, task: c.task, level, message });
+    },
+    warn(message: string): void {
+      c.bus.emit({ type: 'warning', time: Date.now(), host: c.host, task: c.task, message });
+    },
+    progress(u: ProgressUpdate): void {
+      c.bus.emit({
+        type: 'progress',
+        time: Date.now(),
+        host: c.host,
+        task: c.task,
+        taskId: c.taskId,
+        message: u.message,
+        ...(u.current !== undefined ? { current: u.current } : {}),
+        ...(u.total !== undefined ? { total: u.total } : {}),
+        ...(u.unit !== undefined ? { unit: u.unit } : {}),
+        elapsedMs: Date.now() - c.startedAt,
+      });
+    },
+  };
+}

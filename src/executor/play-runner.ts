@@ -1,0 +1,66 @@
+// One play: pick its hosts (pattern, --limit, hosts that failed earlier stay out), split
+// them into serial batches, run each batch with the play's strategy, stop on the fail policy.
+import type { Play } from '../playbook/model.js';
+import { exceedsMaxFail } from './fail-policy.js';
+import type { PlayRuntime, RunRuntime } from './play-runtime.js';
+import { batches } from './serial.js';
+import { tasksBefore } from './start-at.js';
+import { runFree } from './strategy-free.js';
+import { runLinear } from './strategy-linear.js';
+
+export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined): string[] {
+  let hosts = rt.inventory.select(play.hosts);
+  if (limit) {
+    const allowed = new Set(rt.inventory.select(limit));
+    hosts = hosts.filter((h) => allowed.has(h));
+  }
+  return hosts;
+}
+
+export async function runPlay(rt: RunRuntime, play: Play, limit: string | undefined): Promise<void> {
+  const hosts = playHosts(rt, play, limit).filter((h) => {
+    const s = rt.state.host(h);
+    return !s.everFailed && !s.everUnreachable;
+  });
+  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos });
+  rt.redactor.addFromVars(play.vars);
+  for (const f of play.varsFiles) rt.redactor.addFromVars(f);
+
+  let skipTasks = new Set<object>();
+  if (rt.state.startAtTask !== undefined) {
+    const r = tasksBefore(play, rt.state.startAtTask);
+    if (!r.found) return; // the start task is in a later play
+    skipTasks = r.skip;
+    rt.state.startAtTask = undefined;
+  }
+  if (hosts.length === 0) {
+    rt.bus.emit({ type: 'warning', time: Date.now(), message: `play '${play.name}': no hosts matched` });
+    return;
+  }
+  const pr: PlayRuntime = {
+    ...rt,
+    play,
+    playHosts: hosts,
+    endPlay: false,
+    skipTasks,
+    runOnce: new Map(),
+    started: new Set(),
+  };
+  for (const h of hosts) {
+    const s = rt.state.host(h);
+    s.failed = false;
+    s.unreachable = false;
+    s.ended = false;
+    s.notified.clear();
+  }
+  const run = play.strategy === 'free' ? runFree : runLinear;
+  for (const batch of batches(hosts, play.serial)) {
+    if (rt.state.interrupted || pr.endPlay) break;
+    await run(pr, batch);
+    const failed = batch.filter((h) => rt.state.host(h).failed || rt.state.host(h).unreachable);
+    // Ansible stops the play when a whole batch failed or the failure share is too high.
+    if (failed.length === batch.length) break;
+    if (exceedsMaxFail(pr, batch)) break;
+    if (failed.length > 0 && play.anyErrorsFatal) break;
+  }
+}

@@ -1,0 +1,46 @@
+// Everything a task needs to know about the run and play it belongs to.
+import type { EventBus } from '../output/events.js';
+import type { Redactor } from '../output/redact.js';
+import type { Play } from '../playbook/model.js';
+import type { Vars } from '../types.js';
+import type { ConnectionPool } from './connection-pool.js';
+import type { EngineDeps, InventoryView } from './deps.js';
+import type { RunState } from './run-state.js';
+import type { Semaphore } from './semaphore.js';
+import type { RunServicesImpl } from './services.js';
+
+export interface RunRuntime {
+  deps: EngineDeps;
+  bus: EventBus;
+  redactor: Redactor;
+  inventory: InventoryView;
+  state: RunState;
+  services: RunServicesImpl;
+  pool: ConnectionPool;
+  forks: Semaphore;
+  check: boolean;
+  diff: boolean;
+  extraVars: Vars;
+  tags: string[];
+  skipTags: string[];
+  playbookDir: string;
+  /** Aborts running tasks (fires a grace period after an interrupt). */
+  taskAbort: AbortSignal;
+  untilDelayMs?: number;
+  /** Memoized inventory vars per host. */
+  invVars: Map<string, Vars>;
+}
+
+export interface PlayRuntime extends RunRuntime {
+  play: Play;
+  /** Hosts of the play (after --limit), for ansible_play_hosts. */
+  playHosts: string[];
+  /** meta: end_play. */
+  endPlay: boolean;
+  /** Tasks before --start-at-task, skipped in this play. */
+  skipTasks: Set<object>;
+  /** run_once results by step key. */
+  runOnce: Map<string, Promise<unknown>>;
+  /** task_start already emitted, by step key. */
+  started: Set<string>;
+}

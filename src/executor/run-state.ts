@@ -1,0 +1,62 @@
+// Mutable state of one run: per-host facts, stats and play status, plus the run's knobs.
+import type { HostStats } from '../output/events.js';
+import type { Handler } from '../playbook/model.js';
+import type { Vars } from '../types.js';
+
+export interface HostState {
+  name: string;
+  /** Registered results and set_fact values (persist across plays, like Ansible). */
+  facts: Vars;
+  stats: HostStats;
+  /** Failed in the current play (leaves the play). */
+  failed: boolean;
+  unreachable: boolean;
+  /** meta: end_host in the current play. */
+  ended: boolean;
+  /** Handlers notified and not yet run. */
+  notified: Set<Handler>;
+  /** Set when the host ever failed or was unreachable in the run (for the exit code). */
+  everFailed: boolean;
+  everUnreachable: boolean;
+}
+
+export const emptyStats = (): HostStats => ({
+  ok: 0,
+  changed: 0,
+  unreachable: 0,
+  failed: 0,
+  skipped: 0,
+  rescued: 0,
+  ignored: 0,
+});
+
+export function newHostState(name: string): HostState {
+  return {
+    name,
+    facts: {},
+    stats: emptyStats(),
+    failed: false,
+    unreachable: false,
+    ended: false,
+    notified: new Set(),
+    everFailed: false,
+    everUnreachable: false,
+  };
+}
+
+export class RunState {
+  readonly hosts = new Map<string, HostState>();
+  /** Set when the operator interrupted: no new tasks are scheduled. */
+  interrupted = false;
+  /** --start-at-task not yet reached (cleared when found). */
+  startAtTask: string | undefined;
+
+  host(name: string): HostState {
+    let h = this.hosts.get(name);
+    if (!h) {
+      h = newHostState(name);
+      this.hosts.set(name, h);
+    }
+    return h;
+  }
+}

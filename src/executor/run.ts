@@ -1,0 +1,52 @@
+// Entry points for `tsbm run`: load the playbook and inventories, wire the real connection
+// factory, run. Parse errors are thrown as TsbmError (the CLI prints them, exit 4).
+import { createConnectionFactory, type PooledFactory } from '../connection/factory.js';
+import type { ConnectionFactory } from '../connection/types.js';
+import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
+import type { EventBus } from '../output/events.js';
+import type { Redactor } from '../output/redact.js';
+import { loadPlaybook, loadTasksFile } from '../playbook/load.js';
+import { executePlaybook } from './engine.js';
+import { inventoryView } from './inventory-view.js';
+import type { ExecutorTuning, RunOptions } from './options.js';
+
+export { listPlaybook } from './list.js';
+
+export interface RunDeps {
+  bus: EventBus;
+  redactor: Redactor;
+  signal?: AbortSignal;
+  /** Connection factory (tests pass fakes or point at in-process SSH servers). */
+  connect?: ConnectionFactory;
+  /** Unpooled connections for ModuleContext.connect (default: `connect`, or the real factory's). */
+  fresh?: ConnectionFactory;
+  tuning?: ExecutorTuning;
+}
+
+export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<number> {
+  const playbook = loadPlaybook(opts.playbook);
+  const inv = loadInventories(opts.inventories);
+  addPlaybookDirVars(inv, playbook.dir);
+  let real: PooledFactory | undefined;
+  if (!deps.connect) real = createConnectionFactory();
+  const connect = deps.connect ?? real!.factory;
+  const fresh = deps.fresh ?? (deps.connect ? deps.connect : real!.fresh);
+  try {
+    return await executePlaybook(
+      playbook,
+      opts,
+      {
+        bus: deps.bus,
+        redactor: deps.redactor,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+        connect,
+        fresh,
+        inventory: inventoryView(inv, playbook.dir),
+        loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role),
+      },
+      deps.tuning,
+    );
+  } finally {
+    await real?.closeAll();
+  }
+}

@@ -1,0 +1,55 @@
+// Runs one step for a set of hosts: announces the task once, bounds concurrency by forks,
+// and gives run_once tasks to the first host only (the others get its registered result).
+import type { Outcome, TaskStep } from './host-walker.js';
+import type { PlayRuntime } from './play-runtime.js';
+import { runTaskOnHost, taskName } from './task-runner.js';
+import { effectiveKeywords } from './keywords.js';
+
+export function announce(pr: PlayRuntime, step: TaskStep, handler = false): void {
+  if (pr.started.has(step.key)) return;
+  pr.started.add(step.key);
+  pr.bus.emit({
+    type: 'task_start',
+    time: Date.now(),
+    play: pr.play.name,
+    task: taskName(step.task),
+    taskId: step.task.id,
+    module: step.task.module,
+    pos: step.task.pos,
+    ...(handler ? { handler: true } : {}),
+  });
+}
+
+export async function runTaskGroup(
+  pr: PlayRuntime,
+  step: TaskStep,
+  hosts: readonly string[],
+  handler = false,
+): Promise<Map<string, Outcome>> {
+  announce(pr, step, handler);
+  const out = new Map<string, Outcome>();
+  const runOnce = effectiveKeywords(pr.play, step.chain, step.task).runOnce;
+  await Promise.all(
+    hosts.map(async (h) => {
+      if (runOnce) out.set(h, await runOnceFor(pr, step, h));
+      else out.set(h, await pr.forks.run(() => runTaskOnHost(pr, step, h)));
+    }),
+  );
+  return out;
+}
+
+async function runOnceFor(pr: PlayRuntime, step: TaskStep, host: string): Promise<Outcome> {
+  let first = pr.runOnce.get(step.key) as Promise<{ host: string; outcome: Outcome }> | undefined;
+  if (!first) {
+    first = pr.forks.run(async () => ({ host, outcome: await runTaskOnHost(pr, step, host) }));
+    pr.runOnce.set(step.key, first);
+  }
+  const r = await first;
+  if (r.host === host) return r.outcome;
+  // Everyone else shares the first host's result, as in Ansible.
+  const reg = step.task.register;
+  const src = pr.state.host(r.host);
+  const dst = pr.state.host(host);
+  if (reg && reg in src.facts) dst.facts[reg] = src.facts[reg];
+  return r.outcome.status === 'ok' ? r.outcome : { status: 'ok' };
+}

@@ -1,0 +1,429 @@
+// Runs one task on one host: when, loop, until/retries, timeout, failed_when/changed_when,
+// ignore_errors, register, notify, no_log, check mode, delegation. Returns the outcome the
+// host walker needs; everything else goes out as events and into the host's state.
+import type { ConnectionSpec } from '../connection/types.js';
+import { formatPos, TsbmError } from '../errors.js';
+import { getModule } from '../modules/registry.js';
+import type { ModuleDef } from '../modules/types.js';
+import type { HostStatus } from '../output/events.js';
+import type { Task } from '../playbook/model.js';
+import { evalCondition, renderValue } from '../template/index.js';
+import type { TemplateContext } from '../template/types.js';
+import type { Vars } from '../types.js';
+import { sleep } from '../util/wait.js';
+import { LOCALHOST, localSpec } from './connection-pool.js';
+import type { Outcome, TaskStep } from './host-walker.js';
+import { type Effective, effectiveKeywords } from './keywords.js';
+import { lazyVars } from './lazy-vars.js';
+import { createModuleContext } from './module-context.js';
+import type { PlayRuntime } from './play-runtime.js';
+import {
+  censor,
+  factsOf,
+  failedResult,
+  metaOf,
+  normalizeResult,
+  type Registered,
+  skippedResult,
+} from './result.js';
+import { hostVars, inventoryVars, taskVars } from './task-vars.js';
+import { validateArgs } from './validate-args.js';
+
+export const taskName = (t: Task): string => t.name ?? t.module;
+
+class Unreachable extends Error {}
+
+interface Run {
+  pr: PlayRuntime;
+  step: TaskStep;
+  task: Task;
+  host: string;
+  name: string;
+  kw: Effective;
+  noLog: boolean;
+  started: number;
+}
+
+/** Runs `step` on `host` and records the result; never throws for task-level problems. */
+export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: string): Promise<Outcome> {
+  const task = step.task;
+  const name = taskName(task);
+  const started = Date.now();
+  const kw = effectiveKeywords(pr.play, step.chain, task);
+  const r: Run = { pr, step, task, host, name, kw, noLog: false, started };
+  let raw: Vars = {};
+  let reg: Registered;
+  try {
+    raw = taskVars(pr, host, step.chain, task);
+    r.noLog = flag(r, kw.noLog, raw);
+    pr.bus.emit({
+      type: 'host_task_start',
+      time: Date.now(),
+      host,
+      task: name,
+      taskId: task.id,
+      args: r.noLog ? 'censored (no_log)' : task.args,
+    });
+    reg = await runChecked(r, raw);
+  } catch (e) {
+    reg = errorResult(e);
+  }
+  return finish(r, raw, reg);
+}
+
+async function runChecked(r: Run, raw: Vars): Promise<Registered> {
+  const { pr, task, step } = r;
+  if (step.failWith) return failedResult(step.failWith);
+  const mod = (pr.deps.modules ?? getModule)(task.module);
+  if (!mod) {
+    throw new TsbmError('runtime', `unknown module '${task.module}'`, {
+      pos: task.pos,
+      hint: 'run `tsbm modules` to list the available modules',
+    });
+  }
+  if (task.loop === undefined) {
+    if (!whenTrue(r, r.kw.when, raw)) return skippedResult('Conditional result was False');
+    if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
+    return attempts(r, mod, raw);
+  }
+  if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
+  return runLoop(r, mod, raw);
+}
+
+async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
+  const { task, pr } = r;
+  const items = renderValue(task.loop, tctx(r, raw));
+  if (!Array.isArray(items)) {
+    throw new TsbmError('runtime', `loop must be a list, got ${items === null ? 'null' : typeof items}`, {
+      pos: task.keyPos.loop ?? task.pos,
+      hint: 'give loop a YAML list or a template that yields one',
+    });
+  }
+  const lc = task.loopControl;
+  const loopVar = lc?.loopVar ?? 'item';
+  const results: Registered[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (pr.state.interrupted) break;
+    if (i > 0 && lc?.pause) await sleep(lc.pause * 1000, pr.taskAbort);
+    const item: unknown = items[i];
+    const iv: Vars = { ...raw, [loopVar]: item, ansible_loop_var: loopVar };
+    if (lc?.indexVar) iv[lc.indexVar] = i;
+    const t0 = Date.now();
+    let one: Registered;
+    try {
+      one = whenTrue(r, r.kw.when, iv) ? await attempts(r, mod, iv) : skippedResult('Conditional result was False');
+    } catch (e) {
+      if (e instanceof Unreachable || isUnreachable(e)) throw e;
+      one = errorResult(e);
+    }
+    one[loopVar] = item;
+    one.ansible_loop_var = loopVar;
+    if (lc?.indexVar) one[lc.indexVar] = i;
+    const label = lc?.label !== undefined ? renderValue(lc.label, tctx(r, iv)) : item;
+    emitResult(r, itemStatus(one), one, Date.now() - t0, label);
+    results.push(one);
+  }
+  const failed = results.some((x) => x.failed);
+  return {
+    changed: results.some((x) => x.changed),
+    failed,
+    msg: failed ? 'One or more items failed' : 'All items completed',
+    results,
+    ...(results.length > 0 && results.every((x) => x.skipped) ? { skipped: true } : {}),
+  };
+}
+
+async function attempts(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
+  const { task, pr } = r;
+  if (!task.until) return once(r, mod, raw);
+  const retries = task.retries ?? 3;
+  const total = Math.max(retries, 0) + 1;
+  const delayMs = pr.untilDelayMs ?? (task.delay ?? 5) * 1000;
+  let reg: Registered = failedResult('not run');
+  for (let attempt = 1; attempt <= total; attempt++) {
+    reg = await once(r, mod, raw);
+    reg.attempts = attempt;
+    const withReg = task.register ? { ...raw, [task.register]: reg } : raw;
+    if (cond(r, task.until.expr, withReg, task.until.pos)) return reg;
+    if (attempt === total || pr.state.interrupted) break;
+    pr.bus.emit({
+      type: 'retry',
+      time: Date.now(),
+      host: r.host,
+      task: r.name,
+      taskId: task.id,
+      attempt,
+      retries,
+      ...(r.noLog ? {} : typeof reg.msg === 'string' ? { msg: reg.msg } : {}),
+    });
+    await sleep(delayMs, pr.taskAbort);
+  }
+  return { ...reg, failed: true, msg: `${reg.msg ? `${String(reg.msg)}; ` : ''}gave up after ${reg.attempts} attempts` };
+}
+
+async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
+  const { pr, task, host, kw } = r;
+  const args = renderValue(task.args, tctx(r, raw)) as Record<string, unknown>;
+  if (r.noLog) addLeaves(pr, args);
+  validateArgs(mod, args, task, host);
+
+  const target = targetSpec(r, mod, raw);
+  const timeoutMs = kw.timeout && kw.timeout > 0 ? kw.timeout * 1000 : undefined;
+  const ac = new AbortController();
+  const signal = AbortSignal.any([ac.signal, pr.taskAbort]);
+  const env = environment(r, raw);
+  const ctx = createModuleContext({
+    host,
+    task: r.name,
+    taskId: task.id,
+    vars: lazyVars(raw, where(r), { lenient: true }),
+    check: pr.check,
+    diff: pr.diff,
+    signal,
+    services: pr.services,
+    pool: pr.pool,
+    fresh: pr.deps.fresh ?? pr.deps.connect,
+    bus: pr.bus,
+    redactor: pr.redactor,
+    target,
+    hostSpec: () => pr.inventory.connectionSpec(host, lazyVars(raw, where(r))),
+    execDefaults: {
+      ...(env ? { env } : {}),
+      ...(kw.become ? { become: kw.becomeUser ? { user: kw.becomeUser } : {} } : {}),
+    },
+    startedAt: r.started,
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  stop.catch(() => {});
+  if (timeoutMs) timer = setTimeout(() => ac.abort(new TaskTimeout(kw.timeout!)), timeoutMs);
+  let reg: Registered;
+  try {
+    const running = mod.run(ctx, args);
+    running.catch(() => {}); // a module that ignores the abort must not leave an unhandled rejection
+    reg = normalizeResult(await Promise.race([running, stop]));
+  } catch (e) {
+    if (e instanceof TaskTimeout) return failedResult(e.message, { timed_out: true });
+    if (isUnreachable(e)) {
+      pr.pool.drop(target);
+      throw new Unreachable(e instanceof Error ? e.message : String(e));
+    }
+    if (pr.taskAbort.aborted) return failedResult('interrupted');
+    throw e;
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  if (r.noLog) addLeaves(pr, reg);
+  const withReg = task.register ? { ...raw, [task.register]: reg } : raw;
+  if (task.changedWhen && task.changedWhen.length > 0) {
+    reg.changed = task.changedWhen.every((c) => cond(r, c.expr, withReg, c.pos));
+  }
+  if (task.failedWhen && task.failedWhen.length > 0) {
+    reg.failed = task.failedWhen.every((c) => cond(r, c.expr, withReg, c.pos));
+  }
+  return reg;
+}
+
+class TaskTimeout extends Error {
+  constructor(seconds: number) {
+    super(`timed out after ${seconds}s`);
+  }
+}
+
+function targetSpec(r: Run, mod: ModuleDef, raw: Vars): ConnectionSpec {
+  const { pr, host, kw } = r;
+  if (mod.runsOn === 'controller') return localSpec();
+  if (kw.delegateTo !== undefined) {
+    const to = String(renderValue(kw.delegateTo, tctx(r, raw)));
+    if (to === LOCALHOST || to === '127.0.0.1') return localSpec();
+    if (!pr.inventory.names().includes(to)) {
+      throw new TsbmError('runtime', `delegate_to: '${to}' is not an inventory host`, {
+        pos: r.task.keyPos.delegate_to ?? r.task.pos,
+        hint: 'use localhost or a host from the inventory',
+      });
+    }
+    const dv = lazyVars({ ...inventoryVars(pr, to), ...hostVars(pr, to) }, where(r));
+    return pr.inventory.connectionSpec(to, dv);
+  }
+  return pr.inventory.connectionSpec(host, lazyVars(raw, where(r)));
+}
+
+function environment(r: Run, raw: Vars): Record<string, string> | undefined {
+  if (r.kw.environment.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const e of r.kw.environment) {
+    const v = renderValue(e, tctx(r, raw));
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      throw new TsbmError('runtime', 'environment must be a mapping of names to values', {
+        pos: r.task.keyPos.environment ?? r.task.pos,
+      });
+    }
+    for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : JSON.stringify(x);
+  }
+  return out;
+}
+
+function where(r: Run): Omit<TemplateContext, 'vars'> {
+  return {
+    pos: r.task.pos,
+    task: r.name,
+    host: r.host,
+    baseDir: r.task.baseDir,
+    onSecret: (v) => r.pr.redactor.add(v),
+  };
+}
+
+function tctx(r: Run, raw: Vars): TemplateContext {
+  return { ...where(r), vars: lazyVars(raw, where(r)) };
+}
+
+function cond(r: Run, expr: string, raw: Vars, pos: TemplateContext['pos']): boolean {
+  return evalCondition(expr, { ...tctx(r, raw), ...(pos ? { pos } : {}) });
+}
+
+function whenTrue(r: Run, when: Effective['when'], raw: Vars): boolean {
+  return when.every((w) => cond(r, w.expr, raw, w.pos));
+}
+
+/** ignore_errors / no_log may be booleans or conditions. */
+function flag(r: Run, v: boolean | string, raw: Vars): boolean {
+  return typeof v === 'boolean' ? v : cond(r, v, raw, r.task.pos);
+}
+
+function addLeaves(pr: PlayRuntime, v: unknown, depth = 0): void {
+  if (depth > 20) return;
+  if (typeof v === 'string') pr.redactor.add(v);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) addLeaves(pr, x, depth + 1);
+}
+
+function isUnreachable(e: unknown): boolean {
+  return e instanceof Unreachable || (e instanceof TsbmError && e.kind === 'unreachable');
+}
+
+function errorResult(e: unknown): Registered {
+  if (isUnreachable(e)) return { changed: false, failed: false, unreachable: true, msg: (e as Error).message };
+  if (e instanceof TsbmError) {
+    const at = e.pos ? ` (${formatPos(e.pos)})` : '';
+    return failedResult(`${e.message}${at}${e.hint ? `; ${e.hint}` : ''}`);
+  }
+  return failedResult(e instanceof Error ? e.message : String(e));
+}
+
+function itemStatus(reg: Registered): HostStatus {
+  if (reg.unreachable) return 'unreachable';
+  if (reg.failed) return 'failed';
+  if (reg.skipped) return 'skipped';
+  return reg.changed ? 'changed' : 'ok';
+}
+
+function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, item?: unknown): void {
+  const shown = r.noLog ? censor(reg) : reg;
+  const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
+  const failMsg =
+    status === 'failed' || status === 'unreachable' || status === 'ignored'
+      ? `task '${r.name}' ${status === 'unreachable' ? 'could not reach' : 'failed on'} ${r.host}${
+          r.noLog ? '' : `: ${String(reg.msg ?? 'failed')}`
+        }`
+      : msg;
+  r.pr.bus.emit({
+    type: 'host_result',
+    time: Date.now(),
+    host: r.host,
+    task: r.name,
+    taskId: r.task.id,
+    status,
+    changed: reg.changed,
+    ...(failMsg !== undefined ? { msg: failMsg } : {}),
+    ...(item !== undefined ? { item: r.noLog ? 'censored (no_log)' : item } : {}),
+    result: shown,
+    durationMs,
+  });
+}
+
+function finish(r: Run, raw: Vars, reg: Registered): Outcome {
+  const { pr, host, task, step } = r;
+  const hs = pr.state.host(host);
+  let status: HostStatus;
+  let ignoreErrors = false;
+  if (reg.failed) {
+    try {
+      ignoreErrors = flag(r, r.kw.ignoreErrors, raw);
+    } catch (e) {
+      reg = errorResult(e);
+    }
+  }
+  if (reg.unreachable) status = 'unreachable';
+  else if (reg.failed) status = ignoreErrors ? 'ignored' : 'failed';
+  else if (reg.skipped) status = 'skipped';
+  else status = reg.changed ? 'changed' : 'ok';
+
+  if (task.register) hs.facts[task.register] = reg;
+  const facts = !reg.failed && !reg.unreachable ? factsOf(reg) : undefined;
+  if (facts) {
+    pr.redactor.addFromVars(facts);
+    Object.assign(hs.facts, facts);
+  }
+  if (status === 'failed' || status === 'unreachable') {
+    hs.facts.tsbm_failed_task = { name: r.name, id: task.id };
+    hs.facts.tsbm_failed_result = r.noLog ? censor(reg) : reg;
+  }
+  if (reg.changed && !reg.failed && !reg.unreachable) notify(pr, hs.notified, task);
+
+  const s = hs.stats;
+  switch (status) {
+    case 'ok':
+      s.ok++;
+      break;
+    case 'changed':
+      s.ok++;
+      s.changed++;
+      break;
+    case 'skipped':
+      s.skipped++;
+      break;
+    case 'ignored':
+      s.ignored++;
+      break;
+    case 'failed':
+      if (!step.rescuable) {
+        s.failed++;
+        hs.failed = true;
+        hs.everFailed = true;
+      }
+      break;
+    case 'unreachable':
+      if (!r.kw.ignoreUnreachable) {
+        s.unreachable++;
+        hs.unreachable = true;
+        hs.everUnreachable = true;
+      } else s.skipped++;
+      break;
+  }
+  emitResult(r, status, reg, Date.now() - r.started);
+  const meta = metaOf(reg);
+  if (meta === 'end_play' && !reg.failed) pr.endPlay = true;
+  if (meta === 'end_host' && !reg.failed) hs.ended = true;
+  const outcome: Outcome['status'] =
+    status === 'unreachable' ? (r.kw.ignoreUnreachable ? 'ok' : 'unreachable') : status === 'failed' ? 'failed' : 'ok';
+  return { status: outcome, ...(meta ? { meta } : {}) };
+}
+
+function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {
+  for (const n of task.notify) {
+    const hit = pr.play.handlers.filter((h) => h.name === n || h.listen.includes(n));
+    if (hit.length === 0) {
+      pr.bus.emit({
+        type: 'warning',
+        time: Date.now(),
+        task: taskName(task),
+        message: `notify: no handler named or listening to '${n}' (${formatPos(task.pos)})`,
+      });
+    }
+    for (const h of hit) into.add(h);
+  }
+}

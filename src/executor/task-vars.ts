@@ -1,0 +1,66 @@
+// Builds the raw (unrendered) vars one task sees on one host, from the precedence layers.
+import type { Task, TaskKeywords } from '../playbook/model.js';
+import type { Vars } from '../types.js';
+import type { PlayRuntime, RunRuntime } from './play-runtime.js';
+import { composeVars, hostvarsView, roleOf } from './vars.js';
+
+export function inventoryVars(rt: RunRuntime, host: string): Vars {
+  let v = rt.invVars.get(host);
+  if (!v) {
+    v = rt.inventory.varsFor(host);
+    rt.redactor.addFromVars(v);
+    rt.invVars.set(host, v);
+  }
+  return v;
+}
+
+function magic(rt: RunRuntime, host: string, playHosts: string[]): Vars {
+  return {
+    ...rt.inventory.magicFor(host),
+    inventory_hostname: host,
+    hostvars: hostvarsView({
+      hosts: () => rt.inventory.names(),
+      varsOf: (h) => hostVars(rt, h),
+    }),
+    playbook_dir: rt.playbookDir,
+    tsbm_check_mode: rt.check,
+    ansible_check_mode: rt.check,
+    ansible_play_hosts: playHosts,
+    play_hosts: playHosts,
+  };
+}
+
+/** What `hostvars[h]` shows: inventory vars, facts, extra vars and magic vars (no play scope). */
+export function hostVars(rt: RunRuntime, host: string): Vars {
+  return composeVars({
+    inventory: inventoryVars(rt, host),
+    play: {},
+    varsFiles: [],
+    blocks: [],
+    task: {},
+    facts: rt.state.host(host).facts,
+    extra: rt.extraVars,
+    magic: { ...rt.inventory.magicFor(host), inventory_hostname: host },
+  });
+}
+
+export function taskVars(pr: PlayRuntime, host: string, chain: readonly TaskKeywords[], task: Task | TaskKeywords): Vars {
+  const role = roleOf(chain, task);
+  for (const n of chain) rtSecrets(pr, n.vars);
+  rtSecrets(pr, task.vars);
+  return composeVars({
+    ...(role ? { roleDefaults: role.defaults, roleVars: role.vars } : {}),
+    inventory: inventoryVars(pr, host),
+    play: pr.play.vars,
+    varsFiles: pr.play.varsFiles,
+    blocks: chain.map((n) => n.vars),
+    task: task.vars,
+    facts: pr.state.host(host).facts,
+    extra: pr.extraVars,
+    magic: magic(pr, host, pr.playHosts),
+  });
+}
+
+function rtSecrets(rt: RunRuntime, v: Vars): void {
+  if (Object.keys(v).length > 0) rt.redactor.addFromVars(v);
+}

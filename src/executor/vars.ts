@@ -1,0 +1,80 @@
+// Variable composition per host per task. Precedence, low -> high (later layers replace
+// earlier ones key by key, like Ansible's default hash_behaviour=replace):
+//   role defaults < inventory vars < play vars < vars_files < role vars < block vars
+//   (outer -> inner) < task vars < registered/set_fact < extra vars
+// then the magic vars (inventory_hostname, groups, hostvars, playbook_dir, tsbm_check_mode),
+// which nothing overrides.
+import type { Play, RoleContext, TaskKeywords } from '../playbook/model.js';
+import type { Vars } from '../types.js';
+
+export interface VarLayers {
+  roleDefaults?: Vars;
+  inventory: Vars;
+  play: Vars;
+  varsFiles: Vars[];
+  roleVars?: Vars;
+  /** Block vars, outermost first. */
+  blocks: Vars[];
+  task: Vars;
+  /** Registered results and set_fact values of this host. */
+  facts: Vars;
+  extra: Vars;
+  magic: Vars;
+}
+
+export function composeVars(l: VarLayers): Vars {
+  const out: Vars = {};
+  Object.assign(out, l.roleDefaults ?? {}, l.inventory, l.play);
+  for (const f of l.varsFiles) Object.assign(out, f);
+  Object.assign(out, l.roleVars ?? {});
+  for (const b of l.blocks) Object.assign(out, b);
+  Object.assign(out, l.task, l.facts, l.extra, l.magic);
+  return out;
+}
+
+/** The role a task belongs to: its own, else the innermost enclosing block's. */
+export function roleOf(chain: readonly TaskKeywords[], task: TaskKeywords): RoleContext | undefined {
+  if (task.role) return task.role;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const r = chain[i]!.role;
+    if (r) return r;
+  }
+  return undefined;
+}
+
+export interface HostVarsSource {
+  hosts(): string[];
+  varsOf(host: string): Vars;
+}
+
+/**
+ * `hostvars` as a lazy read-only view: a host's vars are computed only when a template
+ * looks at them. Own-property traps make Handlebars (prototype access off) see the keys.
+ */
+export function hostvarsView(src: HostVarsSource): Vars {
+  const cache = new Map<string, Vars>();
+  const get = (h: string): Vars => {
+    let v = cache.get(h);
+    if (!v) {
+      v = src.varsOf(h);
+      cache.set(h, v);
+    }
+    return v;
+  };
+  const known = (p: string | symbol): p is string => typeof p === 'string' && src.hosts().includes(p);
+  return new Proxy({} as Vars, {
+    get: (_t, p) => (known(p) ? get(p) : undefined),
+    has: (_t, p) => known(p),
+    ownKeys: () => src.hosts(),
+    getOwnPropertyDescriptor: (_t, p) =>
+      known(p) ? { value: get(p), enumerable: true, configurable: true, writable: false } : undefined,
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
+}
+
+/** Layers that come from the play itself, shared by every task of the play. */
+export function playLayers(play: Play): Pick<VarLayers, 'play' | 'varsFiles'> {
+  return { play: play.vars, varsFiles: play.varsFiles };
+}

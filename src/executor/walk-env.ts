@@ -1,0 +1,49 @@
+// Binds the host walker to one host of a play: tag and --start-at-task selection, run-time
+// include_tasks loading, and the end/rescue hooks.
+import { isAbsolute, resolve } from 'node:path';
+import { TsbmError } from '../errors.js';
+import type { IncludeTasks, Task, TaskKeywords } from '../playbook/model.js';
+import { evalCondition, renderText } from '../template/index.js';
+import type { TemplateContext } from '../template/types.js';
+import type { WalkEnv } from './host-walker.js';
+import { effectiveKeywords } from './keywords.js';
+import { lazyVars } from './lazy-vars.js';
+import type { PlayRuntime } from './play-runtime.js';
+import { shouldRun } from './tags.js';
+import { taskVars } from './task-vars.js';
+import { roleOf } from './vars.js';
+
+export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
+  const hs = pr.state.host(host);
+  return {
+    play: pr.play,
+    selected(task: Task, chain: readonly TaskKeywords[]): boolean {
+      if (pr.skipTasks.has(task)) return false;
+      return shouldRun(effectiveKeywords(pr.play, chain, task).tags, pr);
+    },
+    include(node: IncludeTasks, chain: readonly TaskKeywords[]) {
+      try {
+        const raw = taskVars(pr, host, chain, node);
+        const where: Omit<TemplateContext, 'vars'> = {
+          pos: node.pos,
+          task: node.name ?? 'include_tasks',
+          host,
+          baseDir: node.baseDir,
+        };
+        const vars = lazyVars(raw, where);
+        const whens = [...chain.flatMap((c) => c.when), ...node.when];
+        if (!whens.every((w) => evalCondition(w.expr, { ...where, vars, pos: w.pos }))) return { nodes: [] };
+        const rel = renderText(node.file, { ...where, vars });
+        const file = isAbsolute(rel) ? rel : resolve(node.baseDir, rel);
+        return { nodes: pr.deps.loadTaskFile(file, node.pos, roleOf(chain, node)) };
+      } catch (e) {
+        const msg = e instanceof TsbmError ? e.oneLine() : e instanceof Error ? e.message : String(e);
+        return { error: `include_tasks: ${msg}` };
+      }
+    },
+    ended: () => hs.ended || pr.endPlay || pr.state.interrupted,
+    rescued: () => {
+      hs.stats.rescued++;
+    },
+  };
+}
