@@ -1,0 +1,124 @@
+// Module logic against a scripted ramdisk (no processes): check mode, by_path lookup,
+// SELinux decisions, and errors that name the host.
+import { describe, expect, it } from 'vitest';
+import type { ExecResult } from '../../src/connection/types.js';
+import { TsbmError } from '../../src/errors.js';
+import { bootcInstallModule } from '../../src/modules/bootc_install.js';
+import { podmanPullModule } from '../../src/modules/podman_pull.js';
+import { rootDeviceModule } from '../../src/modules/root_device.js';
+import type { ModuleContext } from '../../src/modules/types.js';
+import { waitAgentModule } from '../../src/modules/wait_agent.js';
+
+type Script = Array<[RegExp, Partial<ExecResult>]>;
+
+function fakeCtx(script: Script, vars: Record<string, unknown> = {}, check = false) {
+  const calls: string[] = [];
+  const puts: Array<{ path: string; mode?: number }> = [];
+  const ctx: ModuleContext = {
+    host: 'node7',
+    vars,
+    check,
+    diff: false,
+    signal: new AbortController().signal,
+    task: 't',
+    services: { playbookDir: '/', tmpDir: '/tmp', get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
+    async exec(argv) {
+      const line = argv.join(' ');
+      calls.push(line);
+      const hit = script.find(([re]) => re.test(line));
+      return { rc: 0, stdout: '', stderr: '', ...(hit?.[1] ?? { rc: 127, stderr: `${argv[0]}: not found` }) };
+    },
+    execShell: async () => ({ rc: 0, stdout: '', stderr: '' }),
+    async put(_d, path, o) {
+      puts.push({ path, ...(o?.mode === undefined ? {} : { mode: o.mode }) });
+    },
+    get: async () => Buffer.from(''),
+    local: async () => ({ rc: 0, stdout: '', stderr: '' }),
+    connect: async () => {
+      throw new Error('no');
+    },
+    secret: <T extends string>(v: T) => v,
+    log: () => undefined,
+    warn: () => undefined,
+    progress: () => undefined,
+  };
+  return { ctx, calls, puts };
+}
+
+const LSBLK = JSON.stringify({
+  blockdevices: [
+    { name: 'sda', kname: 'sda', type: 'disk', size: 500 * 1024 ** 3, rota: '0', ro: '0' },
+    { name: 'sdb', kname: 'sdb', type: 'disk', size: 100 * 1024 ** 3, rota: '1', ro: '0' },
+  ],
+});
+
+describe('root_device (scripted ramdisk)', () => {
+  it('by_path hints look up /dev/disk/by-path once', async () => {
+    const { ctx, calls } = fakeCtx([
+      [/^lsblk/, { stdout: LSBLK }],
+      [/^find \/dev\/disk\/by-path/, { stdout: '/dev/disk/by-path/pci-0000:00:1f.2-ata-1\t../../sda\n/dev/disk/by-path/pci-0000:00:1f.2-ata-2\t../../sdb\n' }],
+    ]);
+    const r = await rootDeviceModule.run(ctx, { hints: { by_path: 'pci-0000:00:1f.2-ata-2' } });
+    expect(r.device).toBe('/dev/sdb');
+    expect(calls.filter((c) => c.startsWith('lsblk'))).toHaveLength(1);
+  });
+  it('a bad hint is a host error with a hint', async () => {
+    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], { instance_info: { root_device: { sise: 10 } } });
+    const e = await rootDeviceModule.run(ctx, {}).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TsbmError);
+    expect((e as TsbmError).host).toBe('node7');
+    expect((e as TsbmError).message).toMatch(/node7: unknown root device hint "sise"/);
+    expect((e as TsbmError).hint).toMatch(/root_device/);
+  });
+  it('explicit hints override instance_info', async () => {
+    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], { instance_info: { root_device: { size: 500 } } });
+    expect((await rootDeviceModule.run(ctx, { hints: { rotational: true } })).device).toBe('/dev/sdb');
+  });
+});
+
+describe('bootc_install (scripted ramdisk)', () => {
+  const vars = { instance_info: { image_source: 'oci://r:5000/i:1' }, root: { device: '/dev/sda', size_mib: 10000, reason: 'r' } };
+  it('check mode reports the command, runs only getenforce', async () => {
+    const { ctx, calls, puts } = fakeCtx([[/^getenforce/, { stdout: 'Permissive\n' }]], vars, true);
+    const r = await bootcInstallModule.run(ctx, {});
+    expect(r.cmd).toContain('label=type:unconfined_t');
+    expect(r.root_size_mib).toBe(10000 - 768);
+    expect(calls).toEqual(['getenforce']);
+    expect(puts).toEqual([]);
+  });
+  it('a missing device says to run root_device', async () => {
+    const { ctx } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1' } });
+    await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/no install device/);
+  });
+  it('success without partitions afterwards is an error', async () => {
+    const { ctx } = fakeCtx([
+      [/^podman run/, { stdout: 'Installation complete!' }],
+      [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[]}}' }],
+    ], vars);
+    await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/has no partitions afterwards/);
+  });
+  it('falls back to sgdisk -p when sfdisk is missing', async () => {
+    const sg = 'Number  Start (sector)    End (sector)  Size       Code  Name\n   1            2048         1050623   512.0 MiB   EF00  EFI\n   2         1050624        9999999   4.3 GiB     8300  root\n';
+    const { ctx } = fakeCtx([[/^podman run/, {}], [/^sgdisk -p/, { stdout: sg }]], vars);
+    expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partitions: 2 });
+  });
+});
+
+describe('podman_pull and wait_agent check mode', () => {
+  it('podman_pull in check mode runs nothing and writes nothing', async () => {
+    const { ctx, calls, puts } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1', image_pull_secret: 'dTpw' } }, true);
+    const r = await podmanPullModule.run(ctx, {});
+    expect(r.msg).toMatch(/would pull r\/i:1 with a temporary auth file/);
+    expect(calls).toEqual([]);
+    expect(puts).toEqual([]);
+  });
+  it('a malformed pull secret fails before anything is written', async () => {
+    const { ctx, puts } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1', image_pull_secret: '{"nope": 1}' } });
+    await expect(podmanPullModule.run(ctx, {})).rejects.toThrow(/no "auths" mapping/);
+    expect(puts).toEqual([]);
+  });
+  it('wait_agent in check mode does not connect', async () => {
+    const { ctx } = fakeCtx([], {}, true);
+    expect((await waitAgentModule.run(ctx, {})).msg).toMatch(/would wait up to 1800s/);
+  });
+});
