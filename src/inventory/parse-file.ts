@@ -11,16 +11,8 @@ import { didYouMean } from '../schema/did-you-mean.js';
 
 const GROUP_KEYS = ['hosts', 'vars', 'children'] as const;
 
-const SHAPE = `all:
-  hosts:
-    node01:
-      ansible_host: 10.0.0.11
-  vars:
-    ssh_user: root
-  children:
-    rack1:
-      hosts:
-        node02:`;
+const SHAPE =
+  'all: {hosts: {node01: {ansible_host: 10.0.0.11}}, vars: {ssh_user: root}, children: {rack1: {hosts: {node02: }}}}';
 
 const isMap = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -84,7 +76,7 @@ function parseGroup(
     throw parseError(
       `group "${name}" must be a mapping with hosts:, vars: and/or children:, found ${kindOf(def)}`,
       src.pos(path),
-      `write it like:\n${SHAPE}`,
+      `the shape is ${SHAPE}`,
     );
   }
   for (const [key, value] of Object.entries(def)) {
@@ -105,7 +97,7 @@ function parseGroup(
         throw parseError(
           `vars of group "${name}" must be a mapping of variable names to values, found ${kindOf(value)}`,
           src.pos(at),
-          'write vars:\n  name: value',
+          'write one `name: value` per line under vars:',
         );
       Object.assign(group.vars, value);
     } else if (key === 'hosts') {
@@ -113,13 +105,13 @@ function parseGroup(
         const example = Array.isArray(value)
           ? value
               .slice(0, 2)
-              .map((h) => `  ${String(h)}:`)
-              .join('\n')
-          : '  node01:';
+              .map((h) => `${String(h)}:`)
+              .join(' ')
+          : 'node01:';
         throw parseError(
           `hosts of group "${name}" must be a mapping of host names (each with its vars or empty), found ${kindOf(value)}`,
           src.pos(at),
-          `write hosts:\n${example || '  node01:'}`,
+          `write each host as a key ending in ":" (${example || 'node01:'}), not as a "- " list item`,
         );
       }
       parseHosts(inv, src, name, value, at);
@@ -128,13 +120,13 @@ function parseGroup(
         const example = Array.isArray(value)
           ? value
               .slice(0, 2)
-              .map((g) => `  ${String(g)}:`)
-              .join('\n')
-          : '  rack1:';
+              .map((g) => `${String(g)}:`)
+              .join(' ')
+          : 'rack1:';
         throw parseError(
           `children of group "${name}" must be a mapping of group names, found ${kindOf(value)}`,
           src.pos(at),
-          `write children:\n${example || '  rack1:'}`,
+          `write each child group as a key ending in ":" (${example || 'rack1:'}), not as a "- " list item`,
         );
       }
       for (const [child, childDef] of Object.entries(value))
@@ -165,7 +157,7 @@ function parseHosts(
       throw parseError(
         `host "${pattern}" must have a mapping of variables (or nothing), found ${kindOf(vars)}`,
         src.pos(at),
-        `write ${pattern}:\n  ansible_host: 10.0.0.11`,
+        `write the host's vars as a mapping under it, e.g. ${pattern}: {ansible_host: 10.0.0.11}`,
       );
     }
     for (const name of names) {

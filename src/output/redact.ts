@@ -1,7 +1,7 @@
 // The single redaction mechanism. Every output path (renderers, journal, JUnit, errors,
 // remote argv logging) passes text and values through one Redactor.
 
-const SECRET_NAME = /(password|secret|token|pull_secret|passphrase)$/i;
+const SECRET_NAME = /(password|secret|token|pull_secret|passphrase|_pass)$/i;
 export const MASK = '********';
 
 /** True for variable names whose values are always treated as secrets. */

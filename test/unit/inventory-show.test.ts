@@ -25,7 +25,7 @@ describe('tsbm inventory --list', () => {
 
   it('masks secrets in hostvars and group vars, nested or not', () => {
     const text = inventoryCommand({ inventory: [join(FX, 'secrets/inventory.yml')], list: true });
-    for (const secret of ['calvin-secret', 'hunter2hunter', 'c2VjcmV0cHVsbA=='])
+    for (const secret of ['calvin-secret', 'hunter2hunter', 'c2VjcmV0cHVsbA==', 'sshpass-value'])
       expect(text).not.toContain(secret);
     const out = JSON.parse(text);
     const hv = out._meta.hostvars.node01;
