@@ -60,7 +60,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   const tasks = new Map<string, Task>();
   const counts = new Map<string, number>();
   let nextId = 1;
-  const { certPem, keyPem } = await selfSignedCert(host);
+  const { certPem, keyPem, caPem } = await selfSignedCert(host);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
@@ -210,7 +210,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
     url: `https://${urlHost}:${port}`,
     host,
     port,
-    caCertPem: certPem,
+    caCertPem: caPem,
     state,
     openSessions: () => [...sessions.keys()],
     requestCount: (m) => (m ? (counts.get(m) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0)),
