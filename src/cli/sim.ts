@@ -1,0 +1,101 @@
+// `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
+import type { Command } from 'commander';
+
+const DEFAULT_DIR = '.tsbm/sim';
+
+const int = (name: string, min: number, max: number) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw Object.assign(new Error(`${name} must be a whole number from ${min} to ${max}, got "${v}"`), { code: 'commander.invalidArgument' });
+  }
+  return n;
+};
+const collect = (v: string, prev: string[]) => [...prev, ...v.split(',').filter(Boolean)];
+
+export function register(program: Command): void {
+  const sim = program
+    .command('sim')
+    .description('run a simulated lab: fake Redfish BMCs and ramdisks, no hardware, no root')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  tsbm sim up --nodes 3                      # start 3 nodes, write .tsbm/sim/inventory.yml
+  tsbm run playbooks/deploy-bootc.yml -i .tsbm/sim/inventory.yml
+  tsbm sim status                            # power, boot override, media, disk layout
+  tsbm sim down
+  tsbm sim up --nodes 5 --faults "node02:bmc_503=0.3;3:never_boots"
+
+An inventory can also start a lab for the length of one run: see inventory-examples/sim.yml.`,
+    );
+
+  const labOptions = (c: Command) =>
+    c
+      .option('--dir <dir>', 'lab directory (inventory, keys, disks, log)', DEFAULT_DIR)
+      .option('-n, --nodes <n>', 'number of nodes', int('--nodes', 1, 5000), 3)
+      .option('--mockup <tree>', 'Redfish tree(s) to serve: a shipped name or a directory; several alternate across nodes', collect, [])
+      .option('--faults <spec>', 'inject faults, e.g. "node02:bmc_503=0.3,bmc_latency=200;3:never_boots;*:ssh_drop=4"')
+      .option('--boot-delay <ms>', 'power-on to ramdisk SSH', int('--boot-delay', 0, 600_000))
+      .option('--power-delay <ms>', 'PoweringOn/PoweringOff duration', int('--power-delay', 0, 600_000));
+
+  interface LabCliOpts {
+    dir: string;
+    nodes: number;
+    mockup: string[];
+    faults?: string;
+    bootDelay?: number;
+    powerDelay?: number;
+  }
+  const toLab = (o: LabCliOpts) => ({
+    dir: o.dir,
+    nodes: o.nodes,
+    mockups: o.mockup,
+    ...(o.faults ? { faults: o.faults } : {}),
+    ...(o.bootDelay !== undefined ? { bootDelayMs: o.bootDelay } : {}),
+    ...(o.powerDelay !== undefined ? { powerDelayMs: o.powerDelay } : {}),
+  });
+
+  labOptions(sim.command('up').description('start N simulated nodes in a background process and write an inventory for them')).action(
+    async (o: LabCliOpts) => {
+      const { labUp } = await import('../sim/lab/launcher.js');
+      const rec = await labUp(toLab(o));
+      process.stdout.write(
+        `simulated lab up: ${rec.nodes} node(s), pid ${rec.pid}\ninventory: ${rec.inventory}\nnext: tsbm run playbooks/deploy-bootc.yml -i ${rec.inventory}\n`,
+      );
+    },
+  );
+
+  labOptions(sim.command('serve', { hidden: true }).description('run the lab in the foreground (used by `sim up`)')).action(
+    async (o: LabCliOpts) => {
+      const { serveLab } = await import('../sim/lab/control.js');
+      await serveLab(toLab(o));
+    },
+  );
+
+  sim
+    .command('down')
+    .description('stop the simulated lab')
+    .option('--dir <dir>', 'lab directory', DEFAULT_DIR)
+    .action(async (o: { dir: string }) => {
+      const { labDown } = await import('../sim/lab/launcher.js');
+      process.stdout.write((await labDown(o.dir)) ? 'simulated lab stopped\n' : `no simulated lab was running in ${o.dir}\n`);
+    });
+
+  sim
+    .command('status')
+    .description('list nodes with power state, boot override, inserted media and disk layout')
+    .option('--dir <dir>', 'lab directory', DEFAULT_DIR)
+    .option('--json', 'print JSON')
+    .action(async (o: { dir: string; json?: boolean }) => {
+      const { labStatus } = await import('../sim/lab/launcher.js');
+      const rows = await labStatus(o.dir);
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const cols = ['name', 'power', 'phase', 'bootOverride', 'media', 'disk'];
+      const table = [cols.map((c) => c.toUpperCase()), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')))];
+      const w = cols.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+      process.stdout.write(`${table.map((r) => r.map((x, i) => x.padEnd(w[i]!)).join('  ').trimEnd()).join('\n')}\n`);
+    });
+}

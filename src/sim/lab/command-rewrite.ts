@@ -1,0 +1,20 @@
+// The simulated ramdisk runs every command as a real process on this machine, so each node
+// needs its own /dev, /run, /tmp, /etc, /var, /sys and /proc without root or a chroot: absolute
+// paths under those roots in the command line are rewritten into the node's sandbox directory.
+// Real tools (cat, dd, sgdisk, sfdisk, sha256sum, rm) then work on the node's files, and the
+// node's disk is the sparse file <root>/dev/vda. Character devices every shell script uses
+// (/dev/null, /dev/zero, /dev/urandom, /dev/std*, /dev/fd) keep pointing at the real ones.
+
+const MAPPED = '(?:dev|run|tmp|etc|var|sys|proc)';
+const KEEP = '(?!/dev/(?:null|zero|u?random|stdin|stdout|stderr|fd)(?:[/\\s\'":;)|&>]|$))';
+// A path starts after a word boundary a shell or an option can put before it.
+const PATH_RE = new RegExp(`(^|[\\s'"=:(])${KEEP}(/${MAPPED})(?=[/\\s'":;)|&>]|$)`, 'g');
+
+export function sandboxCommand(command: string, root: string): string {
+  return command.replace(PATH_RE, (_m, before: string, path: string) => `${before}${root}${path}`);
+}
+
+/** The reverse, for output a tool prints with sandbox paths (e.g. error messages). */
+export function unsandboxText(text: string, root: string): string {
+  return text.split(root).join('');
+}

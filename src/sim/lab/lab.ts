@@ -1,0 +1,185 @@
+// The simulated lab: N nodes in one process, each a fake BMC plus a ramdisk that appears when
+// the node boots from virtual media, and an inventory that points tsbm at them.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { utils } from 'ssh2';
+import { stringify } from 'yaml';
+import { TsbmError } from '../../errors.js';
+import { faultsFor, parseFaultSpec } from './faults.js';
+import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
+import { SimNode } from './node.js';
+import { DEFAULT_MOCKUPS, RAMDISK_TOOLS_DIR, resolveMockup } from './package-paths.js';
+import { freePorts } from './ports.js';
+
+export interface LabOptions {
+  nodes: number;
+  dir: string;
+  mockups?: string[];
+  faults?: string;
+  /** How long a node takes from power-on to an answering ramdisk (default 1500 ms). */
+  bootDelayMs?: number;
+  /** PoweringOn/PoweringOff duration (default 300 ms). */
+  powerDelayMs?: number;
+  diskGiB?: number;
+  memoryMiB?: number;
+}
+
+export interface Lab {
+  dir: string;
+  inventory: string;
+  nodes: SimNode[];
+  status(): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+const MAX_NODES = 5000;
+
+function keyPair(): { priv: string; pub: string } {
+  const k = utils.generateKeyPairSync('ed25519');
+  return { priv: k.private, pub: k.public };
+}
+
+/** The controller's key for this lab: made once, reused by later `sim up`s in the same dir. */
+function controllerKey(dir: string): { file: string; pub: string } {
+  const file = join(dir, 'controller_ed25519');
+  if (!existsSync(file)) {
+    const k = keyPair();
+    writeFileSync(file, k.priv, { mode: 0o600 });
+    writeFileSync(`${file}.pub`, `${k.pub}\n`);
+  }
+  return { file, pub: readFileSync(`${file}.pub`, 'utf8').trim() };
+}
+
+export async function startLab(opts: LabOptions): Promise<Lab> {
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 1 || opts.nodes > MAX_NODES) {
+    throw new TsbmError('options', `--nodes must be a whole number from 1 to ${MAX_NODES}, got ${opts.nodes}`);
+  }
+  const mockups = (opts.mockups?.length ? opts.mockups : [DEFAULT_MOCKUPS[0]!]).map((m) => {
+    const dir = resolveMockup(m);
+    if (!dir) throw new TsbmError('options', `--mockup ${m}: not a shipped tree nor a directory with index.json`, { hint: `shipped trees: ${DEFAULT_MOCKUPS.join(', ')}` });
+    return dir;
+  });
+  const faultSpec = parseFaultSpec(opts.faults);
+  const dir = resolve(opts.dir);
+  mkdirSync(join(dir, 'nodes'), { recursive: true });
+  const imagesDir = join(dir, 'images');
+  writeImageCatalogue(imagesDir);
+  const controller = controllerKey(dir);
+  const registryAuth = `tsbm:${randomBytes(9).toString('base64url')}`;
+  const bmcPassword = randomBytes(12).toString('base64url');
+  const ports = await freePorts(opts.nodes * 3);
+  const width = Math.max(2, String(opts.nodes).length);
+
+  const nodes: SimNode[] = [];
+  for (let i = 1; i <= opts.nodes; i++) {
+    const name = `node${String(i).padStart(width, '0')}`;
+    const host = keyPair();
+    const inst = keyPair();
+    nodes.push(
+      new SimNode({
+        name,
+        index: i,
+        dir: join(dir, 'nodes', name),
+        mockupDir: mockups[(i - 1) % mockups.length]!,
+        bmcPort: ports[(i - 1) * 3]!,
+        sshPort: ports[(i - 1) * 3 + 1]!,
+        instancePort: ports[(i - 1) * 3 + 2]!,
+        diskBytes: (opts.diskGiB ?? 20) * 1024 ** 3,
+        memoryMiB: opts.memoryMiB ?? 16384,
+        hostKey: host.priv,
+        hostKeyPub: host.pub,
+        instanceHostKey: inst.priv,
+        instanceHostKeyPub: inst.pub,
+        authorizedKey: controller.pub,
+        toolsDir: RAMDISK_TOOLS_DIR,
+        bmcUser: 'admin',
+        bmcPassword,
+        bootDelayMs: opts.bootDelayMs ?? 1500,
+        powerDelayMs: opts.powerDelayMs ?? 300,
+        faults: faultsFor(faultSpec, name, i),
+        registryAuth,
+        registryHost: SIM_REGISTRY,
+        imagesDir,
+      }),
+    );
+  }
+  try {
+    // Start in slices so a 1000-node lab doesn't open every file and socket at once.
+    for (let i = 0; i < nodes.length; i += 50) await Promise.all(nodes.slice(i, i + 50).map((n) => n.start()));
+  } catch (e) {
+    await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+    throw e;
+  }
+
+  const caFile = join(dir, 'bmc-ca.pem');
+  writeFileSync(caFile, nodes[0]!.bmc!.caCertPem);
+  const knownHosts = join(dir, 'known_hosts');
+  writeFileSync(
+    knownHosts,
+    nodes
+      .flatMap((n) => [
+        `[127.0.0.1]:${n.cfg.sshPort} ${n.cfg.hostKeyPub}`,
+        `[127.0.0.1]:${n.cfg.instancePort} ${n.cfg.instanceHostKeyPub}`,
+      ])
+      .join('\n') + '\n',
+  );
+  const inventory = join(dir, 'inventory.yml');
+  writeFileSync(inventory, renderInventory({ nodes, controllerKey: controller.file, knownHosts, caFile, registryAuth, bmcPassword }));
+
+  return {
+    dir,
+    inventory,
+    nodes,
+    status: () => Promise.all(nodes.map((n) => n.status())),
+    async close() {
+      await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+    },
+  };
+}
+
+function renderInventory(p: {
+  nodes: SimNode[];
+  controllerKey: string;
+  knownHosts: string;
+  caFile: string;
+  registryAuth: string;
+  bmcPassword: string;
+}): string {
+  const hosts: Record<string, unknown> = {};
+  for (const n of p.nodes) {
+    hosts[n.cfg.name] = {
+      ssh_host: '127.0.0.1',
+      ssh_port: n.cfg.sshPort,
+      instance_ssh_port: n.cfg.instancePort,
+      driver_info: {
+        redfish_address: `https://127.0.0.1:${n.cfg.bmcPort}`,
+        redfish_username: n.cfg.bmcUser,
+        redfish_password: p.bmcPassword,
+        redfish_verify_ca: p.caFile,
+      },
+    };
+  }
+  const doc = {
+    all: {
+      vars: {
+        ssh_user: 'root',
+        ssh_private_key_file: p.controllerKey,
+        ssh_known_hosts_file: p.knownHosts,
+        ramdisk_iso: 'http://127.0.0.1:9/tsbm-sim-ramdisk.iso',
+        instance_info: {
+          image_source: `oci://${SIM_IMAGES[0]!.ref}`,
+          image_pull_secret: Buffer.from(p.registryAuth).toString('base64'),
+          root_device: { name: '/dev/vda' },
+          bootc_authorized_keys: readFileSync(`${p.controllerKey}.pub`, 'utf8').trim(),
+          configdrive: {
+            meta_data: { public_keys: { controller: readFileSync(`${p.controllerKey}.pub`, 'utf8').trim() } },
+            user_data: '#cloud-config\nhostname: {{ inventory_hostname }}\n',
+          },
+        },
+      },
+      children: { sim: { hosts } },
+    },
+  };
+  return `# Written by \`tsbm sim up\`: ${p.nodes.length} simulated node(s). Regenerated on every start.\n${stringify(doc)}`;
+}

@@ -1,0 +1,85 @@
+// The `sim up/down/status` side: start the lab process detached, wait until it is ready, find
+// it again later through lab.json, and stop it.
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TsbmError } from '../../errors.js';
+import { sleep } from '../../util/wait.js';
+import { type LabRecord, labRecordFile } from './control.js';
+import { PACKAGE_ROOT } from './package-paths.js';
+
+export interface UpOptions {
+  dir: string;
+  nodes: number;
+  mockups: string[];
+  faults?: string;
+  bootDelayMs?: number;
+  powerDelayMs?: number;
+}
+
+export function readLabRecord(dir: string): LabRecord | undefined {
+  const f = labRecordFile(resolve(dir));
+  if (!existsSync(f)) return undefined;
+  const rec = JSON.parse(readFileSync(f, 'utf8')) as LabRecord;
+  try {
+    process.kill(rec.pid, 0);
+    return rec;
+  } catch {
+    return undefined; // the lab process died; its record is stale
+  }
+}
+
+export async function labUp(o: UpOptions): Promise<LabRecord> {
+  const dir = resolve(o.dir);
+  const running = readLabRecord(dir);
+  if (running) {
+    throw new TsbmError('options', `a simulated lab is already running in ${dir} (pid ${running.pid})`, {
+      hint: `stop it with \`tsbm sim down --dir ${o.dir}\` first`,
+    });
+  }
+  mkdirSync(dir, { recursive: true });
+  const log = openSync(join(dir, 'lab.log'), 'a');
+  const args = ['sim', 'serve', '--dir', dir, '--nodes', String(o.nodes), ...o.mockups.flatMap((m) => ['--mockup', m])];
+  if (o.faults) args.push('--faults', o.faults);
+  if (o.bootDelayMs !== undefined) args.push('--boot-delay', String(o.bootDelayMs));
+  if (o.powerDelayMs !== undefined) args.push('--power-delay', String(o.powerDelayMs));
+  const child = fork(join(PACKAGE_ROOT, 'bin', 'tsbm.js'), args, { detached: true, stdio: ['ignore', log, log, 'ipc'] });
+  const record = await new Promise<LabRecord>((resolveP, reject) => {
+    const timer = setTimeout(() => reject(new TsbmError('runtime', 'the simulated lab did not start within 120 s', { hint: `see ${join(dir, 'lab.log')}` })), 120_000);
+    child.once('message', (m: { record?: LabRecord }) => {
+      clearTimeout(timer);
+      if (m.record) resolveP(m.record);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new TsbmError('runtime', `the simulated lab exited during start (code ${code})`, { hint: `see ${join(dir, 'lab.log')}` }));
+    });
+  });
+  child.removeAllListeners('exit');
+  child.disconnect?.();
+  child.unref();
+  return record;
+}
+
+export async function labDown(dir: string): Promise<boolean> {
+  const rec = readLabRecord(dir);
+  if (!rec) return false;
+  process.kill(rec.pid, 'SIGTERM');
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(rec.pid, 0);
+    } catch {
+      return true;
+    }
+    await sleep(50);
+  }
+  process.kill(rec.pid, 'SIGKILL');
+  return true;
+}
+
+export async function labStatus(dir: string): Promise<Record<string, unknown>[]> {
+  const rec = readLabRecord(dir);
+  if (!rec) throw new TsbmError('options', `no simulated lab is running in ${resolve(dir)}`, { hint: 'start one with `tsbm sim up --nodes 3`' });
+  const res = await fetch(`${rec.controlUrl}/status`);
+  return (await res.json()) as Record<string, unknown>[];
+}

@@ -1,0 +1,236 @@
+// One simulated node: a fake Redfish BMC serving a vendor tree, a sparse disk file, and a
+// ramdisk SSH server that exists only while the node is powered on after booting from
+// inserted virtual media with boot override Cd. After a deploy it boots to disk and runs an
+// "instance" SSH server instead. Commands run as real processes in the node's sandbox.
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { type FakeBmc, startFakeBmc } from '../bmc/server.js';
+import type { BootInfo } from '../bmc/state.js';
+import { type SshServerHandle, shellExecHandler, startSshServer } from '../ssh/server.js';
+import type { SshExecHandler } from '../ssh/server.js';
+import { sandboxCommand } from './command-rewrite.js';
+import type { NodeFaults } from './faults.js';
+import { readDiskLayout, type DiskLayout } from './disk-layout.js';
+import { extractInstanceFiles } from './instance-files.js';
+
+export interface SimNodeConfig {
+  name: string;
+  index: number;
+  dir: string; // the node's own directory
+  mockupDir: string;
+  bmcPort: number;
+  sshPort: number;
+  instancePort: number;
+  diskBytes: number;
+  memoryMiB: number;
+  hostKey: string; // private, OpenSSH
+  hostKeyPub: string;
+  instanceHostKey: string;
+  instanceHostKeyPub: string;
+  authorizedKey: string; // the controller's public key
+  toolsDir: string;
+  bmcUser: string;
+  bmcPassword: string;
+  bootDelayMs: number;
+  powerDelayMs: number;
+  faults: NodeFaults;
+  /** Registry credentials the simulated registry accepts (user:password). */
+  registryAuth: string;
+  registryHost: string;
+  imagesDir: string;
+}
+
+export type SimPhase = 'off' | 'booting' | 'ramdisk' | 'instance' | 'firmware';
+
+export class SimNode {
+  readonly uuid = randomUUID().toUpperCase();
+  readonly macs: string[];
+  readonly root: string;
+  phase: SimPhase = 'off';
+  bmc: FakeBmc | undefined;
+  private ssh: SshServerHandle | undefined;
+  private bootTimer: NodeJS.Timeout | undefined;
+  private lastBoot: BootInfo | undefined;
+
+  constructor(readonly cfg: SimNodeConfig) {
+    const n = cfg.index;
+    this.macs = [0, 1].map((port) => `52:54:00:${hex(n >> 8)}:${hex(n & 0xff)}:${hex(port + 0x10)}`);
+    this.root = join(cfg.dir, 'root');
+  }
+
+  get diskFile(): string {
+    return join(this.root, 'dev', 'vda');
+  }
+
+  async start(): Promise<void> {
+    const c = this.cfg;
+    for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers', 'sys/class/dmi/id', 'proc', 'sim']) {
+      mkdirSync(join(this.root, d), { recursive: true });
+    }
+    // A sparse file the size of the node's disk: nothing is allocated until written.
+    const fd = openSync(this.diskFile, 'a');
+    ftruncateSync(fd, c.diskBytes);
+    closeSync(fd);
+    const uuid = c.faults.wrongUuid ? randomUUID().toUpperCase() : this.uuid;
+    writeFileSync(join(this.root, 'sys/class/dmi/id/product_uuid'), `${uuid.toLowerCase()}\n`);
+    writeFileSync(
+      join(this.root, 'proc/meminfo'),
+      `MemTotal:       ${c.memoryMiB * 1024} kB\nMemFree:        ${c.memoryMiB * 1000} kB\nMemAvailable:   ${c.memoryMiB * 1000} kB\n`,
+    );
+    writeFileSync(
+      join(this.root, 'sim/node.env'),
+      [
+        `TSBM_SIM_NODE=${c.name}`,
+        `TSBM_SIM_MACS="${this.macs.join(' ')}"`,
+        `TSBM_SIM_REGISTRY=${c.registryHost}`,
+        `TSBM_SIM_REGISTRY_AUTH=${Buffer.from(c.registryAuth).toString('base64')}`,
+        `TSBM_SIM_IMAGES=${c.imagesDir}`,
+        `TSBM_SIM_PULL_FAIL=${c.faults.pullFail ? 1 : 0}`,
+        `TSBM_SIM_BOOTC_FAIL=${c.faults.bootcFail ? 1 : 0}`,
+        '',
+      ].join('\n'),
+    );
+    this.bmc = await startFakeBmc({
+      mockupDir: c.mockupDir,
+      host: '127.0.0.1',
+      port: c.bmcPort,
+      username: c.bmcUser,
+      password: c.bmcPassword,
+      powerDelayMs: c.powerDelayMs,
+      faults: {
+        ...(c.faults.bmc503 !== undefined ? { rate503: c.faults.bmc503 } : {}),
+        ...(c.faults.bmcLatencyMs !== undefined ? { latencyMs: c.faults.bmcLatencyMs } : {}),
+        ...(c.faults.bmcReset !== undefined ? { resetRate: c.faults.bmcReset } : {}),
+      },
+      hooks: {
+        onPower: (s) => {
+          if (s === 'Off') void this.powerOff();
+        },
+        onBoot: (info) => this.boot(info),
+      },
+    });
+    this.personalize();
+  }
+
+  /** The node's identity as its BMC reports it: its own UUID and MACs, powered off. */
+  private personalize(): void {
+    const state = this.bmc!.state;
+    const sys = state.system;
+    sys.UUID = this.uuid;
+    sys.PowerState = 'Off';
+    let i = 0;
+    for (const [path, body] of state.tree) {
+      if (path.startsWith(`${state.systemPath}/EthernetInterfaces/`) && typeof body.MACAddress === 'string') {
+        const mac = this.macs[i++ % this.macs.length]!;
+        body.MACAddress = mac;
+        if ('PermanentMACAddress' in body) body.PermanentMACAddress = mac;
+      }
+    }
+  }
+
+  private boot(info: BootInfo): void {
+    this.lastBoot = info;
+    clearTimeout(this.bootTimer);
+    const fromCd = (info.bootSourceOverrideTarget === 'Cd' || info.bootSourceOverrideTarget === 'UsbCd') && info.mediaInserted;
+    const fromDisk = !fromCd && (info.bootSourceOverrideTarget === 'Hdd' || info.bootSourceOverrideTarget === undefined || info.bootSourceOverrideTarget === 'None');
+    this.phase = 'booting';
+    this.bootTimer = setTimeout(() => {
+      if (fromCd) {
+        if (this.cfg.faults.neverBoots) this.phase = 'firmware';
+        else void this.startRamdisk();
+      } else if (fromDisk) void this.startInstance();
+      else this.phase = 'firmware'; // PXE, BIOS setup, a CD boot without media: nothing answers
+    }, this.cfg.bootDelayMs);
+  }
+
+  private async startRamdisk(): Promise<void> {
+    await this.stopSsh();
+    const c = this.cfg;
+    const shell = shellExecHandler({
+      cwd: this.root,
+      pathPrefix: [c.toolsDir],
+      env: { ...baseEnv(), TSBM_SIM_ROOT: this.root, TSBM_SIM_ENV: join(this.root, 'sim/node.env') },
+    });
+    const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, this.root), session);
+    this.ssh = await startSshServer({
+      port: c.sshPort,
+      hostKeys: [c.hostKey],
+      authorizedKeys: [c.authorizedKey],
+      exec,
+      sftpRoot: this.root,
+      ...(c.faults.sshDrop ? { dropAfter: c.faults.sshDrop } : {}),
+    });
+    this.phase = 'ramdisk';
+  }
+
+  private async startInstance(): Promise<void> {
+    await this.stopSsh();
+    const layout = await this.diskLayout();
+    if (layout.partitions.length === 0) {
+      this.phase = 'firmware'; // no operating system on the disk: the node sits in firmware
+      return;
+    }
+    const instRoot = join(this.cfg.dir, 'instance');
+    await extractInstanceFiles(this.diskFile, layout, instRoot);
+    const shell = shellExecHandler({ cwd: instRoot, env: baseEnv() });
+    const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, instRoot), session);
+    this.ssh = await startSshServer({
+      port: this.cfg.instancePort,
+      hostKeys: [this.cfg.instanceHostKey],
+      authorizedKeys: [this.cfg.authorizedKey],
+      exec,
+      sftpRoot: instRoot,
+    });
+    this.phase = 'instance';
+  }
+
+  private async powerOff(): Promise<void> {
+    clearTimeout(this.bootTimer);
+    this.phase = 'off';
+    await this.stopSsh();
+  }
+
+  private async stopSsh(): Promise<void> {
+    const s = this.ssh;
+    this.ssh = undefined;
+    if (s) {
+      s.dropConnections();
+      await s.close();
+    }
+  }
+
+  diskLayout(): Promise<DiskLayout> {
+    return readDiskLayout(this.diskFile);
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    const state = this.bmc?.state;
+    const slot = state?.cdSlots().find((s) => s.Inserted === true);
+    const boot = state?.boot ?? {};
+    const layout = await this.diskLayout();
+    return {
+      name: this.cfg.name,
+      power: state?.powerState ?? 'Off',
+      phase: this.phase,
+      bootOverride: `${boot.BootSourceOverrideTarget ?? 'None'}/${boot.BootSourceOverrideEnabled ?? 'Disabled'}`,
+      media: typeof slot?.Image === 'string' ? slot.Image : '',
+      disk: layout.summary,
+      lastBoot: this.lastBoot?.bootSourceOverrideTarget ?? null,
+    };
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.bootTimer);
+    await this.stopSsh();
+    await this.bmc?.close();
+  }
+}
+
+function hex(n: number): string {
+  return (n & 0xff).toString(16).padStart(2, '0');
+}
+
+function baseEnv(): Record<string, string> {
+  return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', HOME: '/root' };
+}

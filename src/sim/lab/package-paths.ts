@@ -1,0 +1,18 @@
+// Data the lab ships beside the code (mockup trees, ramdisk tools), found from the package root
+// both when running compiled (dist/sim/lab) and from source (src/sim/lab) in tests.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const MOCKUPS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'mockups');
+export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bin');
+export const DEFAULT_MOCKUPS = ['hpe-ilo5-dl325-gen10plus', 'dmtf-public-rackmount1'];
+
+/** A shipped tree's name or a directory in the DMTF short-form layout. */
+export function resolveMockup(nameOrDir: string): string | undefined {
+  const shipped = join(MOCKUPS_DIR, nameOrDir);
+  if (!nameOrDir.includes('/') && existsSync(join(shipped, 'index.json'))) return shipped;
+  const dir = resolve(nameOrDir);
+  return existsSync(join(dir, 'index.json')) ? dir : undefined;
+}
