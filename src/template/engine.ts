@@ -1,6 +1,7 @@
 // The one Handlebars environment tsbm renders with: strict, no HTML escaping, no prototype
 // access, tsbm's helpers, and compiled templates cached by source.
 import Handlebars from 'handlebars';
+import { isSecretName } from '../output/redact.js';
 import { resolvePath } from './lookup.js';
 import { toHandlebars } from './helpers/define.js';
 import { HELPERS } from './helpers/index.js';
@@ -31,8 +32,18 @@ interface RunData {
 
 hbs.registerHelper(INTERNAL.get, function (this: unknown, original: string, ...rest: unknown[]) {
   const opts = rest.pop() as { data?: RunData };
-  return resolvePath(this, opts.data?.root, original, rest as string[], true);
+  const parts = rest as string[];
+  const value = resolvePath(this, opts.data?.root, original, parts, true);
+  // A value read through a secret-looking name stays secret wherever the result goes.
+  const onSecret = opts.data?.tsbm?.onSecret;
+  if (onSecret && parts.some(isSecretName)) markSecret(value, onSecret);
+  return value;
 });
+
+function markSecret(v: unknown, onSecret: (s: string) => void, depth = 0): void {
+  if (typeof v === 'string' || typeof v === 'number') onSecret(String(v));
+  else if (v && typeof v === 'object' && depth < 10) for (const x of Object.values(v)) markSecret(x, onSecret, depth + 1);
+}
 hbs.registerHelper(INTERNAL.soft, function (this: unknown, original: string, ...rest: unknown[]) {
   const opts = rest.pop() as { data?: RunData };
   return resolvePath(this, opts.data?.root, original, rest as string[], false);

@@ -106,6 +106,13 @@ describe('helpers', () => {
     expect(seen).toEqual(['hunter22']);
   });
 
+  it('values read through secret-looking names are reported to onSecret', () => {
+    const seen: string[] = [];
+    const v = { driver_info: { redfish_password: 'calvin1' }, bmc: { token: 'tok123' }, user: 'admin' };
+    renderString('{{ driver_info.redfish_password }} {{ user }} {{ len bmc.token }}', ctx(v, (s) => seen.push(s)));
+    expect(seen).toEqual(['calvin1', 'tok123']);
+  });
+
   it('now and uuid', () => {
     expect(Date.parse(r('{{ now }}') as string)).not.toBeNaN();
     expect(r('{{ uuid }}')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
