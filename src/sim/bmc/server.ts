@@ -17,6 +17,8 @@ export interface FakeBmcOptions {
   port?: number;
   username?: string;
   password?: string;
+  /** false: the SessionService refuses logins (405), as on BMCs with sessions disabled; clients must use Basic. */
+  sessions?: boolean;
   /** PATCH without a matching If-Match is refused with 412. */
   requireEtag?: boolean;
   /** How long PoweringOn/PoweringOff lasts (default 0: immediate). */
@@ -87,7 +89,10 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
     }
     if (path === '/redfish' && method === 'GET') return send(res, 200, { v1: '/redfish/v1/' });
     if (path === ROOT && method === 'GET') return sendResource(res, tree.get(ROOT) ?? {});
-    if (path === sessionsPath && method === 'POST') return createSession(res, body);
+    if (path === sessionsPath && method === 'POST') {
+      if (opts.sessions === false) throw new BmcHttpError(405, 'OperationNotAllowed', 'Sessions are disabled on this service.');
+      return createSession(res, body);
+    }
     const session = authenticate(req);
     if (method === 'GET') {
       const task = tasks.get(path);
