@@ -1,0 +1,79 @@
+// An inventory that says `tsbm_sim: {nodes: 3}` asks for a simulated lab for the length of one
+// run: `tsbm run` starts it in a background process, runs against the inventory the lab
+// writes, and stops it afterwards. One command does everything.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { TsbmError } from '../../errors.js';
+import { labDown, labUp } from './launcher.js';
+
+export interface SimSpec {
+  nodes: number;
+  mockups?: string[];
+  faults?: string;
+  boot_delay_ms?: number;
+  power_delay_ms?: number;
+  dir?: string;
+}
+
+/** The `tsbm_sim` block of an inventory file, when it has one. */
+export function simSpecOf(path: string): SimSpec | undefined {
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined; // not readable YAML: the inventory loader reports it properly
+  }
+  if (!doc || typeof doc !== 'object' || !('tsbm_sim' in doc)) return undefined;
+  const spec = (doc as { tsbm_sim: unknown }).tsbm_sim;
+  const nodes = (spec as { nodes?: unknown } | null)?.nodes;
+  if (!spec || typeof spec !== 'object' || !Number.isInteger(nodes) || (nodes as number) < 1) {
+    throw new TsbmError('parse', `${path}: tsbm_sim needs "nodes:" with a whole number of nodes`, {
+      hint: 'e.g. tsbm_sim: {nodes: 3}',
+    });
+  }
+  return spec as SimSpec;
+}
+
+export interface PreparedInventories {
+  inventories: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts a lab for every inventory with a `tsbm_sim` block and swaps in the lab's inventory. */
+export async function startSimInventories(paths: string[]): Promise<PreparedInventories> {
+  const started: string[] = [];
+  const inventories: string[] = [];
+  const stop = async () => {
+    for (const d of started.splice(0)) await labDown(d).catch(() => undefined);
+  };
+  try {
+    for (const p of paths) {
+      const spec = simSpecOf(p);
+      if (!spec) {
+        inventories.push(p);
+        continue;
+      }
+      const abs = resolve(p);
+      const dir = spec.dir
+        ? resolve(dirname(abs), spec.dir)
+        : join('.tsbm', 'sim-auto', createHash('sha256').update(abs).digest('hex').slice(0, 12));
+      await labDown(dir); // a lab left over from a killed run
+      const rec = await labUp({
+        dir,
+        nodes: spec.nodes,
+        mockups: spec.mockups ?? [],
+        ...(spec.faults ? { faults: spec.faults } : {}),
+        ...(spec.boot_delay_ms !== undefined ? { bootDelayMs: spec.boot_delay_ms } : {}),
+        ...(spec.power_delay_ms !== undefined ? { powerDelayMs: spec.power_delay_ms } : {}),
+      });
+      started.push(dir);
+      inventories.push(rec.inventory);
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { inventories, stop };
+}
