@@ -14,7 +14,7 @@ export async function runFree(pr: PlayRuntime, batch: readonly string[]): Promis
       let o: Outcome = { status: 'ok' };
       try {
         for (;;) {
-          if (pr.state.interrupted) break;
+          if (pr.state.interrupted || pr.endPlay) break;
           const r = w.next(o);
           if (r.done) break;
           const step = r.value;

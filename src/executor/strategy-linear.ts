@@ -28,15 +28,16 @@ export async function runLinear(pr: PlayRuntime, batch: readonly string[]): Prom
     advance(h, { status: 'ok' });
   }
   try {
-    while (next.size > 0 && !pr.state.interrupted) {
+    while (next.size > 0 && !pr.state.interrupted && !pr.endPlay) {
       let first: Step | undefined;
       for (const s of next.values()) if (!first || comparePaths(s.path, first.path) < 0) first = s;
       const step = first!;
       const hosts = [...next].filter(([, s]) => s.key === step.key).map(([h]) => h);
       const outcomes =
         step.kind === 'task' ? await runTaskGroup(pr, step, hosts) : await flushHandlers(pr, hosts);
-      for (const h of hosts) advance(h, outcomes.get(h) ?? { status: 'ok' });
+      // The fail policy first, so walkers see end_play before choosing their next step.
       if (step.kind === 'task') applyFailPolicy(pr, step, batch, outcomes);
+      for (const h of hosts) advance(h, outcomes.get(h) ?? { status: 'ok' });
     }
   } finally {
     for (const w of walkers.values()) w.return(undefined);
