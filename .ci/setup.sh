@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian 12 CI machine (as root, non-interactive, idempotent) for the e2e
+# tests: real OpenSSH in network namespaces, podman with runc, an htpasswd registry, loop
+# disks, ISO and partition tools. See /work/shared/TESTLAB.md for why each setting is here.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: not root; e2e tests will skip (they need root)" >&2
+  exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
+  gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Debian's docker-registry package starts a system registry on :5000; tests run their own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet docker-registry 2>/dev/null; then
+  systemctl stop docker-registry || true
+fi
+
+# crun fails here (hybrid cgroups, setrlimit refused): runc + cgroupfs, no default ulimits.
+mkdir -p /etc/containers
+cat > /etc/containers/containers.conf <<'CONF'
+[containers]
+default_ulimits = []
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+CONF
+mkdir -p /etc/containers/registries.conf.d
+
+# sshd's privilege separation directory.
+mkdir -p /run/sshd
+chmod 0755 /run/sshd
+echo "setup.sh: ready"

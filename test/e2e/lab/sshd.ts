@@ -1,0 +1,132 @@
+// Real OpenSSH in a namespace, standing in for a ramdisk (or any test host). Started with
+// `nsenter --net` so podman over SSH still sees the machine's cgroup mounts (TESTLAB.md).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Netns, inNetns } from './netns.js';
+import { sh } from './run.js';
+
+export interface ClientKey {
+  privateKeyFile: string;
+  publicKey: string;
+}
+
+/** An ed25519 key pair for the controller side. */
+export function makeClientKey(dir: string, name = 'id_ed25519'): ClientKey {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  if (!existsSync(file)) sh(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'tsbm-test', '-f', file]);
+  return { privateKeyFile: file, publicKey: readFileSync(`${file}.pub`, 'utf8').trim() };
+}
+
+export interface Sshd {
+  ns: Netns;
+  address: string;
+  port: number;
+  dir: string;
+  hostKeyPub: string;
+  /** A known_hosts line for this host (for strict host key checking). */
+  knownHostsLine: string;
+  start(): void;
+  stop(): void;
+  running(): boolean;
+}
+
+const all: Sshd[] = [];
+
+export function prepareSshd(ns: Netns, dir: string, authorizedKeys: string[], port = 22): Sshd {
+  mkdirSync(dir, { recursive: true });
+  const hostKey = join(dir, 'ssh_host_ed25519_key');
+  if (!existsSync(hostKey)) sh(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
+  const auth = join(dir, 'authorized_keys');
+  writeFileSync(auth, `${authorizedKeys.join('\n')}\n`, { mode: 0o600 });
+  const pidFile = join(dir, 'sshd.pid');
+  const config = join(dir, 'sshd_config');
+  writeFileSync(
+    config,
+    [
+      `ListenAddress ${ns.nsIp}`,
+      `Port ${port}`,
+      `HostKey ${hostKey}`,
+      `AuthorizedKeysFile ${auth}`,
+      `PidFile ${pidFile}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'MaxSessions 50',
+      'MaxStartups 100',
+      'Subsystem sftp internal-sftp',
+      `SetEnv TSBM_TEST_HOST=${ns.name}`,
+      '',
+    ].join('\n'),
+  );
+  const hostKeyPub = readFileSync(`${hostKey}.pub`, 'utf8').trim();
+  const [type, key] = hostKeyPub.split(/\s+/);
+  const hostPattern = port === 22 ? ns.nsIp : `[${ns.nsIp}]:${port}`;
+  const pidOf = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0);
+  const running = () => {
+    const pid = pidOf();
+    if (!pid) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const handle: Sshd = {
+    ns,
+    address: ns.nsIp,
+    port,
+    dir,
+    hostKeyPub,
+    knownHostsLine: `${hostPattern} ${type} ${key}`,
+    start() {
+      if (running()) return;
+      mkdirSync('/run/sshd', { recursive: true });
+      sh(inNetns(ns, ['/usr/sbin/sshd', '-f', config]));
+    },
+    stop() {
+      const pid = pidOf();
+      if (pid && running()) {
+        process.kill(pid, 'SIGTERM');
+        for (let i = 0; i < 50 && running(); i++) sh(['sleep', '0.1']);
+      }
+      rmSync(pidFile, { force: true });
+    },
+    running,
+  };
+  all.push(handle);
+  return handle;
+}
+
+export function stopAllSshd(): void {
+  for (const s of all.splice(0)) s.stop();
+}
+
+/** Runs a command on the host with the system ssh client (for lab self-tests). */
+export function sshRun(s: Sshd, key: ClientKey, command: string, allowFail = false) {
+  const kh = join(s.dir, 'client_known_hosts');
+  writeFileSync(kh, `${s.knownHostsLine}\n`);
+  return sh(
+    [
+      'ssh',
+      '-i',
+      key.privateKeyFile,
+      '-p',
+      String(s.port),
+      '-o',
+      `UserKnownHostsFile=${kh}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=5',
+      `root@${s.address}`,
+      command,
+    ],
+    { allowFail },
+  );
+}
