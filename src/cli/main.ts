@@ -17,7 +17,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./inventory.js'),
   () => import('./modules.js'),
   () => import('./runs.js'),
-  // () => import('./sim.js'),
+  () => import('./sim.js'),
   // () => import('./configdrive.js'),
 ];
 
