@@ -15,6 +15,16 @@ import { configdriveWriteModule } from './configdrive_write.js';
 import { podmanPullModule } from './podman_pull.js';
 import { rootDeviceModule } from './root_device.js';
 import { waitAgentModule } from './wait_agent.js';
+import { commandModule } from './command.js';
+import { copyModule } from './copy.js';
+import { factsModuleDef, gatherFactsModule } from './facts.js';
+import { fileModule } from './file.js';
+import { shellModule } from './shell.js';
+import { slurpModule } from './slurp.js';
+import { statModule } from './stat.js';
+import { templateModule } from './template.js';
+import { waitForModule } from './wait_for.js';
+import { waitForConnectionModule } from './wait_for_connection.js';
 
 const modules: ModuleDef[] = [
   redfishBootDevice as unknown as ModuleDef,
@@ -31,6 +41,17 @@ const modules: ModuleDef[] = [
   podmanPullModule as unknown as ModuleDef,
   rootDeviceModule as unknown as ModuleDef,
   waitAgentModule as unknown as ModuleDef,
+  commandModule as unknown as ModuleDef,
+  copyModule as unknown as ModuleDef,
+  factsModuleDef as unknown as ModuleDef,
+  gatherFactsModule as unknown as ModuleDef,
+  fileModule as unknown as ModuleDef,
+  shellModule as unknown as ModuleDef,
+  slurpModule as unknown as ModuleDef,
+  statModule as unknown as ModuleDef,
+  templateModule as unknown as ModuleDef,
+  waitForModule as unknown as ModuleDef,
+  waitForConnectionModule as unknown as ModuleDef,
 ];
 
 const byName = new Map<string, ModuleDef>();
