@@ -2,6 +2,7 @@
 // access, tsbm's helpers, and compiled templates cached by source.
 import Handlebars from 'handlebars';
 import { isSecretName } from '../output/redact.js';
+import { UndefinedVarFail } from './fail.js';
 import { resolvePath } from './lookup.js';
 import { toHandlebars } from './helpers/define.js';
 import { HELPERS } from './helpers/index.js';
@@ -42,7 +43,8 @@ hbs.registerHelper(INTERNAL.get, function (this: unknown, original: string, ...r
 
 function markSecret(v: unknown, onSecret: (s: string) => void, depth = 0): void {
   if (typeof v === 'string' || typeof v === 'number') onSecret(String(v));
-  else if (v && typeof v === 'object' && depth < 10) for (const x of Object.values(v)) markSecret(x, onSecret, depth + 1);
+  else if (v && typeof v === 'object' && depth < 10)
+    for (const x of Object.values(v)) markSecret(x, onSecret, depth + 1);
 }
 hbs.registerHelper(INTERNAL.soft, function (this: unknown, original: string, ...rest: unknown[]) {
   const opts = rest.pop() as { data?: RunData };
@@ -55,6 +57,10 @@ hbs.registerHelper(INTERNAL.capture, (value: unknown, opts: { data?: RunData }) 
     box.set = true;
   }
   return toText(value);
+});
+hbs.registerHelper(INTERNAL.required, (value: unknown, original: string) => {
+  if (value === undefined) throw new UndefinedVarFail(original, original);
+  return value;
 });
 hbs.registerHelper(INTERNAL.str, (value: unknown) => toText(value));
 

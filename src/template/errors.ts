@@ -60,6 +60,9 @@ export function toTemplateError(e: unknown, where: Where | undefined, isConditio
     return new TsbmError('template', `template error: ${e.message}${suffix(where)}`, opts(where, hint, e));
   }
   const msg = e instanceof Error ? e.message : String(e);
+  // Handlebars' own strict-mode lookups (left for ../ paths) read: "x" not defined in [object Object]
+  const strict = /^"([^"]+)" not defined in /.exec(msg);
+  if (strict) return toTemplateError(new UndefinedVarFail(strict[1]!, strict[1]!), where, isCondition);
   if (/^Parse error|^Expecting|^Lexical error|doesn't match|Invalid path/.test(msg)) {
     return new TsbmError(
       'template',

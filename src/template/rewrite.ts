@@ -22,6 +22,7 @@ export const INTERNAL = {
   soft: '__tsbm_soft',
   capture: '__tsbm_cap',
   str: '__tsbm_str',
+  required: '__tsbm_req',
 } as const;
 
 /** Handlebars' own helpers tsbm keeps. */
@@ -43,6 +44,8 @@ export type RewriteMode = 'string' | 'typed';
 interface Env {
   helpers: ReadonlySet<string>;
   blockParams: ReadonlySet<string>;
+  /** How many context-changing blocks (#each, #with) enclose this point: the limit for ../ */
+  blockDepth: number;
 }
 
 const path = (name: string, loc: hbs.AST.SourceLocation): Path =>
@@ -65,6 +68,14 @@ function isRewritableVar(p: Path, env: Env): boolean {
 }
 
 function lookupExpr(p: Path, env: Env, soft: boolean): Expr {
+  if (p.depth > env.blockDepth)
+    throw new RewriteFail(
+      `"${p.original}" reaches above the host's variables`,
+      p.loc,
+      '../ is only for reaching out of #each or #with blocks',
+    );
+  // ../x is resolved by Handlebars (helpers cannot see parent contexts); only its absence is checked.
+  if (p.depth > 0 && !p.data) return soft ? p : sub(INTERNAL.required, [p, strLit(p.original, p.loc)], p.loc);
   if (!isRewritableVar(p, env)) return p;
   const args = [strLit(p.original, p.loc), ...p.parts.map((x) => strLit(x, p.loc))];
   return sub(soft ? INTERNAL.soft : INTERNAL.get, args, p.loc);
@@ -143,7 +154,9 @@ function rewriteBody(body: hbs.AST.Statement[], env: Env, single: number): hbs.A
         const inner = (prog: Program | undefined): Program | undefined => {
           if (!prog) return prog;
           const params = new Set([...env.blockParams, ...(prog.blockParams ?? [])]);
-          return { ...prog, body: rewriteBody(prog.body, { ...env, blockParams: params }, -1) };
+          const shifts = name === 'each' || name === 'with';
+          const blockDepth = env.blockDepth + (shifts && prog === b.program ? 1 : 0);
+          return { ...prog, body: rewriteBody(prog.body, { ...env, blockParams: params, blockDepth }, -1) };
         };
         return { ...b, program: inner(b.program), inverse: inner(b.inverse) } as Block;
       }
@@ -173,7 +186,7 @@ export function singleMustacheIndex(body: readonly hbs.AST.Statement[]): number 
 
 /** Rewrite a freshly parsed program (it is modified in place and returned). */
 export function rewriteProgram(prog: Program, mode: RewriteMode, helpers: ReadonlySet<string>): Program {
-  const env: Env = { helpers, blockParams: new Set() };
+  const env: Env = { helpers, blockParams: new Set(), blockDepth: 0 };
   const single = mode === 'typed' ? singleMustacheIndex(prog.body) : -1;
   prog.body = rewriteBody(prog.body, env, single);
   return prog;

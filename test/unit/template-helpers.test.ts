@@ -109,7 +109,10 @@ describe('helpers', () => {
   it('values read through secret-looking names are reported to onSecret', () => {
     const seen: string[] = [];
     const v = { driver_info: { redfish_password: 'calvin1' }, bmc: { token: 'tok123' }, user: 'admin' };
-    renderString('{{ driver_info.redfish_password }} {{ user }} {{ len bmc.token }}', ctx(v, (s) => seen.push(s)));
+    renderString(
+      '{{ driver_info.redfish_password }} {{ user }} {{ len bmc.token }}',
+      ctx(v, (s) => seen.push(s)),
+    );
     expect(seen).toEqual(['calvin1', 'tok123']);
   });
 

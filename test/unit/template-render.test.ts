@@ -66,6 +66,14 @@ describe('renderString', () => {
     expect(renderString('{{#each disks as |d|}}{{d.name}}{{/each}}', ctx(v))).toBe('sdasdb');
   });
 
+  it('../ works inside blocks only', () => {
+    expect(renderString('{{#each xs}}{{../n}}{{/each}}', ctx({ xs: [1, 2], n: 7 }))).toBe('77');
+    expect(err(() => renderString('{{ ../n }}', ctx({ n: 1 }))).message).toContain('reaches above');
+    expect(err(() => renderString('{{#each xs}}{{../nope}}{{/each}}', ctx({ xs: [1] }))).message).toContain(
+      'undefined variable "../nope"',
+    );
+  });
+
   it('names an undefined variable, the task, the host and the position', () => {
     const e = err(() => renderString('ip: {{ bmc.address }}', ctx({ bmc: {} })));
     expect(e.kind).toBe('template');
