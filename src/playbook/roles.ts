@@ -2,7 +2,7 @@
 // path); `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The
 // role's tasks come back wrapped in one Block carrying the RoleContext.
 import { existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseError, type SourcePos } from '../errors.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
@@ -11,18 +11,24 @@ import type { Block, Handler, RoleContext } from './model.js';
 import { loadTaskFileInto, parseHandler, taskId } from './task.js';
 import { isMapping, toExprs, toStringList } from './values.js';
 
+/** A path as the operator would write it: relative to the working directory when inside it. */
+export function displayPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
+}
+
 /** Directories searched for a role name, in order. */
 export function roleSearchPath(ctx: LoadContext): string[] {
   const here = dirname(ctx.file);
   const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles')];
-  return [...new Set(dirs.map((d) => resolve(d)))];
+  return [...new Set(dirs.map((d) => displayPath(resolve(d))))];
 }
 
 export function findRole(ctx: LoadContext, name: string): string | undefined {
   const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
   if (name.includes('/')) {
     const p = isAbsolute(name) ? name : resolve(dirname(ctx.file), name);
-    return isDir(p) ? p : undefined;
+    return isDir(p) ? displayPath(p) : undefined;
   }
   for (const d of roleSearchPath(ctx)) if (isDir(join(d, name))) return join(d, name);
   return undefined;

@@ -68,7 +68,8 @@ class Checker {
   play(play: Play): void {
     const at = play.keyPos.hosts ?? play.pos;
     const bad = this.opts.checkPattern?.(play.hosts);
-    if (bad) this.add(parseError(`${bad.message} in play "${play.name}"`, at, bad.hint));
+    const playName = play.keyPos.name ? `play "${play.name}"` : 'this play';
+    if (bad) this.add(parseError(`${bad.message} in ${playName}`, at, bad.hint));
     const hosts = this.opts.inventory?.select(play.hosts) ?? [];
     const scope: Scope = {
       names: new Set([

@@ -72,10 +72,17 @@ export function checkAt(
   return describe(pickError(errors), errors, value, src, basePath, what, opts);
 }
 
-/** Ajv lists the first branch's error first; a template branch's complaint is never the useful one. */
+/**
+ * The most useful error: the deepest one (a union's matching branch gets further into the
+ * value), preferring a specific complaint over a bare type mismatch from another branch.
+ */
 function pickError(errors: ErrorObject[]): ErrorObject {
-  const real = errors.find((e) => e.keyword !== 'anyOf' && !isTemplateBranch(e));
-  return real ?? errors[0]!;
+  const real = errors.filter((e) => e.keyword !== 'anyOf' && !isTemplateBranch(e));
+  if (real.length === 0) return errors[0]!;
+  const depth = (e: ErrorObject) => (e.instancePath === '' ? 0 : e.instancePath.split('/').length);
+  const max = Math.max(...real.map(depth));
+  const deepest = real.filter((e) => depth(e) === max);
+  return deepest.find((e) => e.keyword !== 'type') ?? deepest[0]!;
 }
 
 function isTemplateBranch(e: ErrorObject): boolean {
@@ -135,7 +142,10 @@ const TYPE_NAMES: Record<string, string> = {
 
 function typeText(t: unknown): string {
   const list = Array.isArray(t) ? t : [t];
-  return list.map((x) => TYPE_NAMES[String(x)] ?? String(x)).join(' or ');
+  const names = list.map((x) => TYPE_NAMES[String(x)] ?? String(x));
+  return names.length <= 2
+    ? names.join(' or ')
+    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
 function describe(
@@ -176,12 +186,17 @@ function describe(
       const inner = rel.length > 0 ? ` in ${name} of ${what}` : ` for ${what}`;
       return parseError(`missing required ${noun} "${key}"${inner}`, src.pos(path), `add "${key}: ..."`);
     }
-    case 'type':
+    case 'type': {
+      // A union (string, boolean or list) fails once per branch: name every allowed type.
+      const types = all
+        .filter((x) => x.keyword === 'type' && x.instancePath === e.instancePath && !isTemplateBranch(x))
+        .flatMap((x) => (Array.isArray(x.params.type) ? x.params.type : [x.params.type]) as string[]);
       return parseError(
-        `${name} must be ${typeText(p.type)}, got ${shown}${where}`,
+        `${name} must be ${typeText([...new Set(types.length > 0 ? types : [p.type as string])])}, got ${shown}${where}`,
         src.pos(path),
         here === null ? 'a key with nothing after the colon is null; give it a value' : undefined,
       );
+    }
     case 'enum':
       return parseError(
         `${name} must be one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${shown}${where}`,

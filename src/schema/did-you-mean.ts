@@ -25,6 +25,14 @@ function isSubsequence(word: string, of: string): boolean {
   return i === word.length;
 }
 
+/** Among equally distant candidates: same letters (a swap) beats a dropped letter beats the rest. */
+function tieScore(word: string, cand: string): number {
+  const c = cand.toLowerCase();
+  const sorted = (x: string) => [...x].sort().join('');
+  if (sorted(word) === sorted(c)) return 2;
+  return isSubsequence(word, c) ? 1 : 0;
+}
+
 /** The closest candidate, or undefined when none is within a third of the word's length (at least 1, at most 3). */
 export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
   // Very long input (hostile keys) gets no suggestion rather than a quadratic cost.
@@ -36,13 +44,8 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
   for (const c of candidates) {
     if (c === word) return c;
     const dist = editDistance(lower, c.toLowerCase());
-    // On a tie prefer a candidate the word is a subsequence of (a dropped letter: taks -> tasks).
     const better =
-      dist < bestD ||
-      (dist === bestD &&
-        best !== undefined &&
-        isSubsequence(lower, c.toLowerCase()) &&
-        !isSubsequence(lower, best.toLowerCase()));
+      dist < bestD || (dist === bestD && best !== undefined && tieScore(lower, c) > tieScore(lower, best));
     if (better) {
       best = c;
       bestD = dist;

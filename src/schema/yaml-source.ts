@@ -32,7 +32,8 @@ export function parseYamlText(text: string, file: string): YamlSource {
   };
   const first = doc.errors[0];
   if (first) {
-    const detail = FRIENDLY[first.code] ?? first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const detail =
+      FRIENDLY[first.code] ?? first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw parseError(`YAML syntax error: ${detail}`, at(first.pos[0]), 'fix the YAML at this position');
   }
   // Aliases can explode (billion laughs); yaml's maxAliasCount guards toJS.
@@ -49,7 +50,9 @@ export function parseYamlText(text: string, file: string): YamlSource {
     for (let i = 0; i < path.length; i++) {
       const seg = path[i]!;
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        const pair = node.items.find(
+          (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
+        );
         if (!pair) return best;
         const key = pair.key as Node;
         if (i === path.length - 1 && wantKey && key.range) return at(key.range[0]);
@@ -76,9 +79,11 @@ export function loadYamlFile(file: string, from?: SourcePos): YamlSource {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    const why =
+      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
     throw parseError(`cannot read ${file}: ${why}`, from, 'check the path');
   }
-  if (text.length > MAX_BYTES) throw parseError(`${file} is larger than 16 MiB`, from, 'is this really a YAML file?');
+  if (text.length > MAX_BYTES)
+    throw parseError(`${file} is larger than 16 MiB`, from, 'is this really a YAML file?');
   return parseYamlText(text, file);
 }

@@ -1,0 +1,38 @@
+// `tsbm validate PLAYBOOK... [-i INV]...`: checks playbooks (and with -i, that every variable
+// a task reads is defined for every host it targets) without connecting anywhere. Exit 0 or 4.
+import { type Command, Option } from 'commander';
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+const EXAMPLES = `
+Examples:
+  tsbm validate playbooks/*.yml
+  tsbm validate playbooks/deploy-bootc.yml -i inventory.yml -e image=oci://registry/os:42
+  tsbm validate deploy.yml -i lab.yml --output json      (for CI: {ok, errors:[{file,line,col,message,hint}]})
+
+Checks YAML, schemas, module names and arguments, host patterns, roles and file references,
+template syntax and, with -i, undefined variables. Prints one line per error:
+file:line:col: message (hint). Exit 0 when all is well, 4 otherwise.`;
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check playbooks (and inventories) without connecting anywhere')
+    .argument('<playbook...>', 'playbook files')
+    .option(
+      '-i, --inventory <file>',
+      'inventory file or directory (repeatable): also check variables per host',
+      collect,
+    )
+    .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable)', collect)
+    .addOption(
+      new Option('--output <mode>', 'plain lines (default) or one JSON object').choices(['plain', 'json']),
+    )
+    .addHelpText('after', EXAMPLES)
+    .action(
+      async (playbooks: string[], flags: { inventory?: string[]; extraVars?: string[]; output?: string }) => {
+        const { validateCommand } = await import('./validate-command.js');
+        process.exitCode = await validateCommand(playbooks, flags);
+      },
+    );
+}

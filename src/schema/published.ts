@@ -1,0 +1,68 @@
+// Everything published under schemas/, computed from the one definition of each schema.
+// Shared by the writer (`npm run schemas`) and the test that fails when schemas/ is stale.
+import { parse } from 'yaml';
+import { inventorySchema } from '../inventory/schema.js';
+import { allModules } from '../modules/registry.js';
+import type { ModuleDef } from '../modules/types.js';
+import { eventSchema } from '../output/event-schema.js';
+import { publishedPlaybookSchema } from '../playbook/schema.js';
+
+const BASE = 'https://tsbm.dev/schemas/';
+
+const plain = (v: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+
+/** The arguments of a module's YAML example, if the example parses (shown as `examples` to editors). */
+function exampleArgs(m: ModuleDef): unknown[] {
+  try {
+    const doc = parse(m.example) as unknown;
+    const tasks = Array.isArray(doc) ? doc : [doc];
+    for (const t of tasks) {
+      if (t && typeof t === 'object' && m.name in t) {
+        const args = (t as Record<string, unknown>)[m.name];
+        if (args && typeof args === 'object') return [args];
+      }
+    }
+  } catch {
+    // An example that is not YAML is still shown by `tsbm modules`; it just is not an example here.
+  }
+  return [];
+}
+
+function moduleSchema(m: ModuleDef): Record<string, unknown> {
+  const s = plain(m.args);
+  const examples = exampleArgs(m);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    ...s,
+    $id: `${BASE}modules/${m.name}.json`,
+    title: `${m.name} arguments`,
+    description: [m.summary, m.description].filter(Boolean).join('\n\n'),
+    ...(examples.length > 0 ? { examples } : {}),
+  };
+}
+
+/** File name under schemas/ -> JSON Schema. */
+export function publishedSchemas(): Record<string, object> {
+  const modules = allModules();
+  const out: Record<string, object> = {
+    'playbook.json': publishedPlaybookSchema(modules),
+    'inventory.json': {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      ...plain(inventorySchema),
+      $id: `${BASE}inventory.json`,
+    },
+    'events.json': {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      ...plain(eventSchema),
+      $id: `${BASE}events.json`,
+    },
+  };
+  for (const m of modules) out[`modules/${m.name}.json`] = moduleSchema(m);
+  return out;
+}
+
+/** The exact text written for a schema (stable, so the freshness test can compare bytes). */
+export function schemaText(schema: object): string {
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
