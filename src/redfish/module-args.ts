@@ -22,6 +22,7 @@ export const commonRedfishArgs = {
   driver_info: Type.Optional(DriverInfoSchema),
   request_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: 'Retries per request on connection errors, 5xx on reads and busy answers (default 4)' })),
   request_timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Seconds one HTTP request may take (default 60)' })),
+  task_timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Seconds to follow a BMC task monitor after 202 Accepted (default 300)' })),
   retry_max_delay: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Longest pause between retries in seconds (default 10)' })),
 };
 
@@ -30,6 +31,7 @@ type CommonArgs = {
   request_retries?: number | undefined;
   request_timeout?: number | undefined;
   retry_max_delay?: number | undefined;
+  task_timeout?: number | undefined;
 };
 
 export function clientFromArgs(ctx: ModuleContext, args: CommonArgs): RedfishClient {
@@ -38,6 +40,7 @@ export function clientFromArgs(ctx: ModuleContext, args: CommonArgs): RedfishCli
   const driverInfo = { ...base, ...(args.driver_info ?? {}) };
   return redfishClientFor(ctx, driverInfo, {
     ...(args.request_timeout !== undefined ? { timeoutMs: args.request_timeout * 1000 } : {}),
+    ...(args.task_timeout !== undefined ? { taskTimeoutMs: args.task_timeout * 1000 } : {}),
     retry: {
       ...(args.request_retries !== undefined ? { retries: args.request_retries } : {}),
       ...(args.retry_max_delay !== undefined ? { maxDelayMs: args.retry_max_delay * 1000, baseDelayMs: Math.min(500, args.retry_max_delay * 1000) } : {}),

@@ -1,5 +1,6 @@
 // POST actions of the fake BMC: ComputerSystem.Reset (with iDRAC's 409 on a redundant
 // power change), standard and HPE OEM virtual media insert/eject. Unknown actions succeed idly.
+import type { BmcFaults } from './faults.js';
 import { BmcHttpError } from './messages.js';
 import { type ActionRef, type FakeBmcState, type Json, normPath } from './state.js';
 
@@ -28,11 +29,11 @@ function notSupported(value: unknown, param: string, action: string): BmcHttpErr
 }
 
 /** Runs the action; returns a function applying its effect (so a task monitor can defer it). */
-export function prepareAction(state: FakeBmcState, ref: ActionRef, body: Json, emptyImage: '' | null): () => void {
+export function prepareAction(state: FakeBmcState, ref: ActionRef, body: Json, emptyImage: '' | null, faults: BmcFaults = {}): () => void {
   const action = ref.name.slice(1);
   const resource = state.get(ref.resource);
   if (!resource) throw new BmcHttpError(404, 'ResourceMissingAtURI', `The resource at the URI ${ref.resource} was not found.`);
-  if (ref.name === '#ComputerSystem.Reset') return prepareReset(state, ref, body, action);
+  if (ref.name === '#ComputerSystem.Reset') return prepareReset(state, ref, body, action, faults);
   if (/InsertMedia$|InsertVirtualMedia$/.test(ref.name)) {
     if (typeof body.Image !== 'string' || body.Image === '') throw missing('Image', action);
     const allowedProto = allowedValues(state, ref.def, 'TransferProtocolType');
@@ -63,7 +64,7 @@ export function prepareAction(state: FakeBmcState, ref: ActionRef, body: Json, e
   return () => {};
 }
 
-function prepareReset(state: FakeBmcState, ref: ActionRef, body: Json, action: string): () => void {
+function prepareReset(state: FakeBmcState, ref: ActionRef, body: Json, action: string, faults: BmcFaults): () => void {
   if (normPath(ref.resource) !== state.systemPath) return () => {}; // manager/chassis resets: nothing to simulate
   const type = body.ResetType;
   if (typeof type !== 'string') throw missing('ResetType', action);
@@ -83,8 +84,10 @@ function prepareReset(state: FakeBmcState, ref: ActionRef, body: Json, action: s
       case 'On':
       case 'ForceOn':
         return state.transition('On');
-      case 'ForceOff':
       case 'GracefulShutdown':
+        if (faults.ignoreGracefulShutdown) return; // the OS ignores the ACPI request
+        return state.transition('Off');
+      case 'ForceOff':
         return state.transition('Off');
       case 'PushPowerButton':
         return state.transition(on ? 'Off' : 'On');

@@ -18,6 +18,10 @@ export interface BmcFaults {
   stuckTaskMonitor?: boolean;
   /** PATCHes of Boot answer success but change nothing (some firmware does this). */
   ignoreBootOverride?: boolean;
+  /** A requested `Once` boot override reads back `Continuous` (as some firmware does). */
+  onceReadsContinuous?: boolean;
+  /** GracefulShutdown is accepted but the OS never acts on it. */
+  ignoreGracefulShutdown?: boolean;
   /** Seed for the rate-based faults. */
   seed?: number;
 }

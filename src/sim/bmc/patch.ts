@@ -50,6 +50,7 @@ export function checkIfMatch(body: Json, ifMatch: string | undefined, required: 
 
 export interface PatchOptions {
   ignoreBootOverride?: boolean;
+  onceReadsContinuous?: boolean;
   /** The empty form of Image this tree uses ("" on iLO, null elsewhere). */
   emptyImage: '' | null;
 }
@@ -75,6 +76,8 @@ export function applyPatch(resource: Json, patch: unknown, opts: PatchOptions): 
       checkValue(boot, k, v);
     }
     if (!opts.ignoreBootOverride) resource.Boot = { ...boot, ...bp };
+    const b = resource.Boot as Json;
+    if (opts.onceReadsContinuous && b.BootSourceOverrideEnabled === 'Once') b.BootSourceOverrideEnabled = 'Continuous';
   }
   for (const [k, v] of Object.entries(p)) {
     if (k === 'Boot' && isSystem) continue;

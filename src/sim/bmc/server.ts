@@ -113,13 +113,13 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       const r = tree.get(path);
       if (!r) throw notFound(path);
       checkIfMatch(r, header(req, 'if-match'), opts.requireEtag ?? false);
-      applyPatch(r, body, { ignoreBootOverride: opts.faults?.ignoreBootOverride, emptyImage });
+      applyPatch(r, body, { ignoreBootOverride: opts.faults?.ignoreBootOverride, onceReadsContinuous: opts.faults?.onceReadsContinuous, emptyImage });
       return sendResource(res, r);
     }
     if (method === 'POST') {
       const ref = findAction(tree, path);
       if (!ref) throw notFound(path);
-      const apply = prepareAction(state, ref, body, emptyImage);
+      const apply = prepareAction(state, ref, body, emptyImage, opts.faults ?? {});
       if (opts.asyncTasks || opts.faults?.stuckTaskMonitor) {
         const monitor = `${ROOT}/TaskService/TaskMonitors/${nextId++}`;
         tasks.set(monitor, { pollsLeft: opts.taskPolls ?? 1, apply, done: false });
