@@ -18,7 +18,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./modules.js'),
   () => import('./runs.js'),
   () => import('./sim.js'),
-  // () => import('./configdrive.js'),
+  () => import('./configdrive.js'),
 ];
 
 const EXAMPLES = `
