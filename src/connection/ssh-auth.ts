@@ -1,7 +1,8 @@
 // Credentials for one SSH login: key file (OpenSSH or PEM; passphrase from a named env var),
 // ssh-agent, password. Parsed up front so a bad key is an operator error, not a hang.
 import { readFileSync } from 'node:fs';
-import { type AuthenticationType, type ConnectConfig, utils } from 'ssh2';
+import type { AuthenticationType, ConnectConfig } from 'ssh2';
+import { utils } from './ssh2-lib.js';
 import { TsbmError } from '../errors.js';
 import type { ConnectionSpec } from './types.js';
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { utils } from 'ssh2';
+import { utils } from '../../src/connection/ssh2-lib.js';
 import type { ConnectionSpec } from '../../src/connection/types.js';
 import { type SshServerHandle, type SshServerOptions, startSshServer } from '../../src/sim/ssh/server.js';
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { utils } from 'ssh2';
+import { utils } from '../../connection/ssh2-lib.js';
 import { stringify } from 'yaml';
 import { TsbmError } from '../../errors.js';
 import { faultsFor, parseFaultSpec } from './faults.js';

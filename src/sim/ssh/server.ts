@@ -3,7 +3,8 @@
 // system, and direct-tcpip forwarding (so it can act as a jump host). The simulated lab and
 // the integration tests run their "hosts" on it.
 import net from 'node:net';
-import { type AuthContext, type ParsedKey, Server, type ServerChannel, type Session, utils } from 'ssh2';
+import type { AuthContext, ParsedKey, ServerChannel, Session } from 'ssh2';
+import { Server, utils } from '../../connection/ssh2-lib.js';
 import { sha256Fingerprint } from '../../connection/fingerprint.js';
 import { type SshExecHandler, type SshExecProcess, shellExecHandler } from './exec.js';
 import { serveSftp } from './sftp.js';

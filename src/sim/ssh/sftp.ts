@@ -2,7 +2,8 @@
 import type { Stats } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { type Attributes, type SFTPWrapper, utils } from 'ssh2';
+import type { Attributes, SFTPWrapper } from 'ssh2';
+import { utils } from '../../connection/ssh2-lib.js';
 
 const { STATUS_CODE, OPEN_MODE } = utils.sftp;
 
