@@ -53,3 +53,14 @@ export function withDigest(ref: string, digest: string): string {
   const name = colon > slash ? noDigest.slice(0, colon) : noDigest;
   return `${name}@${digest}`;
 }
+
+/** The manifest JSON inside podman's `parsing manifest blob "..."` error (Go-quoted). */
+export function quotedManifest(stderr: string): string | undefined {
+  const m = /parsing manifest blob "((?:[^"\\]|\\.)*)"/.exec(stderr);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ExecResult } from '../connection/types.js';
 import { NO_PIVOT_ROOT_CONF, registriesConf } from '../deploy/containers-conf.js';
-import { type ManifestSize, ociArch, parseManifest, withDigest } from '../deploy/image-size.js';
+import { type ManifestSize, ociArch, parseManifest, quotedManifest, withDigest } from '../deploy/image-size.js';
 import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../deploy/memory.js';
 import { firstSet } from '../deploy/node-data.js';
@@ -101,10 +101,13 @@ export const podmanPullModule = defineModule({
     const confDir = a.containers_conf_dir ?? '/etc/containers/containers.conf.d';
     await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', confDir]);
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
-    if (a.registries?.length) {
+    // Mirrors, and for tls_verify: false the image's registry marked insecure, so every podman
+    // call (including ones without a --tls-verify flag) reaches a lab registry.
+    const insecure = a.tls_verify === false ? [img.registry] : [];
+    if (a.registries?.length || insecure.length) {
       const regDir = a.registries_conf_dir ?? '/etc/containers/registries.conf.d';
       await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', regDir]);
-      await ctx.put(registriesConf(a.registries, []), `${regDir}/50-tsbm-mirrors.conf`, { mode: 0o644 });
+      await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, { mode: 0o644 });
     }
 
     let authFile: string | undefined;
@@ -118,7 +121,7 @@ export const podmanPullModule = defineModule({
         await ctx.put(authJson, authFile, { mode: 0o600 });
       }
       const authFlags = authFile ? ['--authfile', authFile] : [];
-      if (a.memory_check !== false) await memoryPreflight(ctx, a, img.ref, [...authFlags, ...tlsFlags]);
+      if (a.memory_check !== false) await memoryPreflight(ctx, a, img.ref, authFile);
 
       const help = await ctx.exec(['podman', 'pull', '--help']);
       const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay') ? ['--retry-delay=5s'] : [];
@@ -183,37 +186,50 @@ function registerInnerSecrets(ctx: ModuleContext, json: string): void {
   }
 }
 
-async function manifestSize(ctx: ModuleContext, ref: string, flags: string[]): Promise<{ size?: ManifestSize; why: string }> {
+/** How to ask one tool for the registry manifest of a reference. */
+interface ManifestProbe {
+  argv: (ref: string) => string[];
+  env?: Record<string, string>;
+}
+
+async function manifestSize(
+  ctx: ModuleContext,
+  ref: string,
+  authFile: string | undefined,
+  tlsVerify: boolean,
+): Promise<{ size?: ManifestSize; why: string }> {
   const arch = ociArch((await ctx.exec(['uname', '-m'])).stdout);
-  const tools: Array<(r: string) => string[]> = [
-    (r) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`],
-    (r) => ['podman', 'manifest', 'inspect', ...flags, r],
+  const flags = [...(authFile ? ['--authfile', authFile] : []), ...(tlsVerify ? [] : ['--tls-verify=false'])];
+  const probes: ManifestProbe[] = [
+    { argv: (r) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`] },
+    { argv: (r) => ['podman', 'manifest', 'inspect', ...flags, r] },
+    // podman < 4.4 has no flags on `manifest inspect`: credentials through the environment,
+    // TLS through the registries.conf.d drop-in written for tls_verify: false.
+    { argv: (r) => ['podman', 'manifest', 'inspect', r], ...(authFile ? { env: { REGISTRY_AUTH_FILE: authFile } } : {}) },
   ];
   const reasons: string[] = [];
-  for (const tool of tools) {
+  for (const probe of probes) {
     let r = ref;
     for (let depth = 0; depth < 2; depth++) {
-      const argv = tool(r);
-      const res = await ctx.exec(argv);
-      if (res.rc !== 0) {
-        reasons.push(`${argv[0]}: ${lastLine(res.stderr || res.stdout) || `rc ${res.rc}`}`);
-        break;
-      }
-      const m = parseManifest(res.stdout, arch);
-      if (m.kind === 'image') return { size: m.size, why: argv.slice(0, 2).join(' ') };
+      const argv = probe.argv(r);
+      const res = await ctx.exec(argv, probe.env ? { env: probe.env } : {});
+      // podman 4.3 refuses single-image manifests but quotes the manifest in its error.
+      const text = res.rc === 0 ? res.stdout : (quotedManifest(res.stderr) ?? '');
+      const m = text ? parseManifest(text, arch) : ({ kind: 'unknown' } as const);
+      if (m.kind === 'image') return { size: m.size, why: argv.slice(0, 3).join(' ') };
       if (m.kind === 'index' && m.digest) {
         r = withDigest(ref, m.digest);
         continue;
       }
-      reasons.push(`${argv[0]}: manifest has no ${arch} image`);
+      reasons.push(`${argv.slice(0, 3).join(' ')}: ${res.rc === 0 ? `manifest has no ${arch} image` : lastLine(res.stderr || res.stdout) || `rc ${res.rc}`}`);
       break;
     }
   }
   return { why: reasons.join('; ') };
 }
 
-async function memoryPreflight(ctx: ModuleContext, a: Args, ref: string, flags: string[]): Promise<void> {
-  const { size, why } = await manifestSize(ctx, ref, flags);
+async function memoryPreflight(ctx: ModuleContext, a: Args, ref: string, authFile: string | undefined): Promise<void> {
+  const { size, why } = await manifestSize(ctx, ref, authFile, a.tls_verify !== false);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
     return;

@@ -72,3 +72,14 @@ describe('memory and podman probes', () => {
     expect(t).toContain('location = "lab:5001"\ninsecure = true');
   });
 });
+
+describe("podman 4.3's manifest inspect error", () => {
+  it('yields the quoted manifest', async () => {
+    const { quotedManifest } = await import('../../src/deploy/image-size.js');
+    const err =
+      'Error: parsing manifest blob "{\\"schemaVersion\\":2,\\"config\\":{\\"size\\":409},\\"layers\\":[{\\"size\\":158}]}" as a "application/vnd.oci.image.manifest.v1+json": Treating single images as manifest lists is not implemented';
+    const text = quotedManifest(err);
+    expect(parseManifest(text as string, 'amd64')).toEqual({ kind: 'image', size: { compressed: 567, layers: 1 } });
+    expect(quotedManifest('Error: unauthorized')).toBeUndefined();
+  });
+});
