@@ -1,0 +1,43 @@
+// bench/fleet: deploys 10, 100 and 1000 simulated nodes with playbooks/deploy-bootc.yml. The lab
+// runs in its own process (`tsbm sim up`); the runner is measured alone: wall time, CPU time
+// (user + sys) and peak RSS, and the growth ratio 1000/100.
+// Usage: node dist-bench/bench/fleet.js [sizes...]   (default 10 100 1000)
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { measure } from './lib/measure.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const tsbm = join(root, 'bin', 'tsbm.js');
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const plan = sizes.length ? sizes : [10, 100, 1000];
+
+const rows: { n: number; wallS: number; cpuS: number; rssMiB: number; ok: boolean }[] = [];
+for (const n of plan) {
+  const dir = mkdtempSync(join(tmpdir(), `tsbm-fleet-${n}-`));
+  try {
+    execFileSync('node', [tsbm, 'sim', 'up', '--nodes', String(n), '--dir', dir, '--boot-delay', '200', '--power-delay', '50'], {
+      stdio: 'inherit',
+    });
+    const m = measure([
+      'node', tsbm, 'run', join(root, 'playbooks', 'deploy-bootc.yml'), '-i', join(dir, 'inventory.yml'),
+      '--output', 'plain', '-f', String(Math.min(n, 1000)), '--journal-dir', join(dir, 'runs'),
+    ]);
+    const ok = m.status === 0;
+    if (!ok) console.log(`n=${n}: tsbm run exited ${m.status}\n${m.output.slice(-3000)}`);
+    rows.push({ n, wallS: m.wallS, cpuS: m.cpuS, rssMiB: m.peakRssMiB, ok });
+  } finally {
+    execFileSync('node', [tsbm, 'sim', 'down', '--dir', dir], { stdio: 'inherit' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log('fleet: deploy-bootc.yml against the simulated lab (lab in its own process)');
+console.log('  nodes    wall s   runner CPU s   runner peak RSS MiB   result');
+for (const r of rows) {
+  console.log(`  ${String(r.n).padStart(5)}  ${r.wallS.toFixed(1).padStart(7)}  ${r.cpuS.toFixed(1).padStart(13)}  ${r.rssMiB.toFixed(0).padStart(20)}   ${r.ok ? 'ok' : 'FAILED'}`);
+}
+const a = rows.find((r) => r.n === 100);
+const b = rows.find((r) => r.n === 1000);
+if (a && b) console.log(`  growth 1000/100: ${(b.wallS / a.wallS).toFixed(1)}x wall (target < 12x); 1000 nodes target < 60 s wall, < 1024 MiB RSS`);
