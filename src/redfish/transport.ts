@@ -97,7 +97,7 @@ export class Transport {
    * One request, queued behind any other to this BMC, retried on connection errors (not for a
    * POST that may have been delivered), on 503/429 and on 5xx for reads. Other statuses are returned.
    */
-  request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RedfishResponse> {
+  request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retries?: number): Promise<RedfishResponse> {
     const run = () =>
       retry(
         async () => {
@@ -107,6 +107,7 @@ export class Transport {
         },
         {
           ...this.policy,
+          ...(retries !== undefined ? { retries } : {}),
           ...(this.opts.signal ? { signal: this.opts.signal } : {}),
           retryable: (e) =>
             e instanceof RetryableStatus ||

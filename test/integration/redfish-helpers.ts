@@ -1,5 +1,6 @@
 // Test support for the Redfish suites: a minimal ModuleContext (the executor builds the real
-// one) that records logs/warnings/progress and redacts through the shared Redactor.
+// one) that records logs/warnings/progress unredacted (so leak tests see what modules emit)
+// and registers secrets with the shared Redactor.
 import { Redactor } from '../../src/output/redact.js';
 import type { ModuleContext, RunServices } from '../../src/modules/types.js';
 import type { Vars } from '../../src/types.js';
@@ -43,9 +44,9 @@ export function makeCtx(vars: Vars, opts: { check?: boolean; services?: TestServ
       redactor.add(v);
       return v;
     },
-    log: (message, level = 1) => logs.push({ level, message: redactor.redact(message) }),
-    warn: (m) => warnings.push(redactor.redact(m)),
-    progress: (u) => progress.push(redactor.redact(u.message)),
+    log: (message, level = 1) => logs.push({ level, message }),
+    warn: (m) => warnings.push(m),
+    progress: (u) => progress.push(u.message),
   };
   return {
     ctx,
