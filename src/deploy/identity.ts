@@ -30,6 +30,18 @@ export function normMac(m: string): string {
   return m.trim().toLowerCase().replace(/-/g, ':');
 }
 
+/** SMBIOS before 2.6 stored the first three UUID fields little-endian; BMCs and kernels disagree. */
+export function swapUuidEndianness(u: string): string {
+  const parts = normUuid(u).split('-');
+  if (parts.length !== 5) return normUuid(u);
+  const rev = (h: string) => (h.match(/../g) ?? []).reverse().join('');
+  return [rev(parts[0] ?? ''), rev(parts[1] ?? ''), rev(parts[2] ?? ''), parts[3], parts[4]].join('-');
+}
+
+export function sameUuid(a: string, b: string): boolean {
+  return normUuid(a) === normUuid(b) || swapUuidEndianness(a) === normUuid(b);
+}
+
 /** MACs of real interfaces from `ip -j link` (loopback and all-zero addresses dropped). */
 export function macsFromIpLink(json: string): string[] {
   const doc = JSON.parse(json) as Array<{ address?: string; link_type?: string }>;
@@ -45,7 +57,7 @@ export function checkIdentity(mode: IdentityMode, f: IdentityFacts): IdentityVer
   const hostMacs = f.hostMacs.map(normMac);
   const uuidKnown = f.bmcUuid !== undefined && f.hostUuid !== undefined;
   const macKnown = bmcMacs.length > 0 && hostMacs.length > 0;
-  const uuidOk = uuidKnown && normUuid(f.bmcUuid as string) === normUuid(f.hostUuid as string);
+  const uuidOk = uuidKnown && sameUuid(f.bmcUuid as string, f.hostUuid as string);
   const common = hostMacs.filter((m) => bmcMacs.includes(m));
   const macOk = common.length > 0;
   const uuidMsg = `BMC system UUID ${f.bmcUuid ?? '(unknown)'}, ramdisk product_uuid ${f.hostUuid ?? '(not available)'}`;

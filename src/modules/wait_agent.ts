@@ -139,7 +139,9 @@ export const waitAgentModule = defineModule({
 
 /** system_uuid / mac_addresses from a registered redfish_power result in the host's vars. */
 function bmcFacts(ctx: ModuleContext, name: string | undefined): { uuid?: string; macs: string[] } {
-  const candidates = name ? [ctx.vars[name]] : Object.values(ctx.vars);
+  const named = name ? ctx.vars[name] : undefined;
+  if (name && named === undefined) ctx.warn(`bmc_result "${name}" is not set (task skipped or resumed?); looking for any registered BMC result`);
+  const candidates = named !== undefined ? [named] : Object.values(ctx.vars);
   for (const v of candidates) {
     if (!v || typeof v !== 'object') continue;
     const r = v as Record<string, unknown>;

@@ -43,6 +43,11 @@ describe('identity check', () => {
   it('off never fails', () => {
     expect(checkIdentity('off', { bmcUuid: U, hostUuid: 'x', bmcMacs: [], hostMacs: [] }).ok).toBe(true);
   });
+  it('a UUID with the first three fields byte-swapped (SMBIOS < 2.6) still matches', () => {
+    const swapped = '4445 4c4c-4200-1035-8052-b2c04f4e4b32'.replace(' ', '');
+    expect(checkIdentity('uuid', { bmcUuid: U, hostUuid: swapped, bmcMacs: [], hostMacs: [] }).ok).toBe(true);
+    expect(checkIdentity('uuid', { bmcUuid: U, hostUuid: '4445 4c4c-4200-1035-8052-b2c04f4e4b33'.replace(' ', ''), bmcMacs: [], hostMacs: [] }).ok).toBe(false);
+  });
   it('macsFromIpLink drops loopback and zero MACs', () => {
     const j = JSON.stringify([
       { ifname: 'lo', link_type: 'loopback', address: '00:00:00:00:00:00' },
