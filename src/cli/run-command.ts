@@ -4,7 +4,6 @@ import { EXIT } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
 import { redactor } from './context.js';
-import { loadExecutor } from './executor-api.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
@@ -22,12 +21,20 @@ function colorWanted(isTTY: boolean): boolean {
   return isTTY;
 }
 
+/** A closed pipe (`tsbm run ... | head`) must not crash a provisioning run half-way: stop writing, keep going. */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
   const stdout = process.stdout;
+  ignoreClosedStdout();
   const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: stdout.isTTY === true });
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(opts.extraVars);
-  const executor = await loadExecutor();
+  const executor = await import('../executor/run.js');
 
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
     stdout.write(redactor.redact(await executor.listPlaybook(opts)));
@@ -52,7 +59,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
       bus.emit({
         type: 'warning',
         time: Date.now(),
-        message: 'interrupted: no new tasks start; running ones get a grace period (Ctrl-C again to quit now)',
+        message: 'interrupted: press Ctrl-C again to quit at once (running tasks are then left as they are)',
       });
       controller.abort();
     } else {

@@ -2,6 +2,7 @@
 // `host: task`. Loop items of one task fold into its testcase (the worst outcome wins).
 // Events arrive redacted from the bus; the file is written once, when the run ends.
 import { writeFile } from 'node:fs/promises';
+import { TsbmError } from '../errors.js';
 import type { EventBus, HostStatus, TsbmEvent } from './events.js';
 import { xmlEscape, xmlText } from './xml.js';
 
@@ -16,6 +17,7 @@ interface Case {
 interface Suite {
   name: string;
   startedAt: number;
+  endedAt: number;
   cases: Map<string, Case>;
 }
 
@@ -42,7 +44,8 @@ export function renderJUnit(suites: Suite[], totalMs: number): string {
   ];
   suites.forEach((s, i) => {
     const cs = [...s.cases.values()];
-    const time = cs.reduce((t, c) => t + c.timeMs, 0);
+    // the play's wall time: hosts run side by side, so summing case times would overstate it
+    const time = s.endedAt - s.startedAt;
     out.push(
       `  <testsuite name="${xmlEscape(s.name)}" id="${i}" tests="${cs.length}" failures="${failures(cs)}" errors="0" skipped="${skipped(cs)}" time="${seconds(time)}" timestamp="${new Date(s.startedAt).toISOString().replace(/\.\d+Z$/, '')}">`,
     );
@@ -77,7 +80,7 @@ export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void
   const suiteFor = (time: number): Suite => {
     if (!current) {
       // results without a play_start (should not happen) still get reported
-      current = { name: 'tsbm', startedAt: time, cases: new Map() };
+      current = { name: 'tsbm', startedAt: time, endedAt: time, cases: new Map() };
       suites.push(current);
     }
     return current;
@@ -86,10 +89,11 @@ export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void
   const off = bus.on((e: TsbmEvent) => {
     if (e.type === 'run_start') runStart = e.time;
     else if (e.type === 'play_start') {
-      current = { name: e.play, startedAt: e.time, cases: new Map() };
+      current = { name: e.play, startedAt: e.time, endedAt: e.time, cases: new Map() };
       suites.push(current);
     } else if (e.type === 'host_result') {
-      const suite = suiteFor(e.time);
+      const suite = suiteFor(e.time - e.durationMs);
+      suite.endedAt = Math.max(suite.endedAt, e.time);
       const key = `${e.taskId}\0${e.host}`;
       const prev = suite.cases.get(key);
       const msg = e.msg ?? '';
@@ -107,7 +111,13 @@ export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void
     done: async () => {
       off();
       const total = totalMs ?? (runStart !== undefined ? Date.now() - runStart : 0);
-      await writeFile(file, renderJUnit(suites, total), 'utf8');
+      try {
+        await writeFile(file, renderJUnit(suites, total), 'utf8');
+      } catch (e) {
+        throw new TsbmError('runtime', `cannot write the JUnit file ${file}: ${(e as Error).message}`, {
+          hint: 'check that the --junit directory exists and is writable',
+        });
+      }
     },
   };
 }

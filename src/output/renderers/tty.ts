@@ -35,6 +35,8 @@ interface HostView {
   durationMs: number;
   retry?: string;
   progress?: string;
+  /** -v lines (arguments, results) shown under the host once its task is finished. */
+  details: string[];
 }
 
 interface TaskView {
@@ -122,7 +124,13 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     const hosts = [...task.hosts.values()].filter(
       (h) => listAll || (h.status !== 'ok' && h.status !== 'changed' && h.status !== 'skipped'),
     );
-    return [head, ...hosts.map((h) => hostRow(h, 4, task.endedAt))];
+    return [
+      head,
+      ...hosts.flatMap((h) => [
+        hostRow(h, 4, task.endedAt),
+        ...h.details.map((text): Row => ({ indent: 6, icon: '·', color: 'gray', text })),
+      ]),
+    ];
   };
 
   /** Rows of the unfinished tasks, cut to fit the terminal height. */
@@ -158,8 +166,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       const done = taskOutcome(first) !== undefined || first.hosts.size === 0;
       if (!all && (!done || tasks.length === 1)) break;
       tasks.shift();
-      const width = tty.columns ?? 80;
-      pending.push(...settledRows(first).map((r) => fitRow(r, width)));
+      // permanent text may wrap (it is never redrawn), so it keeps every character
+      pending.push(...settledRows(first).map((r) => fitRow(r, Number.POSITIVE_INFINITY)));
     }
   };
 
@@ -181,7 +189,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     if (!task) return undefined;
     let h = task.hosts.get(host);
     if (!h) {
-      h = { host, startedAt: time, durationMs: 0 };
+      h = { host, startedAt: time, durationMs: 0, details: [] };
       task.hosts.set(host, h);
     }
     return h;
@@ -226,7 +234,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
           h.progress = undefined;
           if (h.durationMs === 0) h.startedAt = e.time;
         }
-        if (verbosity >= 1 && e.args !== undefined) permanent(`  args: [${e.host}] ${compactJson(e.args)}`);
+        if (h && verbosity >= 1 && e.args !== undefined) h.details.push(`args: ${compactJson(e.args)}`);
         break;
       }
       case 'host_result': {
@@ -244,8 +252,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
           task.endedAt = Math.max(task.endedAt, e.time);
         }
         if (e.diff) permanent(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
-        if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
-          permanent(`  result: [${e.host}] ${compactJson(e.result)}`);
+        if (h && verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
+          h.details.push(`result${formatItem(e.item)}: ${compactJson(e.result)}`);
         }
         settle(false);
         break;
