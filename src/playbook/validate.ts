@@ -213,7 +213,14 @@ export function validatePlaybooks(files: string[], opts: ValidateOptions = {}): 
     const checker = new Checker(opts, pb.dir);
     for (const e of loadErrors) checker.add(e);
     for (const play of pb.plays) checker.play(play);
-    all.push(...checker.errors);
+    // Report in reading order (load errors and later checks interleave by position).
+    const key = (e: TsbmError) => [e.pos?.file ?? '', e.pos?.line ?? 0, e.pos?.col ?? 0] as const;
+    const sorted = [...checker.errors].sort((a, b) => {
+      const [fa, la, ca] = key(a);
+      const [fb, lb, cb] = key(b);
+      return fa === fb ? la - lb || ca - cb : fa < fb ? -1 : 1;
+    });
+    all.push(...sorted);
   }
   return all;
 }

@@ -12,7 +12,10 @@ export const fixtureModules: ModuleDef[] = [
     checkMode: false,
     example: '- command: ls -l',
     freeForm: 'cmd',
-    args: Type.Object({ cmd: Type.String(), chdir: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    args: Type.Object(
+      { cmd: Type.String(), chdir: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
     run,
   }),
   defineModule({
@@ -21,7 +24,10 @@ export const fixtureModules: ModuleDef[] = [
     runsOn: 'controller',
     checkMode: true,
     example: '- debug: {msg: hi}',
-    args: Type.Object({ msg: Type.Optional(Type.String()), var: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    args: Type.Object(
+      { msg: Type.Optional(Type.String()), var: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
     run,
   }),
   defineModule({
@@ -38,6 +44,24 @@ export const fixtureModules: ModuleDef[] = [
       },
       { additionalProperties: false },
     ),
+    run,
+  }),
+  defineModule({
+    name: 'set_fact',
+    summary: 'Set variables',
+    runsOn: 'controller',
+    checkMode: true,
+    example: '- set_fact: {a: 1}',
+    args: Type.Record(Type.String(), Type.Unknown()),
+    run,
+  }),
+  defineModule({
+    name: 'fail',
+    summary: 'Fail',
+    runsOn: 'controller',
+    checkMode: true,
+    example: '- fail: {msg: no}',
+    args: Type.Object({ msg: Type.Optional(Type.String()) }, { additionalProperties: false }),
     run,
   }),
 ];
