@@ -145,9 +145,12 @@ function parseHosts(
   const g = ensureGroup(inv, group);
   for (const [pattern, vars] of Object.entries(hosts)) {
     const at = [...path, pattern];
+    // `name:port` as Ansible accepts it (not for IPv6 addresses, which have several colons).
+    const withPort = /^([^:]+):(\d{1,5})$/.exec(pattern);
+    const hostPart = withPort ? withPort[1]! : pattern;
     let names: string[];
     try {
-      names = expandHostRange(pattern);
+      names = expandHostRange(hostPart);
     } catch (e) {
       if (e instanceof RangeError_)
         throw parseError(e.message, src.keyPos(at), 'e.g. node[01:20] or rack[a:c]-[1:2]');
@@ -162,6 +165,7 @@ function parseHosts(
     }
     for (const name of names) {
       const h = ensureHost(inv, name, src.keyPos(at));
+      if (withPort) h.vars.ansible_port = Number(withPort[2]);
       if (vars) Object.assign(h.vars, vars as Vars);
       addHostToGroup(g, name);
     }

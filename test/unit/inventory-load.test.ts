@@ -80,6 +80,8 @@ describe('loadInventories: Ansible documentation inventories load unchanged', ()
     expect(v).toMatchObject({ http_port: 303, ntp_server: 'ntp.atlanta.example.com', escape_pods: 2 });
     expect(inventoryVarsFor(inv, 'host3')).toMatchObject({ some_server: 'foo.southeast.example.com' });
     expect(inv.groups.has('northeast')).toBe(true); // empty child groups exist
+    expect(inventoryVarsFor(inv, 'badwolf.example.com')).toEqual({ ansible_port: 5309 });
+    expect(inventoryVarsFor(inv, 'jumper')).toEqual({ ansible_port: 5555, ansible_host: '192.0.2.50' });
     expect(inv.hosts.get('host3')!.groups.sort()).toEqual(['all', 'raleigh', 'southeast', 'usa']);
   });
 });
