@@ -72,7 +72,7 @@ export async function executePlaybook(
   try {
     for (const play of playbook.plays) {
       if (state.interrupted) break;
-      await runPlay(rt, play, opts.limit);
+      await runPlay(rt, play, opts.limit, opts.shard);
     }
   } catch (e) {
     // An engine bug or an operator error outside any task (e.g. a bad host pattern).

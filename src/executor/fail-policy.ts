@@ -1,5 +1,5 @@
 // any_errors_fatal and max_fail_percentage: after a task, decide whether the whole batch
-// stops. Stopped hosts end the play without being marked failed themselves.
+// stops. Its hosts leave the run (not counted as failed in the recap), as in Ansible.
 import type { Outcome, TaskStep } from './host-walker.js';
 import { effectiveKeywords } from './keywords.js';
 import type { PlayRuntime } from './play-runtime.js';
@@ -15,7 +15,7 @@ export function applyFailPolicy(
   );
   if (!failedNow) return;
   const fatal = effectiveKeywords(pr.play, step.chain, step.task).anyErrorsFatal;
-  if (fatal || exceedsMaxFail(pr, batch)) pr.endPlay = true;
+  if (fatal || exceedsMaxFail(pr, batch)) stopBatch(pr, batch);
 }
 
 export function exceedsMaxFail(pr: PlayRuntime, batch: readonly string[]): boolean {
@@ -23,4 +23,10 @@ export function exceedsMaxFail(pr: PlayRuntime, batch: readonly string[]): boole
   if (max === undefined) return false;
   const failed = batch.filter((h) => pr.state.host(h).failed || pr.state.host(h).unreachable).length;
   return (failed / batch.length) * 100 > max;
+}
+
+/** Ends the play and keeps the batch's hosts out of later plays. */
+export function stopBatch(pr: PlayRuntime, batch: readonly string[]): void {
+  pr.endPlay = true;
+  for (const h of batch) pr.state.host(h).stopped = true;
 }

@@ -5,6 +5,7 @@ import type { Play, TaskNode } from '../playbook/model.js';
 import { loadPlaybook } from '../playbook/load.js';
 import { inventoryView } from './inventory-view.js';
 import type { RunOptions } from './options.js';
+import { inShard } from './shard.js';
 import { shouldRun } from './tags.js';
 
 export async function listPlaybook(opts: RunOptions): Promise<string> {
@@ -18,7 +19,7 @@ export async function listPlaybook(opts: RunOptions): Promise<string> {
   pb.plays.forEach((play, i) => {
     out.push(`  play #${i + 1} (${play.hosts}): ${play.name}\tTAGS: [${play.tags.join(', ')}]`);
     if (opts.listHosts) {
-      let hosts = view.select(play.hosts);
+      let hosts = view.select(play.hosts).filter((h) => inShard(h, opts.shard));
       if (opts.limit) {
         const ok = new Set(view.select(opts.limit));
         hosts = hosts.filter((h) => ok.has(h));

@@ -22,6 +22,8 @@ export interface RunOptions {
   output: OutputMode;
   junit?: string;
   verbosity: 0 | 1 | 2 | 3;
+  /** `--shard I/N`: only hosts of this stable slice (src/executor/shard.ts) are targeted. */
+  shard?: { index: number; total: number };
 }
 
 /** Executor knobs that are not command-line options (tests shorten them). */

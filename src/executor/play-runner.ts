@@ -1,15 +1,18 @@
 // One play: pick its hosts (pattern, --limit, hosts that failed earlier stay out), split
 // them into serial batches, run each batch with the play's strategy, stop on the fail policy.
-import type { Play } from '../playbook/model.js';
-import { exceedsMaxFail } from './fail-policy.js';
+import { formatPos } from '../errors.js';
+import { getModule } from '../modules/registry.js';
+import type { Play, Task } from '../playbook/model.js';
+import { exceedsMaxFail, stopBatch } from './fail-policy.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
+import { inShard, type Shard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
 import { runLinear } from './strategy-linear.js';
 
-export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined): string[] {
-  let hosts = rt.inventory.select(play.hosts);
+export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined, shard?: Shard): string[] {
+  let hosts = rt.inventory.select(play.hosts).filter((h) => inShard(h, shard));
   if (limit) {
     const allowed = new Set(rt.inventory.select(limit));
     hosts = hosts.filter((h) => allowed.has(h));
@@ -17,10 +20,33 @@ export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined)
   return hosts;
 }
 
-export async function runPlay(rt: RunRuntime, play: Play, limit: string | undefined): Promise<void> {
-  const hosts = playHosts(rt, play, limit).filter((h) => {
+/** `gather_facts: true` is a play keyword for a first task running the gather_facts module. */
+function withFactGathering(rt: RunRuntime, play: Play): Play {
+  if (!play.gatherFacts || !(rt.deps.modules ?? getModule)('gather_facts')) return play;
+  const pos = play.keyPos.gather_facts ?? play.pos;
+  const gather: Task = {
+    kind: 'task',
+    id: `${formatPos(pos)}:gather_facts`,
+    name: 'Gathering Facts',
+    module: 'gather_facts',
+    args: {},
+    argsPos: pos,
+    pos,
+    keyPos: {},
+    when: [],
+    tags: ['always'],
+    vars: {},
+    notify: [],
+    baseDir: play.baseDir,
+  };
+  return { ...play, preTasks: [gather, ...play.preTasks] };
+}
+
+export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | undefined, shard?: Shard): Promise<void> {
+  const play = withFactGathering(rt, loaded);
+  const hosts = playHosts(rt, play, limit, shard).filter((h) => {
     const s = rt.state.host(h);
-    return !s.everFailed && !s.everUnreachable;
+    return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
   rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos });
   rt.redactor.addFromVars(play.vars);
@@ -28,7 +54,7 @@ export async function runPlay(rt: RunRuntime, play: Play, limit: string | undefi
 
   let skipTasks = new Set<object>();
   if (rt.state.startAtTask !== undefined) {
-    const r = tasksBefore(play, rt.state.startAtTask);
+    const r = tasksBefore(loaded, rt.state.startAtTask); // fact gathering still runs
     if (!r.found) return; // the start task is in a later play
     skipTasks = r.skip;
     rt.state.startAtTask = undefined;
@@ -60,7 +86,9 @@ export async function runPlay(rt: RunRuntime, play: Play, limit: string | undefi
     const failed = batch.filter((h) => rt.state.host(h).failed || rt.state.host(h).unreachable);
     // Ansible stops the play when a whole batch failed or the failure share is too high.
     if (failed.length === batch.length) break;
-    if (exceedsMaxFail(pr, batch)) break;
-    if (failed.length > 0 && play.anyErrorsFatal) break;
+    if (exceedsMaxFail(pr, batch) || (failed.length > 0 && play.anyErrorsFatal)) {
+      stopBatch(pr, batch);
+      break;
+    }
   }
 }

@@ -23,10 +23,18 @@ export function skippedResult(msg: string): Registered {
   return { changed: false, failed: false, skipped: true, msg };
 }
 
-/** Facts a module asked to set on the host (set_fact, gather_facts): `ansible_facts` / `facts`. */
-export function factsOf(r: Registered): Vars | undefined {
-  const f = (r.ansible_facts ?? r.facts) as unknown;
-  return f && typeof f === 'object' && !Array.isArray(f) ? (f as Vars) : undefined;
+const isMap = (v: unknown): v is Vars => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Host variables a module asked for: `tsbm_set_vars` keys become variables (set_fact);
+ * `facts` / `ansible_facts` mappings are merged into the host variables of the same name
+ * (gather_facts: `facts.memory.total_mb`).
+ */
+export function hostVarsFrom(r: Registered): Vars | undefined {
+  const out: Vars = {};
+  if (isMap(r.tsbm_set_vars)) Object.assign(out, r.tsbm_set_vars);
+  for (const k of ['facts', 'ansible_facts'] as const) if (isMap(r[k])) out[k] = r[k];
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The executor action a controller module asked for (meta module): `tsbm_meta`. */

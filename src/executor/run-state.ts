@@ -18,6 +18,8 @@ export interface HostState {
   /** Set when the host ever failed or was unreachable in the run (for the exit code). */
   everFailed: boolean;
   everUnreachable: boolean;
+  /** Taken out of the rest of the run by any_errors_fatal / max_fail_percentage (as Ansible does). */
+  stopped: boolean;
 }
 
 export const emptyStats = (): HostStats => ({
@@ -41,6 +43,7 @@ export function newHostState(name: string): HostState {
     notified: new Set(),
     everFailed: false,
     everUnreachable: false,
+    stopped: false,
   };
 }
 

@@ -19,8 +19,8 @@ import { createModuleContext } from './module-context.js';
 import type { PlayRuntime } from './play-runtime.js';
 import {
   censor,
-  factsOf,
   failedResult,
+  hostVarsFrom,
   metaOf,
   normalizeResult,
   type Registered,
@@ -363,10 +363,15 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   else status = reg.changed ? 'changed' : 'ok';
 
   if (task.register) hs.facts[task.register] = reg;
-  const facts = !reg.failed && !reg.unreachable ? factsOf(reg) : undefined;
-  if (facts) {
-    pr.redactor.addFromVars(facts);
-    Object.assign(hs.facts, facts);
+  const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
+  if (set) {
+    pr.redactor.addFromVars(set);
+    for (const [k, v] of Object.entries(set)) {
+      const old = hs.facts[k];
+      // facts / ansible_facts accumulate (several gathers); plain variables are replaced.
+      hs.facts[k] =
+        (k === 'facts' || k === 'ansible_facts') && old && typeof old === 'object' ? { ...(old as Vars), ...(v as Vars) } : v;
+    }
   }
   if (status === 'failed' || status === 'unreachable') {
     hs.facts.tsbm_failed_task = { name: r.name, id: task.id };

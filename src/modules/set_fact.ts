@@ -1,5 +1,5 @@
 // set_fact: sets host variables for the rest of the run (above play/task vars, below extra
-// vars). Returned under `ansible_facts`, which the executor merges into the host's facts.
+// vars). Returned under `tsbm_set_vars`, which the executor turns into host variables.
 import { Type } from '@sinclair/typebox';
 import { defineModule } from './types.js';
 
@@ -28,6 +28,6 @@ export const setFactModule = defineModule({
     const { cacheable: _ignored, ...facts } = a as Record<string, unknown>;
     const bad = Object.keys(facts).find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
     if (bad !== undefined) return { changed: false, failed: true, msg: `set_fact: '${bad}' is not a valid variable name` };
-    return { changed: false, ansible_facts: facts };
+    return { changed: false, tsbm_set_vars: facts };
   },
 });

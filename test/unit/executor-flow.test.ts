@@ -355,3 +355,66 @@ describe('executor: check mode, no_log, timeout, SIGINT', () => {
     expect(r.lab.opened[0]!.closed).toBe(true);
   });
 });
+
+describe('executor: run-wide behaviour', () => {
+  const fourHosts = { hosts: { h1: {}, h2: {}, h3: {}, h4: {} } };
+  it('any_errors_fatal keeps the batch out of later plays (not counted as failed)', async () => {
+    const lab = fakeLab({ respond: (c) => (c.host === 'h2' && c.argv[1] === 'a' ? { rc: 1, stdout: '', stderr: '' } : ok()) });
+    const r = await runModel(playbook(play([cmd('echo a')], { anyErrorsFatal: true }), play([cmd('echo later')])), {
+      inventory: fourHosts,
+      lab,
+    });
+    expect(r.lab.calls.filter((c) => c.argv[1] === 'later')).toHaveLength(0);
+    expect(r.recap().h1).toMatchObject({ failed: 0, ok: 1 });
+  });
+
+  it('a host that failed in one play is not in later plays', async () => {
+    const lab = fakeLab({ respond: (c) => (c.host === 'h1' ? { rc: 1, stdout: '', stderr: '' } : ok()) });
+    const r = await runModel(playbook(play([cmd('echo a')]), play([cmd('echo b')])), { inventory: fourHosts, lab });
+    expect(r.lab.calls.filter((c) => c.argv[1] === 'b').map((c) => c.host)).toEqual(['h2', 'h3', 'h4']);
+  });
+
+  it('--shard runs only the hosts of that slice', async () => {
+    const { inShard } = await import('../../src/executor/shard.js');
+    const shard = { index: 2, total: 3 };
+    const r = await runModel(playbook(play([cmd('echo a')])), { inventory: fourHosts, options: { shard } });
+    const expected = Object.keys(fourHosts.hosts).filter((h) => inShard(h, shard));
+    expect(r.lab.calls.map((c) => c.host).sort()).toEqual(expected);
+  });
+
+  it('facts returned by a module accumulate under `facts`; gather_facts: true runs the gather module first', async () => {
+    let n = 0;
+    const gather = defineModule({
+      name: 'gather_facts',
+      summary: 'test',
+      runsOn: 'target',
+      args: Type.Object({}),
+      checkMode: true,
+      example: '',
+      async run() {
+        n++;
+        return { changed: false, facts: n === 1 ? { memory: 1, cpus: 2 } : { cpus: 4 } };
+      },
+    });
+    const r = await runModel(
+      playbook(play([task('gather_facts', {}), task('debug', { msg: '{{ facts.memory }}/{{ facts.cpus }}' }, { name: 'd' })], { gatherFacts: true })),
+      { modules: [gather], options: { startAtTask: 'd' } },
+    );
+    expect(r.results()[0]).toBe('node1 Gathering Facts ok');
+    expect(r.resultOf('node1', 'd')!.result!.msg).toBe('1/2');
+  });
+
+  it('hosts waiting for a fork do not start once interrupted', async () => {
+    const ac = new AbortController();
+    const lab = fakeLab({
+      respond: async () => {
+        ac.abort();
+        await new Promise((res) => setTimeout(res, 20));
+        return ok();
+      },
+    });
+    const r = await runModel(playbook(play([cmd('echo a')])), { inventory: fourHosts, lab, signal: ac.signal, options: { forks: 1 } });
+    expect(r.lab.calls).toHaveLength(1);
+    expect(r.code).toBe(99);
+  });
+});
