@@ -10,6 +10,8 @@ import { Client } from './ssh2-lib.js';
 import { TsbmError, UnreachableError } from '../errors.js';
 import { buildRemoteCommand } from './command-line.js';
 import { prepareHostKeyCheck } from './host-key.js';
+import { quoteArgv } from './quote.js';
+import { killArgv, PID_PRELUDE, PidLineFilter, type RemotePid, stripPidPrelude, withPidPrelude } from './remote-pid.js';
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
 import { authConfig } from './ssh-auth.js';
@@ -212,7 +214,8 @@ export class SshConnection implements Connection {
 
   exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const { command, stdinPrefix } = buildRemoteCommand(argv, opts);
-    return this.run(command, stdinPrefix, opts);
+    const killable = opts.timeout !== undefined || opts.signal !== undefined;
+    return this.run(killable ? withPidPrelude(command) : command, stdinPrefix, opts);
   }
 
   execShell(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
@@ -224,7 +227,7 @@ export class SshConnection implements Connection {
     const release = await this.channels.acquire(opts.signal);
     try {
       const client = await this.connect(opts.signal);
-      this.opts.onCommand?.(this.host, command);
+      this.opts.onCommand?.(this.host, stripPidPrelude(command));
       return await this.runOn(client, command, stdinPrefix, opts);
     } finally {
       release();
@@ -238,7 +241,16 @@ export class SshConnection implements Connection {
       let channel: ClientChannel | undefined;
       let exit: { code: number | null; signal?: string } | undefined;
       let settled = false;
+      let killing = false;
       let timer: NodeJS.Timeout | undefined;
+      let pid: RemotePid | undefined;
+      let pidSettled = false;
+      const pidWaiters: (() => void)[] = [];
+      const pidFilter = new PidLineFilter((p) => {
+        pid = p;
+        pidSettled = true;
+        for (const w of pidWaiters.splice(0)) w();
+      });
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
@@ -247,62 +259,91 @@ export class SshConnection implements Connection {
         this.inflight.delete(onLost);
         fn();
       };
-      const kill = () => {
-        if (!channel) return;
+      // Kill the remote command for real, then reject: signal request (honoured by some
+      // servers), kill by reported PID on a second channel (OpenSSH), then close the channel.
+      const killThenReject = async (error: Error) => {
+        if (killing || settled) return;
+        killing = true;
+        if (timer) clearTimeout(timer);
         try {
-          channel.signal('KILL');
+          channel?.signal('KILL');
         } catch {
           // channel already gone
         }
-        channel.close();
+        if (command.startsWith(PID_PRELUDE)) {
+          if (!pidSettled && channel && exit === undefined) {
+            await new Promise<void>((r) => {
+              pidWaiters.push(r);
+              setTimeout(r, 3000).unref();
+            });
+          }
+          if (pid && exit === undefined) await this.killRemote(client, pid, opts.become).catch(() => {});
+        }
+        channel?.close();
+        finish(() => reject(error));
       };
       const onLost = (e: Error) => finish(() => reject(e));
       const onAbort = () => {
-        kill();
         const reason = opts.signal?.reason;
-        finish(() =>
-          reject(
-            reason instanceof Error
-              ? reason
-              : new TsbmError('runtime', `command on ${this.host} was aborted: ${command}`, { host: this.host }),
-          ),
+        void killThenReject(
+          reason instanceof Error
+            ? reason
+            : new TsbmError('runtime', `command on ${this.host} was aborted: ${stripPidPrelude(command)}`, { host: this.host }),
         );
       };
       this.inflight.add(onLost);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       if (opts.timeout !== undefined && opts.timeout > 0) {
         timer = setTimeout(() => {
-          kill();
-          finish(() =>
-            reject(
-              new TsbmError('runtime', `command on ${this.host} timed out after ${opts.timeout} ms and was killed: ${command}`, {
-                host: this.host,
-                hint: 'raise the timeout or find out why the command hangs',
-              }),
+          void killThenReject(
+            new TsbmError(
+              'runtime',
+              `command on ${this.host} timed out after ${opts.timeout} ms and was killed: ${stripPidPrelude(command)}`,
+              { host: this.host, hint: 'raise the timeout or find out why the command hangs' },
             ),
           );
         }, opts.timeout);
       }
       client.exec(command, (e, ch) => {
-        if (e) return finish(() => reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${e.message}`, { host: this.host, cause: e })));
+        if (e) {
+          return finish(() =>
+            reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${e.message}`, { host: this.host, cause: e })),
+          );
+        }
         channel = ch;
-        if (settled) return kill();
+        if (settled) {
+          // Timed out or aborted before the channel opened: make sure the command dies anyway.
+          ch.stderr.on('data', (d: Buffer) => pidFilter.push(d));
+          ch.resume();
+          const kill = () => (pid ? this.killRemote(client, pid, opts.become).catch(() => {}) : Promise.resolve());
+          if (command.startsWith(PID_PRELUDE)) pidWaiters.push(() => void kill().then(() => ch.close()));
+          else ch.close();
+          setTimeout(() => ch.close(), 3000).unref();
+          return;
+        }
+        const onErr = (d: Buffer) => {
+          if (d.length === 0) return;
+          err.push(d);
+          opts.onStderr?.(d);
+        };
         ch.on('data', (d: Buffer) => {
           out.push(d);
           opts.onStdout?.(d);
         });
-        ch.stderr.on('data', (d: Buffer) => {
-          err.push(d);
-          opts.onStderr?.(d);
-        });
+        ch.stderr.on('data', (d: Buffer) => onErr(command.startsWith(PID_PRELUDE) ? pidFilter.push(d) : d));
         ch.on('exit', (code: number | null, signal?: string) => {
           exit = { code, ...(signal ? { signal: signal.replace(/^SIG/, '') } : {}) };
         });
         ch.on('error', () => {});
-        ch.on('close', () =>
+        ch.on('close', () => {
+          onErr(pidFilter.flush());
+          for (const w of pidWaiters.splice(0)) w();
+          if (killing) return;
           finish(() => {
             if (!exit) {
-              return reject(new UnreachableError(this.host, `connection to ${this.host} was lost while running: ${command}`));
+              return reject(
+                new UnreachableError(this.host, `connection to ${this.host} was lost while running: ${stripPidPrelude(command)}`),
+              );
             }
             resolve({
               rc: exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : -1),
@@ -310,9 +351,30 @@ export class SshConnection implements Connection {
               stderr: Buffer.concat(err).toString('utf8'),
               ...(exit.signal ? { signal: exit.signal } : {}),
             });
-          }),
-        );
+          });
+        });
         feedStdin(ch, stdinPrefix, opts.stdin);
+      });
+    });
+  }
+
+  // A second channel (outside the channel limit: the first still holds its slot) that kills.
+  private killRemote(client: Client, p: RemotePid, become?: { user?: string }): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 5000);
+      t.unref();
+      client.exec(quoteArgv(killArgv(p, become)), (e, ch) => {
+        if (e) {
+          clearTimeout(t);
+          return resolve();
+        }
+        ch.resume();
+        ch.stderr.resume();
+        ch.on('close', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        ch.end();
       });
     });
   }

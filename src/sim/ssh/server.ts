@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { AuthContext, ParsedKey, ServerChannel, Session } from 'ssh2';
 import { Server, utils } from '../../connection/ssh2-lib.js';
 import { sha256Fingerprint } from '../../connection/fingerprint.js';
+import { stripPidPrelude } from '../../connection/remote-pid.js';
 import { type SshExecHandler, type SshExecProcess, shellExecHandler } from './exec.js';
 import { serveSftp } from './sftp.js';
 
@@ -27,7 +28,7 @@ export interface SshServerOptions {
   sftpRoot?: string;
   /** Where relative SFTP paths point (default '/'). */
   sftpHome?: string;
-  /** Called with every exec command received (tests record remote command lines). */
+  /** Called with every exec command received (tests record remote command lines; tsbm's PID prelude is stripped). */
   onCommand?: (command: string) => void;
   /** Fault knob: cut the TCP connection right after the Nth exec request has started. */
   dropAfter?: number;
@@ -127,7 +128,7 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     session.on('exec', (accept, _reject, info) => {
       const stream = accept();
       execs++;
-      opts.onCommand?.(info.command);
+      opts.onCommand?.(stripPidPrelude(info.command));
       let proc: SshExecProcess;
       try {
         proc = runExec(info.command, { env: { ...env }, user: userOf() });

@@ -1,0 +1,70 @@
+// Killable remote commands. OpenSSH ignores "signal" channel requests in practice and does not
+// kill a command when its channel closes, so a command that may need killing (timeout or abort
+// signal) starts with a tiny prelude that reports its PID and process group on stderr; the
+// client strips that line and, to kill, runs `kill -KILL -PGID` on a second channel.
+import { quoteArgv } from './quote.js';
+
+const MARK = 'tsbm-pid';
+const SCRIPT = `echo "${MARK} $$ $(cut -d' ' -f5 /proc/$$/stat 2>/dev/null)" >&2; exec "$@"`;
+
+/** The exact prefix put in front of the quoted command (servers and loggers can strip it). */
+export const PID_PRELUDE = `${quoteArgv(['sh', '-c', SCRIPT, 'sh'])} `;
+
+export function withPidPrelude(command: string): string {
+  return PID_PRELUDE + command;
+}
+
+/** The command as the caller wrote it (for logs and recorded commands). */
+export function stripPidPrelude(command: string): string {
+  return command.startsWith(PID_PRELUDE) ? command.slice(PID_PRELUDE.length) : command;
+}
+
+export interface RemotePid {
+  pid: number;
+  pgid?: number;
+}
+
+/**
+ * Filters a stderr stream: the first line, when it is the prelude's report, is taken out and
+ * handed to onPid; everything else is passed through unchanged.
+ */
+export class PidLineFilter {
+  private head: Buffer | undefined = Buffer.alloc(0);
+
+  constructor(private readonly onPid: (p: RemotePid | undefined) => void) {}
+
+  push(chunk: Buffer): Buffer {
+    if (!this.head) return chunk;
+    const buf = Buffer.concat([this.head, chunk]);
+    const nl = buf.indexOf(0x0a);
+    if (nl < 0) {
+      if (buf.length < 64 && MARK.startsWith(buf.toString('latin1').slice(0, MARK.length))) {
+        this.head = buf;
+        return Buffer.alloc(0);
+      }
+      return this.done(undefined, buf);
+    }
+    const m = new RegExp(`^${MARK} (\\d+) ?(\\d*)$`).exec(buf.subarray(0, nl).toString('latin1'));
+    if (!m) return this.done(undefined, buf);
+    return this.done({ pid: Number(m[1]), ...(m[2] ? { pgid: Number(m[2]) } : {}) }, buf.subarray(nl + 1));
+  }
+
+  /** Anything still held back (stream ended without a newline). */
+  flush(): Buffer {
+    const rest = this.head ?? Buffer.alloc(0);
+    if (this.head) this.done(undefined, rest);
+    return rest;
+  }
+
+  private done(p: RemotePid | undefined, rest: Buffer): Buffer {
+    this.head = undefined;
+    this.onPid(p);
+    return rest;
+  }
+}
+
+/** argv that kills the reported process group (or just the process) on the remote host. */
+export function killArgv(p: RemotePid, become?: { user?: string }): string[] {
+  const kill = p.pgid ? ['sh', '-c', 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$2"', 'sh', String(p.pgid), String(p.pid)] : ['kill', '-KILL', String(p.pid)];
+  return become ? ['sudo', '-n', '--', ...kill] : kill;
+}
