@@ -1,0 +1,141 @@
+// `tsbm run` end to end through the built CLI, on controller-local hosts (connection: local):
+// every output mode, JUnit, secrets, exit codes and Ctrl-C.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventSchema } from '../../src/output/event-schema.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'bin/tsbm.js');
+const dir = mkdtempSync(join(tmpdir(), 'tsbm-clirun-'));
+const SECRET = 'Zq9-inventory-pw-7741';
+const EXTRA_SECRET = 'Xk3-extra-token-5520';
+
+function tsbm(args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  if (!existsSync(join(root, 'dist/executor/run.js'))) throw new Error('build produced no executor');
+  writeFileSync(
+    join(dir, 'inv.yml'),
+    `all:\n  hosts:\n    alpha:\n      connection: local\n    beta:\n      connection: local\n  vars:\n    db_password: ${SECRET}\n`,
+  );
+  writeFileSync(
+    join(dir, 'site.yml'),
+    `- name: Demo
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: Say hi
+      debug:
+        msg: "hello {{ inventory_hostname }} {{ db_password }} {{ api_token }}"
+    - name: Run true
+      command: /bin/true
+    - name: Fail on beta
+      command: /bin/false
+      when: "eq inventory_hostname 'beta'"
+`,
+  );
+  writeFileSync(
+    join(dir, 'long.yml'),
+    `- name: Long
+  hosts: alpha
+  gather_facts: false
+  tasks:
+    - name: Sleep long
+      command: sleep 5
+    - name: Never reached
+      command: /bin/true
+`,
+  );
+  writeFileSync(join(dir, 'broken.yml'), '- name: Broken\n  hosts: all\n  tasks:\n    - name: x\n      no_such_module: {}\n');
+}, 180_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const runArgs = ['run', 'site.yml', '-i', 'inv.yml', '-e', `api_token=${EXTRA_SECRET}`];
+
+describe('tsbm run (built CLI, local hosts)', () => {
+  it('plain: one line per host result, recap, exit 2 when a host failed, no secrets', () => {
+    const r = tsbm([...runArgs, '--output', 'plain', '-vvv']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^TASK \[Run true\] \*+$/m);
+    expect(r.stdout).toMatch(/^changed: \[alpha\] Run true \(\d+\.\ds\)$/m);
+    expect(r.stdout).toMatch(/^skipped: \[alpha\] Fail on beta /m);
+    expect(r.stdout).toMatch(/^failed: \[beta\] Fail on beta \(\d+\.\ds\): /m);
+    expect(r.stdout).toMatch(/^beta {2}: ok=\d+ +changed=\d+ +unreachable=0 +failed=1 /m);
+    expect(r.stdout).toMatch(/^Wall time: /m);
+    expect(r.stdout).not.toMatch(/\x1b/);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    expect(r.stdout + r.stderr).not.toContain(EXTRA_SECRET);
+  });
+
+  it('json: every line is an event of the published schema; JUnit written; no secrets anywhere', () => {
+    const junit = join(dir, 'results.xml');
+    const r = tsbm([...runArgs, '--output', 'json', '--junit', junit, '-vvv']);
+    expect(r.code).toBe(2);
+    const validate = new Ajv({ strict: false }).compile(eventSchema);
+    const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string });
+    for (const e of events) expect(validate(e), JSON.stringify(validate.errors)).toBe(true);
+    expect(events[0]!.type).toBe('run_start');
+    expect(events.at(-1)).toMatchObject({ type: 'run_end', exitCode: 2 });
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testcase name="beta: Fail on beta"');
+    expect(xml).toMatch(/<failure message="[^"]+" type="failed">/);
+    for (const text of [r.stdout, r.stderr, xml]) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(EXTRA_SECRET);
+    }
+  });
+
+  it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {
+    const list = tsbm(['run', 'site.yml', '-i', 'inv.yml', '--list-tasks']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('Say hi');
+    const broken = tsbm(['run', 'broken.yml', '-i', 'inv.yml']);
+    expect(broken.code).toBe(4);
+    expect(broken.stderr).toMatch(/^tsbm: error: .*broken\.yml:\d+:\d+: /);
+    expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  const runLong = () => {
+    const child = spawn(process.execPath, [bin, 'run', 'long.yml', '-i', 'inv.yml', '--output', 'plain'], { cwd: dir });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const started = new Promise<void>((res) => {
+      const check = () => (out.includes('TASK [Sleep long]') ? res() : setTimeout(check, 50));
+      check();
+    });
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    return { child, started, exited, output: () => out };
+  };
+
+  it('Ctrl-C: running task finishes, nothing new starts, recap, exit 99', async () => {
+    const run = runLong();
+    await run.started;
+    const t = Date.now();
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(99);
+    expect(Date.now() - t).toBeLessThan(15_000);
+    expect(run.output()).not.toContain('Never reached');
+    expect(run.output()).toContain('PLAY RECAP');
+  });
+
+  it('Ctrl-C twice: exits 99 at once', async () => {
+    const run = runLong();
+    await run.started;
+    const t = Date.now();
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(99);
+    expect(Date.now() - t).toBeLessThan(3000);
+  });
+});
