@@ -122,7 +122,7 @@ export const bootcInstallModule = defineModule({
           'build the image FROM a bootc base image (e.g. quay.io/fedora/fedora-bootc, quay.io/centos-bootc/centos-bootc)',
         );
       }
-      throw hostError(ctx, `bootc install to-disk ${device} failed (rc ${res.rc}):\n${tail(out)}`, 'see bootc output above; the disk may be partially written');
+      throw hostError(ctx, `bootc install to-disk ${device} failed (rc ${res.rc}):\n${tail(out)}`, 'the message ends with the last lines bootc printed; the disk may be partially written, so fix the cause and deploy again');
     }
     const parts = await partitionCount(ctx, device);
     if (!parts || parts.count === 0) {

@@ -12,7 +12,7 @@ import { defineModule, type ModuleContext } from './types.js';
 const args = Type.Object(
   {
     timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait for SSH', default: 1800 })),
-    interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds between attempts', default: 10 })),
+    interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds between attempts (at most a third of timeout)', default: 5 })),
     connect_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds one connection attempt may take', default: 10 })),
     identity: Type.Optional(
       Type.Union(
@@ -65,7 +65,8 @@ export const waitAgentModule = defineModule({
     try {
       conn = await waitUntil(() => ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 }), {
         timeoutMs: timeoutS * 1000,
-        intervalMs: (a.interval ?? 10) * 1000,
+        // A short timeout still gets several attempts.
+        intervalMs: Math.min((a.interval ?? 5) * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3))),
         signal: ctx.signal,
         what: `${ctx.host}'s ramdisk to accept SSH`,
         onProgress: ({ elapsedMs, attempt, lastError }) =>

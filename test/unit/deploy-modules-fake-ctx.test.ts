@@ -117,6 +117,13 @@ describe('podman_pull and wait_agent check mode', () => {
     await expect(podmanPullModule.run(ctx, {})).rejects.toThrow(/no "auths" mapping/);
     expect(puts).toEqual([]);
   });
+  it('wait_agent with a short timeout still tries several times', async () => {
+    const { ctx } = fakeCtx([]);
+    let attempts = 0;
+    const counting = { ...ctx, connect: () => Promise.reject(new Error(`refused ${++attempts}`)) };
+    await expect(waitAgentModule.run(counting, { timeout: 3 })).rejects.toThrow(/did not accept SSH within 3s.*last error: refused \d/);
+    expect(attempts).toBeGreaterThanOrEqual(3);
+  });
   it('wait_agent in check mode does not connect', async () => {
     const { ctx } = fakeCtx([], {}, true);
     expect((await waitAgentModule.run(ctx, {})).msg).toMatch(/would wait up to 1800s/);
