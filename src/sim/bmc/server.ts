@@ -38,6 +38,10 @@ export interface FakeBmc {
   state: FakeBmcState;
   /** Tokens of sessions currently open (tests assert logout). */
   openSessions(): string[];
+  /** Most requests the BMC was handling at once (real BMCs cope badly with more than one). */
+  maxConcurrent(): number;
+  /** Forgets every session, as a BMC does on timeout or reboot (clients must log in again). */
+  expireSessions(): void;
   /** Number of requests received, by method. */
   requestCount(method?: string): number;
   close(): Promise<void>;
@@ -62,6 +66,8 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   const tasks = new Map<string, Task>();
   const counts = new Map<string, number>();
   let nextId = 1;
+  let inFlight = 0;
+  let peak = 0;
   const { certPem, keyPem, caPem } = await selfSignedCert(host);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -190,6 +196,9 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
 
   const sockets = new Set<Socket>();
   const server: Server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    res.on('close', () => inFlight--);
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent || res.destroyed) return;
       if (e instanceof BmcHttpError) {
@@ -218,6 +227,11 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
     caCertPem: caPem,
     state,
     openSessions: () => [...sessions.keys()],
+    maxConcurrent: () => peak,
+    expireSessions: () => {
+      for (const p of sessions.values()) removeMember(sessionsPath, p);
+      sessions.clear();
+    },
     requestCount: (m) => (m ? (counts.get(m) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0)),
     close: async () => {
       state.close();

@@ -1,0 +1,76 @@
+// Client behaviour that spans requests: re-login after the BMC drops the session, one request
+// at a time per BMC, System selection on a BMC with several Systems.
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redfishPower } from '../../src/modules/redfish_power.js';
+import { findSystem } from '../../src/redfish/discovery.js';
+import { redfishClientFor } from '../../src/redfish/pool.js';
+import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+
+const open: { bmc: FakeBmc; t: TestCtx }[] = [];
+afterEach(async () => {
+  for (const { bmc, t } of open.splice(0)) {
+    await t.close();
+    await bmc.close();
+  }
+});
+
+async function lab(dir = `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, extra: Record<string, unknown> = {}, latencyMs = 0) {
+  const bmc = await startFakeBmc({ mockupDir: dir, password: 'S3cret-pass!', faults: { latencyMs } });
+  const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false, ...extra }) });
+  open.push({ bmc, t });
+  return { bmc, t };
+}
+
+describe('Redfish client', () => {
+  it('logs in again once when the BMC forgot the session, and logs out at the end', async () => {
+    const { bmc, t } = await lab();
+    await redfishPower.run(t.ctx, { state: 'on' });
+    const first = bmc.openSessions();
+    expect(first).toHaveLength(1);
+    bmc.expireSessions();
+    await redfishPower.run(t.ctx, { state: 'on' });
+    expect(t.logs.some((l) => /answered 401 .*logging in again/.test(l.message))).toBe(true);
+    const second = bmc.openSessions();
+    expect(second).toHaveLength(1);
+    expect(second[0]).not.toBe(first[0]);
+    await t.close();
+    expect(bmc.openSessions()).toEqual([]);
+  });
+
+  it('sends one request at a time to a BMC even when tasks run in parallel', async () => {
+    const { bmc, t } = await lab(undefined, {}, 20);
+    const client = redfishClientFor(t.ctx, driverInfo(bmc, { redfish_verify_ca: false }));
+    await client.connect();
+    await Promise.all(Array.from({ length: 6 }, () => client.get('/redfish/v1/Systems/1')));
+    await Promise.all([redfishPower.run(t.ctx, { state: 'on' }), redfishPower.run(t.ctx, { state: 'on' })]);
+    expect(bmc.requestCount()).toBeGreaterThan(8);
+    expect(bmc.maxConcurrent()).toBe(1);
+  });
+
+  it('a BMC with several Systems needs redfish_system_id; the error lists them; the id selects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    cpSync(`${MOCKUPS}/supermicro-sys510t-partial`, dir, { recursive: true });
+    const sys2 = JSON.parse(readFileSync(join(dir, 'Systems/1/index.json'), 'utf8')) as Record<string, unknown>;
+    sys2['@odata.id'] = '/redfish/v1/Systems/2';
+    sys2.Id = '2';
+    sys2.UUID = '00000000-0000-0000-0000-000000000002';
+    cpSync(join(dir, 'Systems/1'), join(dir, 'Systems/2'), { recursive: true });
+    writeFileSync(join(dir, 'Systems/2/index.json'), JSON.stringify(sys2));
+    const coll = JSON.parse(readFileSync(join(dir, 'Systems/index.json'), 'utf8')) as { Members: unknown[] };
+    coll.Members.push({ '@odata.id': '/redfish/v1/Systems/2' });
+    writeFileSync(join(dir, 'Systems/index.json'), JSON.stringify(coll));
+
+    const { t } = await lab(dir);
+    const err = (await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
+    expect(err.message).toMatch(/manages several Systems: \/redfish\/v1\/Systems\/1, \/redfish\/v1\/Systems\/2/);
+    expect(err.hint).toMatch(/redfish_system_id/);
+    const { bmc: bmc2, t: t2 } = await lab(dir, { redfish_system_id: '2' });
+    const client = redfishClientFor(t2.ctx, driverInfo(bmc2, { redfish_verify_ca: false, redfish_system_id: '2' }));
+    expect((await findSystem(client)).body.UUID).toBe('00000000-0000-0000-0000-000000000002');
+    expect((await redfishPower.run(t2.ctx, { state: 'on' })).system_uuid).toBe('00000000-0000-0000-0000-000000000002');
+  });
+});
