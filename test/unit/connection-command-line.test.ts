@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { buildRemoteCommand } from '../../src/connection/command-line.js';
+import { parseJump } from '../../src/connection/jump.js';
+import { killArgv, PID_PRELUDE, PidLineFilter, stripPidPrelude, withPidPrelude } from '../../src/connection/remote-pid.js';
+
+describe('buildRemoteCommand', () => {
+  it('quotes argv and wraps become, env and cwd in a fixed order', () => {
+    expect(buildRemoteCommand(['ls', '-l', 'a b']).command).toBe("ls -l 'a b'");
+    expect(buildRemoteCommand(['id'], { become: { user: 'app' } }).command).toBe('sudo -n -u app -- id');
+    expect(buildRemoteCommand(['id'], { env: { A: 'x y' } }).command).toBe("env -- 'A=x y' id");
+    expect(buildRemoteCommand(['id'], { cwd: '/srv/x y', become: {} }).command).toBe(
+      `sudo -n -- sh -c 'cd -- "$1" && shift && exec "$@"' sh '/srv/x y' id`,
+    );
+  });
+
+  it('moves secret-looking env names to stdin, never the command line', () => {
+    const r = buildRemoteCommand(['podman', 'login'], { env: { REGISTRY_PASSWORD: 'hunter22', MODE: 'x' }, secretEnv: { API_KEY: 'k-123' } });
+    expect(r.command).not.toContain('hunter22');
+    expect(r.command).not.toContain('k-123');
+    expect(r.command).toContain('MODE=x');
+    expect(r.stdinPrefix).toBe('k-123\nhunter22\n');
+    expect(r.command).toContain('IFS= read -r API_KEY && export API_KEY');
+  });
+
+  it('rejects bad env names, multi-line secrets and empty argv', () => {
+    expect(() => buildRemoteCommand(['x'], { env: { 'A;rm': '1' } })).toThrow(/invalid environment variable name/);
+    expect(() => buildRemoteCommand(['x'], { secretEnv: { S: 'a\nb' } })).toThrow(/newline/);
+    expect(() => buildRemoteCommand([])).toThrow(/empty command/);
+  });
+});
+
+describe('PID prelude', () => {
+  it('is stripped back to the original command', () => {
+    expect(stripPidPrelude(withPidPrelude('ls -l'))).toBe('ls -l');
+    expect(stripPidPrelude('ls -l')).toBe('ls -l');
+    expect(PID_PRELUDE.startsWith('sh -c ')).toBe(true);
+  });
+
+  it('takes the report line out of stderr, even split across chunks', () => {
+    const seen: unknown[] = [];
+    const f = new PidLineFilter((p) => seen.push(p));
+    expect(f.push(Buffer.from('tsbm-p')).toString()).toBe('');
+    expect(f.push(Buffer.from('id 42 40\nwarn: x\n')).toString()).toBe('warn: x\n');
+    expect(f.push(Buffer.from('more')).toString()).toBe('more');
+    expect(seen).toEqual([{ pid: 42, pgid: 40 }]);
+  });
+
+  it('passes ordinary stderr through untouched', () => {
+    const seen: unknown[] = [];
+    const f = new PidLineFilter((p) => seen.push(p));
+    expect(f.push(Buffer.from('error: boom\n')).toString()).toBe('error: boom\n');
+    expect(seen).toEqual([undefined]);
+    const g = new PidLineFilter(() => {});
+    expect(g.push(Buffer.from('ts')).toString()).toBe('');
+    expect(g.flush().toString()).toBe('ts');
+  });
+
+  it('kills the process group, via sudo under become', () => {
+    expect(killArgv({ pid: 5, pgid: 4 })).toEqual(['sh', '-c', 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$2"', 'sh', '4', '5']);
+    expect(killArgv({ pid: 5 }, {})).toEqual(['sudo', '-n', '--', 'kill', '-KILL', '5']);
+  });
+});
+
+describe('parseJump', () => {
+  it('parses user@host:port chains with defaults', () => {
+    expect(parseJump('admin@bastion:2222, 10.0.0.1')).toEqual([
+      { user: 'admin', address: 'bastion', port: 2222 },
+      { address: '10.0.0.1', port: 22 },
+    ]);
+    expect(parseJump('[fd00::1]:22')).toEqual([{ address: 'fd00::1', port: 22 }]);
+    expect(() => parseJump('a@b:99999')).toThrow(/bad port/);
+  });
+});

@@ -1,0 +1,80 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sameFingerprint, sha256Fingerprint } from '../../src/connection/fingerprint.js';
+import { appendKnownHost, hostPatternMatches, keyTypeOf, knownHostsName, lookupKnownHosts } from '../../src/connection/known-hosts.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'tsbm-kh-'));
+const blob = (type: string, body: string) => {
+  const t = Buffer.from(type);
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(t.length);
+  return Buffer.concat([len, t, Buffer.from(body)]);
+};
+const hashed = (name: string) => {
+  const salt = Buffer.from('0123456789abcdefghij');
+  return `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update(name).digest('base64')}`;
+};
+
+describe('known_hosts', () => {
+  it('names non-22 ports as [host]:port', () => {
+    expect(knownHostsName('10.0.0.5', 22)).toBe('10.0.0.5');
+    expect(knownHostsName('10.0.0.5', 2222)).toBe('[10.0.0.5]:2222');
+  });
+
+  it('matches plain, wildcard, negated and hashed patterns', () => {
+    expect(hostPatternMatches('a,b,10.0.0.5', '10.0.0.5')).toBe(true);
+    expect(hostPatternMatches('10.0.0.*', '10.0.0.5')).toBe(true);
+    expect(hostPatternMatches('10.0.0.?', '10.0.0.55')).toBe(false);
+    expect(hostPatternMatches('10.0.0.*,!10.0.0.5', '10.0.0.5')).toBe(false);
+    expect(hostPatternMatches(hashed('[h]:2222'), '[h]:2222')).toBe(true);
+    expect(hostPatternMatches(hashed('[h]:2222'), 'h')).toBe(false);
+    expect(hostPatternMatches('[h]:2222', 'h')).toBe(false);
+  });
+
+  it('looks up entries with file:line, skipping comments, @cert-authority, and flags @revoked', async () => {
+    const k1 = blob('ssh-ed25519', 'one');
+    const k2 = blob('ecdsa-sha2-nistp256', 'two');
+    const f = path.join(dir, 'kh1');
+    writeFileSync(
+      f,
+      [
+        '# comment',
+        `other ssh-ed25519 ${k2.toString('base64')}`,
+        `${hashed('node')} ssh-ed25519 ${k1.toString('base64')} comment here`,
+        `@cert-authority node ssh-ed25519 ${k2.toString('base64')}`,
+        `@revoked node ecdsa-sha2-nistp256 ${k2.toString('base64')}`,
+        '',
+      ].join('\n'),
+    );
+    const e = await lookupKnownHosts(f, 'node');
+    expect(e.map((x) => [x.line, x.keyType, x.revoked])).toEqual([
+      [3, 'ssh-ed25519', false],
+      [5, 'ecdsa-sha2-nistp256', true],
+    ]);
+    expect(e[0]!.key.equals(k1)).toBe(true);
+    expect(await lookupKnownHosts(path.join(dir, 'missing'), 'node')).toEqual([]);
+  });
+
+  it('appends a hashed entry that lookup finds again, reporting its line', async () => {
+    const f = path.join(dir, 'kh2');
+    writeFileSync(f, 'x ssh-ed25519 AAAA'); // no trailing newline
+    const key = blob('ssh-ed25519', 'new');
+    const line = await appendKnownHost(f, '[10.1.1.1]:22022', 'ssh-ed25519', key);
+    expect(line).toBe(2);
+    expect(readFileSync(f, 'utf8').split('\n')[1]).toMatch(/^\|1\|/);
+    const e = await lookupKnownHosts(f, '[10.1.1.1]:22022');
+    expect(e).toHaveLength(1);
+    expect(e[0]!.key.equals(key)).toBe(true);
+  });
+
+  it('reads the key type from a wire-format blob; fingerprints compare leniently', () => {
+    expect(keyTypeOf(blob('ssh-rsa', 'x'))).toBe('ssh-rsa');
+    const fp = sha256Fingerprint(Buffer.from('abc'));
+    expect(fp).toMatch(/^SHA256:[A-Za-z0-9+/]+$/);
+    expect(sameFingerprint(fp, `${fp.slice(7)}=`)).toBe(true);
+    expect(sameFingerprint(fp, 'SHA256:other')).toBe(false);
+  });
+});
