@@ -126,10 +126,18 @@ export const podmanPullModule = defineModule({
       const help = await ctx.exec(['podman', 'pull', '--help']);
       const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay') ? ['--retry-delay=5s'] : [];
       ctx.progress({ message: `pulling ${img.ref}` });
-      pull = await ctx.exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], {
-        timeout: (a.timeout ?? 1800) * 1000,
-        signal: ctx.signal,
-      });
+      const timeoutS = a.timeout ?? 1800;
+      pull = await ctx
+        .exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], { timeout: timeoutS * 1000, signal: ctx.signal })
+        .catch((e: unknown) => {
+          if (ctx.signal.aborted) throw e;
+          throw hostError(
+            ctx,
+            `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
+            'raise timeout for big images or slow registries; check the ramdisk network',
+            e,
+          );
+        });
     } finally {
       if (authFile) {
         const rm = await ctx.exec(['rm', '-f', authFile]).catch((e: unknown) => ({ rc: -1, stdout: '', stderr: String(e) }));
@@ -139,7 +147,14 @@ export const podmanPullModule = defineModule({
     const durationS = Math.round((Date.now() - start) / 100) / 10;
     if (pull.rc !== 0) {
       const out = `${pull.stderr}\n${pull.stdout}`;
-      if (/unauthorized|authentication required|401|403|denied/i.test(out)) {
+      if (/no space left on device/i.test(out)) {
+        throw hostError(
+          ctx,
+          `the ramdisk ran out of space pulling ${img.ref}: ${lastLine(out)}`,
+          "images are unpacked into the ramdisk's RAM (tmpfs): give the node more memory or use a smaller image",
+        );
+      }
+      if (/unauthorized|authentication required|\b40[13]\b|denied/i.test(out)) {
         throw hostError(
           ctx,
           `registry ${img.registry} refused the pull of ${img.ref}: ${lastLine(out)}`,
