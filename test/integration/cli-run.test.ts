@@ -93,6 +93,18 @@ describe('tsbm run (built CLI, local hosts)', () => {
     }
   });
 
+  it('keeps running to the end when the reader of stdout goes away (| head)', async () => {
+    const child = spawn(process.execPath, [bin, ...runArgs, '--output', 'json'], { cwd: dir });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    expect(code).toBe(2);
+    expect(err).not.toMatch(/EPIPE|\n\s+at /);
+  });
+
   it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {
     const list = tsbm(['run', 'site.yml', '-i', 'inv.yml', '--list-tasks']);
     expect(list.code).toBe(0);
