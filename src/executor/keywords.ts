@@ -46,7 +46,8 @@ export function effectiveKeywords(play: Play, chain: readonly TaskKeywords[], ta
     runOnce: last('runOnce') ?? false,
     ...(timeout !== undefined ? { timeout } : {}),
     anyErrorsFatal: last('anyErrorsFatal') ?? play.anyErrorsFatal,
-    when: nodes.flatMap((n) => n.when),
+    // An include's `when` decides once whether to load the file; it is not re-checked per task.
+    when: nodes.flatMap((n) => ((n as { kind?: string }).kind === 'include_tasks' ? [] : n.when)),
     tags: [...tags],
   };
 }

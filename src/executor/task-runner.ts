@@ -26,7 +26,7 @@ import {
   type Registered,
   skippedResult,
 } from './result.js';
-import { hostVars, inventoryVars, taskVars } from './task-vars.js';
+import { hostVars, taskVars } from './task-vars.js';
 import { validateArgs } from './validate-args.js';
 
 export const taskName = (t: Task): string => t.name ?? t.module;
@@ -247,7 +247,7 @@ function targetSpec(r: Run, mod: ModuleDef, raw: Vars): ConnectionSpec {
         hint: 'use localhost or a host from the inventory',
       });
     }
-    const dv = lazyVars({ ...inventoryVars(pr, to), ...hostVars(pr, to) }, where(r));
+    const dv = lazyVars(hostVars(pr, to), where(r));
     return pr.inventory.connectionSpec(to, dv);
   }
   return pr.inventory.connectionSpec(host, lazyVars(raw, where(r)));

@@ -418,3 +418,12 @@ describe('executor: run-wide behaviour', () => {
     expect(r.code).toBe(99);
   });
 });
+
+describe('executor: include_tasks when', () => {
+  it("is evaluated once for the include, not again for each included task", async () => {
+    const r = await runModel(playbook(play([include('x.yml', { when: when('not (defined done)') })])), {
+      loadTaskFile: () => [task('set_fact', { done: true }), cmd('echo still-runs')],
+    });
+    expect(r.lab.argvs('node1')).toEqual(['echo still-runs']);
+  });
+});
