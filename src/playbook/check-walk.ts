@@ -3,6 +3,7 @@
 import type { PathSeg, YamlSource } from '../schema/yaml-source.js';
 import { sourceOf } from './context.js';
 import type { TaskNode } from './model.js';
+import { shortName } from './schema.js';
 
 export interface FoundString {
   value: string;
@@ -14,6 +15,8 @@ export interface FoundString {
 const CONDITION_KEYS = new Set(['when', 'until', 'failed_when', 'changed_when']);
 /** Child task lists are walked as nodes of their own, not as strings of their parent. */
 const CHILD_KEYS = new Set(['block', 'rescue', 'always']);
+/** Module arguments that are conditions too (bare expressions, like `when`). */
+const CONDITION_ARGS: Record<string, string[]> = { assert: ['that'] };
 
 function valueAt(root: unknown, path: PathSeg[]): unknown {
   let v = root;
@@ -52,6 +55,14 @@ export function nodeStrings(node: TaskNode | object): FoundString[] {
   for (const [k, v] of Object.entries(raw)) {
     if (CHILD_KEYS.has(k) && 'kind' in node && node.kind === 'block') continue;
     // A role entry's name is not a template; an include's file is checked where it is loaded.
+    const condArgs =
+      'kind' in node && node.kind === 'task' && shortName(k) === node.module
+        ? CONDITION_ARGS[node.module]
+        : undefined;
+    if (condArgs && v && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [a, x] of Object.entries(v)) strings(x, s.src, [...s.path, k, a], condArgs.includes(a), out);
+      continue;
+    }
     strings(v, s.src, [...s.path, k], CONDITION_KEYS.has(k), out);
   }
   return out;

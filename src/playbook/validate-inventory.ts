@@ -5,6 +5,7 @@ import { TsbmError } from '../errors.js';
 import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
 import { selectHosts, validatePattern } from '../inventory/patterns.js';
 import { inventoryVarsFor, magicVars } from '../inventory/vars.js';
+import { simSpecOf } from '../sim/lab/auto.js';
 import type { ValidateOptions } from './validate.js';
 
 export async function inventoryChecks(
@@ -13,6 +14,18 @@ export async function inventoryChecks(
   report: (e: TsbmError) => void,
 ): Promise<Pick<ValidateOptions, 'checkPattern' | 'inventory'>> {
   const checkPattern = (p: string) => validatePattern(p);
+  // A `tsbm_sim` inventory only has hosts once its lab runs; validate connects to nothing, so
+  // such inventories are checked for shape only and their hosts' variables are not known.
+  const real: string[] = [];
+  for (const p of inventories) {
+    try {
+      if (!simSpecOf(p)) real.push(p);
+    } catch (e) {
+      if (e instanceof TsbmError) report(e);
+      else throw e;
+    }
+  }
+  inventories = real;
   if (inventories.length === 0) return { checkPattern };
   let inv: ReturnType<typeof loadInventories>;
   try {

@@ -67,10 +67,12 @@ class Checker {
 
   play(play: Play): void {
     const at = play.keyPos.hosts ?? play.pos;
-    const bad = this.opts.checkPattern?.(play.hosts);
+    // A templated pattern (hosts: "{{ target }}") is only known at run time.
+    const templated = isTemplated(play.hosts);
+    const bad = templated ? undefined : this.opts.checkPattern?.(play.hosts);
     const playName = play.keyPos.name ? `play "${play.name}"` : 'this play';
     if (bad) this.add(parseError(`${bad.message} in ${playName}`, at, bad.hint));
-    const hosts = this.opts.inventory?.select(play.hosts) ?? [];
+    const hosts = templated ? [] : (this.opts.inventory?.select(play.hosts) ?? []);
     const scope: Scope = {
       names: new Set([
         ...Object.keys(play.vars),

@@ -90,3 +90,18 @@ describe.concurrent('tsbm validate', () => {
     expect(r.stdout).toContain('no-such-inventory.yml');
   });
 });
+
+describe('tsbm validate on the shipped examples', () => {
+  it('exits 0 for playbooks/*.yml with every inventory example', async () => {
+    const { readdirSync } = await import('node:fs');
+    const pbs = readdirSync(join(ROOT, 'playbooks'))
+      .filter((f) => f.endsWith('.yml'))
+      .map((f) => `playbooks/${f}`);
+    const invs = readdirSync(join(ROOT, 'inventory-examples'))
+      .filter((f) => f.endsWith('.yml'))
+      .flatMap((f) => ['-i', `inventory-examples/${f}`]);
+    const r = await tsbm('validate', ...pbs, ...invs);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
