@@ -5,7 +5,8 @@
 import { quoteArgv } from './quote.js';
 
 const MARK = 'tsbm-pid';
-const SCRIPT = `echo "${MARK} $$ $(cut -d' ' -f5 /proc/$$/stat 2>/dev/null)" >&2; exec "$@"`;
+// Builtins only (no extra process): field 5 of /proc/PID/stat is the process group.
+const SCRIPT = `read -r _ _ _ _ g _ 2>/dev/null </proc/$$/stat; echo "${MARK} $$ $g" >&2; exec "$@"`;
 
 /** The exact prefix put in front of the quoted command (servers and loggers can strip it). */
 export const PID_PRELUDE = `${quoteArgv(['sh', '-c', SCRIPT, 'sh'])} `;
