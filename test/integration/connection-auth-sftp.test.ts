@@ -114,7 +114,7 @@ describe('in-process server SFTP subsystem', () => {
     await call<void>((cb) => sftp.unlink('/data/b.txt', cb));
     await call<void>((cb) => sftp.rmdir('/data', cb));
     expect(existsSync(path.join(root, 'data'))).toBe(false);
-    const err = await call<void>((cb) => sftp.stat('/nope', cb)).catch((e: { code?: number }) => e);
+    const err = await call<unknown>((cb) => sftp.stat('/nope', cb)).catch((e: { code?: number }) => e);
     expect((err as { code?: number }).code).toBe(2);
   });
 
