@@ -119,3 +119,27 @@ describe('tty renderer', () => {
     expect(await run(1)).toHaveLength(13);
   });
 });
+
+describe('tty renderer with the free strategy', () => {
+  it('re-opens a settled task when a slow host reports for it later, losing nothing', async () => {
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
+    const res = (host: string, taskId: string, task: string, time: number) =>
+      bus.emit({ type: 'host_result', time, host, task, taskId, status: 'ok', changed: false, durationMs: 100 });
+    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'A', taskId: 'a', module: 'm' });
+    bus.emit({ type: 'host_task_start', time: T0, host: 'fast', task: 'A', taskId: 'a' });
+    res('fast', 'a', 'A', T0 + 100);
+    bus.emit({ type: 'task_start', time: T0 + 100, play: 'p', task: 'B', taskId: 'b', module: 'm' });
+    bus.emit({ type: 'host_task_start', time: T0 + 100, host: 'fast', task: 'B', taskId: 'b' });
+    bus.emit({ type: 'host_task_start', time: T0 + 150, host: 'slow', task: 'A', taskId: 'a' });
+    res('fast', 'b', 'B', T0 + 200);
+    res('slow', 'a', 'A', T0 + 250);
+    await r.done();
+    const text = screen(out.text).join('\n');
+    expect(text).toContain('    ✔ fast  ok 0.1s');
+    expect(text).toContain('    ✔ slow  ok 0.1s');
+    expect(text.match(/^✔ A /gm)).toHaveLength(2);
+    expect(text.match(/^✔ B /gm)).toHaveLength(1);
+  });
+});

@@ -184,13 +184,22 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     if (out) stream.write(out);
   };
 
-  const hostOf = (taskId: string, host: string, time: number): HostView | undefined => {
-    const task = tasks.find((x) => x.taskId === taskId);
-    if (!task) return undefined;
-    let h = task.hosts.get(host);
+  /** The view of a task, re-opened if it was already settled (free strategy: a slow host arrives late). */
+  const taskOf = (e: { taskId: string; task: string; time: number }): TaskView => {
+    let task = tasks.find((x) => x.taskId === e.taskId);
+    if (!task) {
+      task = { taskId: e.taskId, name: e.task, handler: false, startedAt: e.time, endedAt: e.time, hosts: new Map() };
+      tasks.push(task);
+    }
+    return task;
+  };
+
+  const hostOf = (e: { taskId: string; task: string; host: string }, time: number): HostView => {
+    const task = taskOf({ ...e, time });
+    let h = task.hosts.get(e.host);
     if (!h) {
-      h = { host, startedAt: time, durationMs: 0, details: [] };
-      task.hosts.set(host, h);
+      h = { host: e.host, startedAt: time, durationMs: 0, details: [] };
+      task.hosts.set(e.host, h);
     }
     return h;
   };
@@ -227,45 +236,41 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         settle(false);
         break;
       case 'host_task_start': {
-        const h = hostOf(e.taskId, e.host, e.time);
-        if (h) {
-          h.status = undefined;
-          h.retry = undefined;
-          h.progress = undefined;
-          if (h.durationMs === 0) h.startedAt = e.time;
-        }
-        if (h && verbosity >= 1 && e.args !== undefined) h.details.push(`args: ${compactJson(e.args)}`);
+        const h = hostOf(e, e.time);
+        h.status = undefined;
+        h.retry = undefined;
+        h.progress = undefined;
+        if (h.durationMs === 0) h.startedAt = e.time;
+        if (verbosity >= 1 && e.args !== undefined) h.details.push(`args: ${compactJson(e.args)}`);
         break;
       }
       case 'host_result': {
-        const h = hostOf(e.taskId, e.host, e.time - e.durationMs);
-        const task = tasks.find((x) => x.taskId === e.taskId);
-        if (h && task) {
-          h.status = e.item !== undefined && h.worst ? worse(h.worst, e.status) : e.status;
-          h.worst = h.status;
-          h.msg = e.msg ?? h.msg;
-          h.item = e.item;
-          // a loop's items fold into one line whose time is the whole loop's
-          h.durationMs = e.item !== undefined ? e.time - h.startedAt : e.durationMs;
-          h.retry = undefined;
-          h.progress = undefined;
-          task.endedAt = Math.max(task.endedAt, e.time);
-        }
+        const h = hostOf(e, e.time - e.durationMs);
+        const task = taskOf(e);
+        h.status = e.item !== undefined && h.worst ? worse(h.worst, e.status) : e.status;
+        h.worst = h.status;
+        h.msg = e.msg ?? h.msg;
+        h.item = e.item;
+        // a loop's items fold into one line whose time is the whole loop's
+        h.durationMs = e.item !== undefined ? e.time - h.startedAt : e.durationMs;
+        h.retry = undefined;
+        h.progress = undefined;
+        task.endedAt = Math.max(task.endedAt, e.time);
         if (e.diff) permanent(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
-        if (h && verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
+        if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
           h.details.push(`result${formatItem(e.item)}: ${compactJson(e.result)}`);
         }
         settle(false);
         break;
       }
       case 'retry': {
-        const h = hostOf(e.taskId, e.host, e.time);
-        if (h) h.retry = `retrying ${e.attempt}/${e.retries}${e.msg ? `: ${oneLine(e.msg, 80)}` : ''}`;
+        const h = hostOf(e, e.time);
+        h.retry = `retrying ${e.attempt}/${e.retries}${e.msg ? `: ${oneLine(e.msg, 80)}` : ''}`;
         break;
       }
       case 'progress': {
-        const h = hostOf(e.taskId, e.host, e.time);
-        if (h) h.progress = formatProgress(e, false); // the host line shows elapsed time already
+        const h = hostOf(e, e.time);
+        h.progress = formatProgress(e, false); // the host line shows elapsed time already
         break;
       }
       case 'log':
