@@ -91,6 +91,8 @@ export const bootcInstallModule = defineModule({
       throw e;
     }
     const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
+    // In check mode podman_pull pulled nothing, so a missing image is expected there.
+    await checkImageFits(ctx, ref, device, diskMiB, !ctx.check);
     if (ctx.check) return { changed: true, msg: `would install ${ref} to ${device}`, ...facts };
 
     const timeoutS = a.timeout ?? 3600;
@@ -163,6 +165,29 @@ async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number>
   const d = r.rc === 0 ? parseLsblk(r.stdout).find((x) => x.name === device) : undefined;
   if (!d) throw hostError(ctx, `cannot find ${device} in lsblk output to size it`, 'pass size_mib or run root_device first');
   return Math.floor(d.sizeBytes / MIB);
+}
+
+/** Refuses before wiping when the unpacked image cannot fit the root partition bootc would make. */
+async function checkImageFits(ctx: ModuleContext, ref: string, device: string, diskMiB: number, mustExist: boolean): Promise<void> {
+  const r = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', ref]).catch(() => undefined);
+  if (!r || r.rc !== 0) {
+    if (!mustExist) return;
+    throw hostError(ctx, `image ${ref} is not on the ramdisk`, 'run podman_pull before bootc_install (bootc_install uses --pull=never)');
+  }
+  let size: number | undefined;
+  try {
+    size = (JSON.parse(r.stdout) as Array<{ Size?: number }>)[0]?.Size;
+  } catch {
+    size = undefined;
+  }
+  const rootMiB = rootSizeMiB(diskMiB);
+  if (size !== undefined && size > rootMiB * MIB) {
+    throw hostError(
+      ctx,
+      `${device} is too small for ${ref}: the root partition would be ${rootMiB} MiB (disk ${diskMiB} MiB minus 768 MiB kept for the config drive) but the image is ${Math.ceil(size / MIB)} MiB unpacked`,
+      'choose a bigger disk with root device hints, or a smaller image',
+    );
+  }
 }
 
 /** After a timeout the podman client is killed; a container it started may still run. */

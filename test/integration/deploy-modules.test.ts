@@ -192,6 +192,17 @@ describe('bootc_install on a simulated ramdisk', () => {
       /bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to touch \/dev\/sda/,
     );
   });
+  it('a disk too small for the unpacked image is refused before bootc wipes it', async () => {
+    node = await pulled({ 'image-size': String(300 * 1024 * 1024) }, 1024);
+    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 1024, image: IMAGE })).rejects.toThrow(
+      /\/dev\/vda is too small for .*root partition would be 256 MiB \(disk 1024 MiB minus 768 MiB .*\) but the image is 600 MiB unpacked/,
+    );
+    expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
+  });
+  it('an image that was not pulled is a clear error', async () => {
+    node = await startSimNode();
+    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE })).rejects.toThrow(/is not on the ramdisk/);
+  });
   it('a disk too small for root + config drive fails before running anything', async () => {
     node = await pulled({}, 1024);
     await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 700, image: IMAGE })).rejects.toThrow(/too small/);

@@ -83,7 +83,7 @@ describe('bootc_install (scripted ramdisk)', () => {
     const r = await bootcInstallModule.run(ctx, {});
     expect(r.cmd).toContain('label=type:unconfined_t');
     expect(r.root_size_mib).toBe(10000 - 768);
-    expect(calls).toEqual(['getenforce']);
+    expect(calls).toEqual(['getenforce', 'podman image inspect --format json r:5000/i:1']);
     expect(puts).toEqual([]);
   });
   it('a missing device says to run root_device', async () => {
@@ -92,6 +92,7 @@ describe('bootc_install (scripted ramdisk)', () => {
   });
   it('success without partitions afterwards is an error', async () => {
     const { ctx } = fakeCtx([
+      [/^podman image inspect/, { stdout: '[{"Size": 1000}]' }],
       [/^podman run/, { stdout: 'Installation complete!' }],
       [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[]}}' }],
     ], vars);
@@ -99,7 +100,7 @@ describe('bootc_install (scripted ramdisk)', () => {
   });
   it('falls back to sgdisk -p when sfdisk is missing', async () => {
     const sg = 'Number  Start (sector)    End (sector)  Size       Code  Name\n   1            2048         1050623   512.0 MiB   EF00  EFI\n   2         1050624        9999999   4.3 GiB     8300  root\n';
-    const { ctx } = fakeCtx([[/^podman run/, {}], [/^sgdisk -p/, { stdout: sg }]], vars);
+    const { ctx } = fakeCtx([[/^podman image inspect/, { stdout: '[]' }], [/^podman run/, {}], [/^sgdisk -p/, { stdout: sg }]], vars);
     expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partitions: 2 });
   });
 });
