@@ -28,7 +28,7 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<numb
   const inv = loadInventories(opts.inventories);
   addPlaybookDirVars(inv, playbook.dir);
   let real: PooledFactory | undefined;
-  if (!deps.connect) real = createConnectionFactory();
+  if (!deps.connect) real = createConnectionFactory({ onWarning: (message) => deps.bus.emit({ type: 'warning', time: Date.now(), message }) });
   const connect = deps.connect ?? real!.factory;
   const fresh = deps.fresh ?? (deps.connect ? deps.connect : real!.fresh);
   try {
