@@ -27,7 +27,7 @@ export interface ContextInit {
   /** The host's own SSH target (for connect()). */
   hostSpec: () => ConnectionSpec;
   /** Defaults merged into every exec (environment, become). */
-  execDefaults: Pick<ExecOptions, 'env' | 'become'>;
+  execDefaults: Pick<ExecOptions, 'env' | 'secretEnv' | 'become'>;
   startedAt: number;
 }
 
@@ -35,10 +35,13 @@ export function createModuleContext(c: ContextInit): ModuleContext {
   const conn = (): Promise<Connection> => c.pool.get(c.target, c.signal);
   const withDefaults = (opts: ExecOptions | undefined): ExecOptions => {
     const env = c.execDefaults.env || opts?.env ? { ...c.execDefaults.env, ...opts?.env } : undefined;
+    const secretEnv =
+      c.execDefaults.secretEnv || opts?.secretEnv ? { ...c.execDefaults.secretEnv, ...opts?.secretEnv } : undefined;
     const become = opts?.become ?? c.execDefaults.become;
     return {
       ...opts,
       ...(env ? { env } : {}),
+      ...(secretEnv ? { secretEnv } : {}),
       ...(become ? { become } : {}),
       signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal,
     };

@@ -1,7 +1,7 @@
 // Runs one task on one host: when, loop, until/retries, timeout, failed_when/changed_when,
 // ignore_errors, register, notify, no_log, check mode, delegation. Returns the outcome the
 // host walker needs; everything else goes out as events and into the host's state.
-import type { ConnectionSpec } from '../connection/types.js';
+import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { ModuleDef } from '../modules/types.js';
@@ -188,7 +188,7 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     target,
     hostSpec: () => pr.inventory.connectionSpec(host, lazyVars(raw, where(r))),
     execDefaults: {
-      ...(env ? { env } : {}),
+      ...env,
       ...(kw.become ? { become: kw.becomeUser ? { user: kw.becomeUser } : {} } : {}),
     },
     startedAt: r.started,
@@ -253,9 +253,11 @@ function targetSpec(r: Run, mod: ModuleDef, raw: Vars): ConnectionSpec {
   return pr.inventory.connectionSpec(host, lazyVars(raw, where(r)));
 }
 
-function environment(r: Run, raw: Vars): Record<string, string> | undefined {
-  if (r.kw.environment.length === 0) return undefined;
-  const out: Record<string, string> = {};
+/** The task's environment, with values that carry a secret kept off remote command lines. */
+function environment(r: Run, raw: Vars): Pick<ExecOptions, 'env' | 'secretEnv'> {
+  if (r.kw.environment.length === 0) return {};
+  const env: Record<string, string> = {};
+  const secretEnv: Record<string, string> = {};
   for (const e of r.kw.environment) {
     const v = renderValue(e, tctx(r, raw));
     if (v === null || typeof v !== 'object' || Array.isArray(v)) {
@@ -263,9 +265,21 @@ function environment(r: Run, raw: Vars): Record<string, string> | undefined {
         pos: r.task.keyPos.environment ?? r.task.pos,
       });
     }
-    for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : JSON.stringify(x);
+    for (const [k, x] of Object.entries(v)) {
+      const text = typeof x === 'string' ? x : JSON.stringify(x);
+      if (r.pr.redactor.redact(text) !== text) {
+        secretEnv[k] = text;
+        delete env[k];
+      } else {
+        env[k] = text;
+        delete secretEnv[k];
+      }
+    }
   }
-  return out;
+  return {
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+    ...(Object.keys(secretEnv).length > 0 ? { secretEnv } : {}),
+  };
 }
 
 function where(r: Run): Omit<TemplateContext, 'vars'> {

@@ -290,6 +290,33 @@ describe('executor over SSH', () => {
     expect(remote).toContain('included');
   });
 
+  it('secrets stay out of events and remote command lines', async () => {
+    const before = hosts[0]!.commands.length;
+    const tokenFile = path.join(dir, 'token');
+    writeFileSync(tokenFile, 'Tok-9f8e7d6c');
+    const r = await run(
+      'secrets',
+      `- hosts: node1
+  vars:
+    registry_token: Tok-9f8e7d6c
+  tasks:
+    - name: use it
+      shell: test "$TOKEN_IN" = "$(cat ${tokenFile})" && echo matched
+      environment:
+        TOKEN_IN: "{{ registry_token }}"
+      register: out
+    - name: quiet
+      command: echo quiet-value-123
+      no_log: true
+`,
+    );
+    expect(r.code).toBe(0);
+    expect(r.result('node1', 'use it')!.result!.stdout).toBe('matched');
+    const remote = hosts[0]!.commands.slice(before).join('\n');
+    expect(remote).not.toContain('Tok-9f8e7d6c');
+    expect(JSON.stringify(r.events)).not.toContain('quiet-value-123');
+  });
+
   it('listPlaybook prints hosts, tasks and tags', async () => {
     const file = path.join(dir, 'list.yml');
     writeFileSync(

@@ -202,6 +202,15 @@ describe('executor: task keywords', () => {
     expect(call.opts?.become).toEqual({ user: 'ops' });
   });
 
+  it('environment values carrying a secret travel as secretEnv, never as plain env', async () => {
+    const r = await runModel(
+      playbook(play([cmd('env', { environment: { PW: 'x{{ bmc_password }}', PLAIN: 'p' } })], { vars: { bmc_password: 'pa55word' } })),
+    );
+    const call = r.lab.calls[0]!;
+    expect(call.opts?.env).toEqual({ PLAIN: 'p' });
+    expect(call.opts?.secretEnv).toEqual({ PW: 'xpa55word' });
+  });
+
   it('register of a skipped task holds skipped: true', async () => {
     const r = await runModel(
       playbook(play([cmd('x', { when: when('false'), register: 's' }), task('debug', { msg: '{{ s.skipped }}' }, { name: 'd' })])),
