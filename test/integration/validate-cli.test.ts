@@ -62,10 +62,10 @@ describe.concurrent('tsbm validate', () => {
     };
     expect(out.ok).toBe(false);
     expect(out.errors.map((e) => `${e.line}:${e.col} ${e.message}`)).toEqual([
-      '4:20 undefined variable "nope" in task "First" for hosts node1, node2',
+      '4:21 undefined variable "nope" in task "First" for hosts node1, node2',
       '6:7 unknown module "debgu" in task "Second" (did you mean "debug"?)',
-      '8:19 file not found: "missing.txt" (src of copy in task "Third")',
-      '10:20 template syntax error: unexpected character on line 1',
+      '8:20 file not found: "missing.txt" (src of copy in task "Third")',
+      '10:21 template syntax error: unexpected character on line 1',
     ]);
     expect(out.errors[0]!.file).toBe(`${FIX}/several-errors.yml`);
     expect(out.errors[0]!.hint).toMatch(/default nope/);

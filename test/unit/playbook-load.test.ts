@@ -121,7 +121,7 @@ describe('loadPlaybook: errors', () => {
     expect(errors.map((e) => `${e.pos?.line}:${e.pos?.col} ${e.message}`)).toEqual([
       '4:7 unknown key "retires" in task "One" (did you mean "retries"?)',
       '8:9 missing required argument "state" for module redfish_power',
-      '10:45 "timeout" must be an integer, got string "soon" in module redfish_power',
+      '10:46 "timeout" must be an integer, got string "soon" in module redfish_power',
     ]);
     expect(pb.plays[0]!.tasks.map((t) => t.name)).toEqual(['Fine']);
   });
