@@ -47,8 +47,10 @@ export class RedfishError extends TsbmError {
     const msgs = opts.messages ?? [];
     const detail = msgs.length ? `: ${msgs.map((m) => m.message).join('; ')}` : '';
     const status = opts.status !== undefined ? ` (HTTP ${opts.status})` : '';
+    // The BMC's own Resolution text is the hint unless the caller knows better.
+    const hint = opts.hint ?? msgs.find((m) => m.resolution)?.resolution;
     super('runtime', `Redfish ${opts.method} ${opts.url} on BMC ${opts.bmc} ${what}${status}${detail}`, {
-      ...(opts.hint ?? msgs.find((m) => m.resolution)?.resolution ? { hint: opts.hint ?? msgs.find((m) => m.resolution)?.resolution } : {}),
+      ...(hint ? { hint } : {}),
       ...(opts.host ? { host: opts.host } : {}),
       ...(opts.cause !== undefined ? { cause: opts.cause } : {}),
     });

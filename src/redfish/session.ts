@@ -28,10 +28,11 @@ export class Auth {
       this.mode = 'none';
       return;
     }
-    if (!preferBasic) {
-      const links = root.Links as Json | undefined;
-      const sessionsLink = (links?.Sessions as Json | undefined)?.['@odata.id'];
-      const path = typeof sessionsLink === 'string' ? sessionsLink : '/redfish/v1/SessionService/Sessions';
+    const links = root.Links as Json | undefined;
+    const sessionsLink = (links?.Sessions as Json | undefined)?.['@odata.id'];
+    // Only a linked session collection is used: paths are never guessed.
+    if (!preferBasic && typeof sessionsLink === 'string' && sessionsLink) {
+      const path = sessionsLink;
       const res = await this.transport.request('POST', path, { UserName: username, Password: password });
       const token = res.headers['x-auth-token'];
       if (res.status >= 200 && res.status < 300 && typeof token === 'string' && token) {
@@ -55,6 +56,8 @@ export class Auth {
         });
       }
       this.onLog(`Redfish sessions unavailable on ${this.endpoint.bmc} (HTTP ${res.status}); using Basic auth`);
+    } else if (!preferBasic) {
+      this.onLog(`BMC ${this.endpoint.bmc} links no session collection; using Basic auth`);
     }
     this.mode = 'basic';
   }

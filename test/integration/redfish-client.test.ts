@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redfishPower } from '../../src/modules/redfish_power.js';
+import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
@@ -72,5 +73,34 @@ describe('Redfish client', () => {
     const client = redfishClientFor(t2.ctx, driverInfo(bmc2, { redfish_verify_ca: false, redfish_system_id: '2' }));
     expect((await findSystem(client)).body.UUID).toBe('00000000-0000-0000-0000-000000000002');
     expect((await redfishPower.run(t2.ctx, { state: 'on' })).system_uuid).toBe('00000000-0000-0000-0000-000000000002');
+  });
+});
+
+describe('vendor differences', () => {
+  it('HPE OEM virtual media actions are used where the standard ones are missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    cpSync(`${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, dir, { recursive: true });
+    const file = join(dir, 'Managers/1/VirtualMedia/2/index.json');
+    const slot = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    delete slot.Actions; // as on iLO 4 / early iLO 5 firmware
+    writeFileSync(file, JSON.stringify(slot));
+    const { bmc, t } = await lab(dir);
+    await vmediaBoot.run(t.ctx, { image: 'http://h/a.iso' });
+    expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: 'http://h/a.iso', Inserted: true });
+    expect(bmc.requestCount('PATCH')).toBe(1); // only the boot override: media went through the OEM action
+    await vmediaBoot.run(t.ctx, { state: 'ejected' });
+    expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: '', Inserted: false });
+  });
+
+  it('a service root without a session link means Basic auth, without guessing a path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    cpSync(`${MOCKUPS}/supermicro-sys510t-partial`, dir, { recursive: true });
+    const root = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Record<string, unknown>;
+    delete root.Links;
+    writeFileSync(join(dir, 'index.json'), JSON.stringify(root));
+    const { bmc, t } = await lab(dir);
+    await redfishPower.run(t.ctx, { state: 'on' });
+    expect(bmc.requestCount('POST')).toBe(0);
+    expect(t.logs.map((l) => l.message)).toContain(`BMC ${bmc.url.replace('https://', '')} links no session collection; using Basic auth`);
   });
 });
