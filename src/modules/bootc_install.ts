@@ -170,7 +170,7 @@ async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number>
 /** Refuses before wiping when the unpacked image cannot fit the root partition bootc would make. */
 async function checkImageFits(ctx: ModuleContext, ref: string, device: string, diskMiB: number, mustExist: boolean): Promise<void> {
   const r = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', ref]).catch(() => undefined);
-  if (!r || r.rc !== 0) {
+  if (r?.rc !== 0 || !r) {
     if (!mustExist) return;
     throw hostError(ctx, `image ${ref} is not on the ramdisk`, 'run podman_pull before bootc_install (bootc_install uses --pull=never)');
   }
