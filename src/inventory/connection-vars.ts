@@ -10,6 +10,7 @@ const NAMES = {
   port: ['ssh_port', 'ansible_port', 'ansible_ssh_port'],
   user: ['ssh_user', 'ansible_user', 'ansible_ssh_user'],
   key: ['ssh_private_key_file', 'ansible_ssh_private_key_file', 'ansible_private_key_file'],
+  keyPassphraseEnv: ['ssh_private_key_passphrase_env'],
   password: ['ssh_password', 'ansible_password', 'ansible_ssh_pass', 'ansible_ssh_password'],
   connection: ['connection', 'ansible_connection'],
   knownHosts: ['ssh_known_hosts_file'],
@@ -98,6 +99,8 @@ export function connectionSpecFor(host: string, vars: Vars): ConnectionSpec {
   };
   const key = str(host, pick(vars, NAMES.key));
   if (key) spec.privateKeyFile = key;
+  const keyPassphraseEnv = str(host, pick(vars, NAMES.keyPassphraseEnv));
+  if (keyPassphraseEnv) spec.privateKeyPassphraseEnv = keyPassphraseEnv;
   const password = str(host, pick(vars, NAMES.password));
   if (password) spec.password = password;
   const kh = str(host, pick(vars, NAMES.knownHosts));
