@@ -1,6 +1,8 @@
 // `tsbm run`: validates flags, attaches the renderer and the JUnit writer to a redacting
 // event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
-import { EXIT } from '../errors.js';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { EXIT, optionsError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
 import { redactor } from './context.js';
@@ -28,12 +30,26 @@ function ignoreClosedStdout(): void {
   });
 }
 
+/** Fails before any provisioning when the JUnit file could not be written at the end. */
+function checkJUnitTarget(file: string): void {
+  const dir = dirname(resolve(file));
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not writable' : (e as Error).message;
+    throw optionsError(`--junit ${file}: directory ${dir} ${why}`, 'create the directory or choose another path');
+  }
+}
+
 export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
   const stdout = process.stdout;
   ignoreClosedStdout();
   const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: stdout.isTTY === true });
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(opts.extraVars);
+  if (opts.junit) checkJUnitTarget(opts.junit);
   const executor = await import('../executor/run.js');
 
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {

@@ -106,6 +106,7 @@ describe('tsbm CLI', () => {
     [['run', 'p.yml', '-i'], /argument missing/],
     [['run', 'p.yml', '-e', 'oops'], /^tsbm: error: bad --extra-vars "oops": "oops" is not key=value/],
     [['modules', 'no_such_module'], /^tsbm: error: unknown module "no_such_module"/],
+    [['run', 'p.yml', '--junit', '/nonexistent-dir/x.xml'], /^tsbm: error: --junit \/nonexistent-dir\/x\.xml: directory \/nonexistent-dir does not exist/],
     [['run', 'p.yml', '--chek'], /unknown option '--chek' \(Did you mean --check\?\)/],
   ])('usage error %j exits 5 with one line, no stack', (args, message) => {
     const r = tsbm(args);
