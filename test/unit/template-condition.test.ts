@@ -42,6 +42,10 @@ describe('evalCondition', () => {
     }
   });
 
+  it('refuses braces mixed with text (always true otherwise)', () => {
+    expect(() => evalCondition("{{ power_state }} == 'Off'", ctx(vars))).toThrow(/always be true/);
+  });
+
   it('undefined variables in conditions are errors', () => {
     expect(() => evalCondition('missing', ctx({}))).toThrow(/undefined variable "missing"/);
   });
@@ -122,6 +126,19 @@ describe('properties', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('static analysis never throws on arbitrary strings', () => {
+    const pos = { file: 'f.yml', line: 1, col: 1 };
+    fc.assert(
+      fc.property(fc.string(), fc.boolean(), (s, cond) => {
+        const e = checkTemplateSyntax(`{{${s}}}`, pos, cond);
+        if (e) expect(e).toBeInstanceOf(TsbmError);
+        expect(Array.isArray(referencedVars(`{{${s}}}`))).toBe(true);
+        expect(Array.isArray(referencedVarsInCondition(s))).toBe(true);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
