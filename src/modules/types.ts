@@ -53,6 +53,8 @@ export interface ModuleContext {
   log(message: string, level?: 1 | 2 | 3): void;
   warn(message: string): void;
   progress(update: ProgressUpdate): void;
+  /** Reports a retry inside the module (e.g. a BMC answering 503) as a `retry` event; optional, else use log(). */
+  retry?(info: { attempt: number; retries: number; message: string }): void;
 }
 
 export interface ModuleResult {

@@ -31,8 +31,11 @@ export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning
       onSecret: (v) => sink.ctx.secret(v),
       onLog: (m, level) => sink.ctx.log(m, level),
       onWarn: (m) => sink.ctx.warn(m),
-      onRetry: ({ attempt, retries, delayMs, reason }) =>
-        sink.ctx.log(`retry ${attempt}/${retries} in ${delayMs} ms (BMC ${endpoint.bmc}): ${reason}`, 1),
+      onRetry: ({ attempt, retries, delayMs, reason }) => {
+        const message = `retry ${attempt}/${retries} in ${delayMs} ms (BMC ${endpoint.bmc}): ${reason}`;
+        if (sink.ctx.retry) sink.ctx.retry({ attempt, retries, message });
+        else sink.ctx.log(message, 1);
+      },
     });
     ctx.services.onClose(() => client.close());
     return { client, sink };

@@ -13,6 +13,8 @@ export interface TestCtx {
   logs: { level: number; message: string }[];
   warnings: string[];
   progress: string[];
+  /** Retry reports (ModuleContext.retry). */
+  retries: string[];
   redactor: Redactor;
   /** Everything the context emitted, as one string (for leak checks). */
   emitted(): string;
@@ -23,6 +25,7 @@ export function makeCtx(vars: Vars, opts: { check?: boolean; services?: TestServ
   const logs: { level: number; message: string }[] = [];
   const warnings: string[] = [];
   const progress: string[] = [];
+  const retries: string[] = [];
   const redactor = new Redactor();
   const services = opts.services ?? new TestServices();
   const unsupported = () => Promise.reject(new Error('not available to controller modules in tests'));
@@ -47,14 +50,16 @@ export function makeCtx(vars: Vars, opts: { check?: boolean; services?: TestServ
     log: (message, level = 1) => logs.push({ level, message }),
     warn: (m) => warnings.push(m),
     progress: (u) => progress.push(u.message),
+    retry: (r) => retries.push(r.message),
   };
   return {
     ctx,
     logs,
     warnings,
     progress,
+    retries,
     redactor,
-    emitted: () => JSON.stringify({ logs, warnings, progress }),
+    emitted: () => JSON.stringify({ logs, warnings, progress, retries }),
     close: () => services.close(),
   };
 }
