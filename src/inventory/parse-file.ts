@@ -6,7 +6,7 @@ import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-sour
 import type { Vars } from '../types.js';
 import { addChild, addHostToGroup, ensureGroup, ensureHost } from './build.js';
 import type { Inventory } from './model.js';
-import { expandHostRange, RangeError_ } from './ranges.js';
+import { expandHostRange, HostRangeError } from './ranges.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 
 const GROUP_KEYS = ['hosts', 'vars', 'children'] as const;
@@ -152,7 +152,7 @@ function parseHosts(
     try {
       names = expandHostRange(hostPart);
     } catch (e) {
-      if (e instanceof RangeError_)
+      if (e instanceof HostRangeError)
         throw parseError(e.message, src.keyPos(at), 'e.g. node[01:20] or rack[a:c]-[1:2]');
       throw e;
     }

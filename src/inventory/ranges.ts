@@ -3,20 +3,20 @@
 const RANGE = /\[([^\]]*)\]/;
 const MAX_HOSTS = 100_000;
 
-export class RangeError_ extends Error {}
+export class HostRangeError extends Error {}
 
 function expandOne(spec: string): string[] {
   const parts = spec.split(':');
   if (parts.length < 2 || parts.length > 3)
-    throw new RangeError_(`bad range [${spec}]: write [START:END] or [START:END:STEP]`);
+    throw new HostRangeError(`bad range [${spec}]: write [START:END] or [START:END:STEP]`);
   const [start, end, stepText] = parts as [string, string, string | undefined];
   const step = stepText === undefined || stepText === '' ? 1 : Number(stepText);
   if (!Number.isInteger(step) || step < 1)
-    throw new RangeError_(`bad range [${spec}]: the step must be a positive integer`);
+    throw new HostRangeError(`bad range [${spec}]: the step must be a positive integer`);
   if (/^\d+$/.test(start) && /^\d+$/.test(end)) {
     const a = Number(start);
     const b = Number(end);
-    if (a > b) throw new RangeError_(`bad range [${spec}]: start is after end`);
+    if (a > b) throw new HostRangeError(`bad range [${spec}]: start is after end`);
     const width = start.length > 1 && start.startsWith('0') ? start.length : 0;
     const out: string[] = [];
     for (let i = a; i <= b; i += step) out.push(width ? String(i).padStart(width, '0') : String(i));
@@ -25,12 +25,12 @@ function expandOne(spec: string): string[] {
   if (/^[a-zA-Z]$/.test(start) && /^[a-zA-Z]$/.test(end)) {
     const a = start.charCodeAt(0);
     const b = end.charCodeAt(0);
-    if (a > b) throw new RangeError_(`bad range [${spec}]: start is after end`);
+    if (a > b) throw new HostRangeError(`bad range [${spec}]: start is after end`);
     const out: string[] = [];
     for (let c = a; c <= b; c += step) out.push(String.fromCharCode(c));
     return out;
   }
-  throw new RangeError_(`bad range [${spec}]: both ends must be numbers or single letters`);
+  throw new HostRangeError(`bad range [${spec}]: both ends must be numbers or single letters`);
 }
 
 /** True when a host name contains a range to expand. */
@@ -38,7 +38,7 @@ export function hasRange(name: string): boolean {
   return RANGE.test(name);
 }
 
-/** Expand every range in a host name; a name without ranges comes back alone. Throws RangeError_. */
+/** Expand every range in a host name; a name without ranges comes back alone. Throws HostRangeError. */
 export function expandHostRange(name: string): string[] {
   const m = RANGE.exec(name);
   if (!m) return [name];
@@ -49,7 +49,7 @@ export function expandHostRange(name: string): string[] {
     for (const t of tails) {
       out.push(`${head}${v}${t}`);
       if (out.length > MAX_HOSTS)
-        throw new RangeError_(`range in "${name}" expands to more than ${MAX_HOSTS} hosts`);
+        throw new HostRangeError(`range in "${name}" expands to more than ${MAX_HOSTS} hosts`);
     }
   }
   return out;
