@@ -43,13 +43,22 @@ export function bootcInstallArgv(p: BootcInstallPlan): string[] {
   ];
   if (p.selinux) argv.push('--security-opt', 'label=type:unconfined_t');
   if (p.authorizedKeysFile) argv.push('-v', '/tmp:/tmp');
-  argv.push(p.ref, 'bootc', 'install', 'to-disk', '--wipe', '--skip-fetch-check', `--root-size=${rootSizeMiB(p.diskMiB)}M`);
+  argv.push(
+    p.ref,
+    'bootc',
+    'install',
+    'to-disk',
+    '--wipe',
+    '--skip-fetch-check',
+    `--root-size=${rootSizeMiB(p.diskMiB)}M`,
+  );
   if (p.tpm2Luks) argv.push('--block-setup=tpm2-luks');
   if (p.authorizedKeysFile) argv.push(`--root-ssh-authorized-keys=${p.authorizedKeysFile}`);
   if (!p.selinux) argv.push('--disable-selinux');
   for (const a of p.extraArgs) {
     // bootc reads the last positional as the device; a stray positional would retarget it.
-    if (!a.startsWith('-')) throw new BootcPlanError(`extra_args entry "${a}" is not an option (must start with -)`);
+    if (!a.startsWith('-'))
+      throw new BootcPlanError(`extra_args entry "${a}" is not an option (must start with -)`);
   }
   argv.push(...p.extraArgs, p.device);
   return argv;
@@ -72,7 +81,10 @@ export function authorizedKeysText(v: unknown): string | undefined {
 
 /** True when podman failed because the image has no bootc binary. */
 export function isNotBootcImage(output: string): boolean {
-  return /executable file [`'"]?bootc[`'"]? not found/i.test(output) || /"bootc": executable file not found/i.test(output);
+  return (
+    /executable file [`'"]?bootc[`'"]? not found/i.test(output) ||
+    /"bootc": executable file not found/i.test(output)
+  );
 }
 
 export function tail(text: string, lines = 20): string {

@@ -5,7 +5,8 @@ function tomlString(s: string): string {
 }
 
 /** IPA runs podman on a ramdisk whose root is not pivot_root-able (initramfs). */
-export const NO_PIVOT_ROOT_CONF = '# written by tsbm: the ramdisk root cannot be pivot_root-ed\n[engine]\nno_pivot_root = true\n';
+export const NO_PIVOT_ROOT_CONF =
+  '# written by tsbm: the ramdisk root cannot be pivot_root-ed\n[engine]\nno_pivot_root = true\n';
 
 export interface Mirror {
   /** Registry as the image reference names it, e.g. quay.io. */

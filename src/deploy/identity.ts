@@ -65,8 +65,10 @@ export function checkIdentity(mode: IdentityMode, f: IdentityFacts): IdentityVer
   const uuidMissing = f.bmcUuid !== undefined && f.hostUuid === undefined;
 
   const need = (what: 'uuid' | 'mac'): IdentityVerdict | undefined => {
-    if (what === 'uuid' && !uuidKnown) return { ok: false, method: 'uuid', message: `cannot check identity by UUID: ${uuidMsg}` };
-    if (what === 'mac' && !macKnown) return { ok: false, method: 'mac', message: `cannot check identity by MAC: ${macMsg}` };
+    if (what === 'uuid' && !uuidKnown)
+      return { ok: false, method: 'uuid', message: `cannot check identity by UUID: ${uuidMsg}` };
+    if (what === 'mac' && !macKnown)
+      return { ok: false, method: 'mac', message: `cannot check identity by MAC: ${macMsg}` };
     return undefined;
   };
 
@@ -94,20 +96,37 @@ export function checkIdentity(mode: IdentityMode, f: IdentityFacts): IdentityVer
     }
     case 'any': {
       // Either identity suffices (e.g. a NIC swapped but the board is the same).
-      if (!uuidKnown && !macKnown) return { ok: false, method: 'any', message: `no identity data to compare: ${uuidMsg}; ${macMsg}` };
-      if (uuidOk) return { ok: true, method: 'uuid', message: `system UUID matches (${normUuid(f.hostUuid as string)})` };
+      if (!uuidKnown && !macKnown)
+        return { ok: false, method: 'any', message: `no identity data to compare: ${uuidMsg}; ${macMsg}` };
+      if (uuidOk)
+        return {
+          ok: true,
+          method: 'uuid',
+          message: `system UUID matches (${normUuid(f.hostUuid as string)})`,
+        };
       if (macOk) return { ok: true, method: 'mac', message: `MAC ${common[0]} matches the BMC's` };
       return { ok: false, method: 'any', message: `wrong machine: ${uuidMsg}; ${macMsg}` };
     }
     case 'auto': {
       // Check whatever data exists; every available check must pass, at least one must exist.
       if (!uuidKnown && !macKnown) {
-        return { ok: true, method: 'none', message: `no identity data to compare (${uuidMsg}; ${macMsg}); not checked` };
+        return {
+          ok: true,
+          method: 'none',
+          message: `no identity data to compare (${uuidMsg}; ${macMsg}); not checked`,
+        };
       }
       if (uuidKnown && !uuidOk) return { ok: false, method: 'uuid', message: `wrong machine: ${uuidMsg}` };
-      if (macKnown && !macOk) return { ok: false, method: 'mac', message: `wrong machine: no common MAC; ${macMsg}` };
-      if (uuidKnown && macKnown) return { ok: true, method: 'uuid+mac', message: `system UUID and MAC ${common[0]} match` };
-      if (uuidKnown) return { ok: true, method: 'uuid', message: `system UUID matches (${normUuid(f.hostUuid as string)})` };
+      if (macKnown && !macOk)
+        return { ok: false, method: 'mac', message: `wrong machine: no common MAC; ${macMsg}` };
+      if (uuidKnown && macKnown)
+        return { ok: true, method: 'uuid+mac', message: `system UUID and MAC ${common[0]} match` };
+      if (uuidKnown)
+        return {
+          ok: true,
+          method: 'uuid',
+          message: `system UUID matches (${normUuid(f.hostUuid as string)})`,
+        };
       const why = uuidMissing ? 'ramdisk has no product_uuid, fell back to MACs: ' : '';
       return { ok: true, method: 'mac', message: `${why}MAC ${common[0]} matches the BMC's` };
     }

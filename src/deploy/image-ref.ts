@@ -22,6 +22,7 @@ export function parseImageSource(source: string): ImageRef {
   }
   const first = ref.split('/')[0] ?? '';
   // Docker's rule: the first component is a registry when it has a dot or a port, or is localhost.
-  const hasRegistry = ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const hasRegistry =
+    ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
   return { ref, registry: hasRegistry ? first : 'docker.io' };
 }

@@ -20,10 +20,20 @@ interface ManifestDoc {
 /** uname -m to OCI architecture names. */
 export function ociArch(unameM: string): string {
   const m = unameM.trim();
-  return ({ x86_64: 'amd64', aarch64: 'arm64', armv7l: 'arm', ppc64le: 'ppc64le', s390x: 's390x' } as Record<string, string>)[m] ?? m;
+  return (
+    (
+      { x86_64: 'amd64', aarch64: 'arm64', armv7l: 'arm', ppc64le: 'ppc64le', s390x: 's390x' } as Record<
+        string,
+        string
+      >
+    )[m] ?? m
+  );
 }
 
-export type ParsedManifest = { kind: 'image'; size: ManifestSize } | { kind: 'index'; digest?: string } | { kind: 'unknown' };
+export type ParsedManifest =
+  | { kind: 'image'; size: ManifestSize }
+  | { kind: 'index'; digest?: string }
+  | { kind: 'unknown' };
 
 export function parseManifest(json: string, arch: string): ParsedManifest {
   let doc: ManifestDoc;
@@ -38,8 +48,9 @@ export function parseManifest(json: string, arch: string): ParsedManifest {
   }
   if (Array.isArray(doc.manifests)) {
     const pick =
-      doc.manifests.find((m) => m.platform?.architecture === arch && (m.platform?.os ?? 'linux') === 'linux') ??
-      (doc.manifests.length === 1 ? doc.manifests[0] : undefined);
+      doc.manifests.find(
+        (m) => m.platform?.architecture === arch && (m.platform?.os ?? 'linux') === 'linux',
+      ) ?? (doc.manifests.length === 1 ? doc.manifests[0] : undefined);
     return pick?.digest ? { kind: 'index', digest: pick.digest } : { kind: 'index' };
   }
   return { kind: 'unknown' };

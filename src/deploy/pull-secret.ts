@@ -21,7 +21,9 @@ export function buildAuthFile(secret: string, registry: string): AuthFile {
     }
     const auths = (doc as { auths?: unknown }).auths;
     if (!auths || typeof auths !== 'object' || Array.isArray(auths)) {
-      throw new PullSecretError('image_pull_secret JSON has no "auths" mapping (expected {"auths": {"registry": {"auth": "..."}}})');
+      throw new PullSecretError(
+        'image_pull_secret JSON has no "auths" mapping (expected {"auths": {"registry": {"auth": "..."}}})',
+      );
     }
     return { json: JSON.stringify(doc), registries: Object.keys(auths) };
   }

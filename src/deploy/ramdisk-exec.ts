@@ -4,7 +4,12 @@ import type { ExecOptions, ExecResult } from '../connection/types.js';
 import { TsbmError } from '../errors.js';
 import type { ModuleContext } from '../modules/types.js';
 
-export function hostError(ctx: Pick<ModuleContext, 'host' | 'task'>, message: string, hint?: string, cause?: unknown): TsbmError {
+export function hostError(
+  ctx: Pick<ModuleContext, 'host' | 'task'>,
+  message: string,
+  hint?: string,
+  cause?: unknown,
+): TsbmError {
   return new TsbmError('runtime', `${ctx.host}: ${message}`, {
     host: ctx.host,
     task: ctx.task,
@@ -26,7 +31,11 @@ export async function mustExec(
   const r = await exec(argv, opts);
   if (r.rc !== 0) {
     const err = (r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ');
-    throw hostError(ctx, `\`${argv.slice(0, 3).join(' ')}\` failed (rc ${r.rc}): ${err || 'no output'}`, hint);
+    throw hostError(
+      ctx,
+      `\`${argv.slice(0, 3).join(' ')}\` failed (rc ${r.rc}): ${err || 'no output'}`,
+      hint,
+    );
   }
   return r;
 }

@@ -74,7 +74,10 @@ function splitExpression(expr: string, type: 'int' | 'str'): { op: Op; values: s
     return { op: '<or>', values };
   }
   for (const op of ALL_OPS) {
-    if (s.startsWith(op) && (s.length === op.length || /\s/.test(s.charAt(op.length)) || !(op.startsWith('<') && op.endsWith('>')))) {
+    if (
+      s.startsWith(op) &&
+      (s.length === op.length || /\s/.test(s.charAt(op.length)) || !(op.startsWith('<') && op.endsWith('>')))
+    ) {
       const rest = s.slice(op.length).trim();
       if (rest === '') throw new HintError(`"${expr}": operator ${op} needs a value`);
       const values = op === '<all-in>' ? rest.split(/\s+/) : [rest];
@@ -117,10 +120,13 @@ export function parseHints(raw: unknown): Hint[] {
     const { op, values } = splitExpression(String(value), type);
     if (type === 'int') {
       if (op.startsWith('s') || op === '<all-in>') {
-        throw new HintError(`hint ${source}: ${op} is a string operator; size takes ${NUMERIC_OPS.join(' ')}`);
+        throw new HintError(
+          `hint ${source}: ${op} is a string operator; size takes ${NUMERIC_OPS.join(' ')}`,
+        );
       }
       for (const v of values) {
-        if (!/^\d+$/.test(v) || Number(v) <= 0) throw new HintError(`hint ${source}: size is whole GiB, a positive integer`);
+        if (!/^\d+$/.test(v) || Number(v) <= 0)
+          throw new HintError(`hint ${source}: size is whole GiB, a positive integer`);
       }
     } else if (!(STRING_OPS as readonly string[]).includes(op)) {
       // Ironic treats a bare `==` on a string hint as string equality; accept the same.
@@ -132,7 +138,9 @@ export function parseHints(raw: unknown): Hint[] {
         hints.push({ name, op: 's!=', values: values.map((v) => normaliseValue(name, v)), source });
         continue;
       }
-      throw new HintError(`hint ${source}: ${op} is a numeric operator; ${name} takes ${STRING_OPS.join(' ')}`);
+      throw new HintError(
+        `hint ${source}: ${op} is a numeric operator; ${name} takes ${STRING_OPS.join(' ')}`,
+      );
     }
     hints.push({ name, op, values: values.map((v) => normaliseValue(name, v)), source });
   }
@@ -248,20 +256,30 @@ export function chooseRootDevice(disks: Disk[], hints: Hint[]): Choice {
   const pool = disks.filter((d) => (named ? d.type !== 'part' : isCandidate(d)));
   if (hints.length > 0) {
     const found = pool.find((d) => hints.every((h) => hintMatches(d, h)));
-    if (found) return { disk: found, reason: `matches root device hints ${hints.map((h) => h.source).join(', ')}` };
+    if (found)
+      return { disk: found, reason: `matches root device hints ${hints.map((h) => h.source).join(', ')}` };
     throw new HintError(
       `no disk matches root device hints ${hints.map((h) => h.source).join(', ')}; disks:\n${listDisks(disks)}`,
     );
   }
-  const big = pool.filter((d) => d.sizeBytes >= MIN_DEFAULT_DISK_BYTES).sort((a, b) => a.sizeBytes - b.sizeBytes);
+  const big = pool
+    .filter((d) => d.sizeBytes >= MIN_DEFAULT_DISK_BYTES)
+    .sort((a, b) => a.sizeBytes - b.sizeBytes);
   const first = big[0];
   if (first) {
-    return { disk: first, reason: `no root device hints: smallest disk of at least 4 GiB (of ${big.length})` };
+    return {
+      disk: first,
+      reason: `no root device hints: smallest disk of at least 4 GiB (of ${big.length})`,
+    };
   }
-  throw new HintError(`no disk of at least 4 GiB found (no root device hints given); disks:\n${listDisks(disks)}`);
+  throw new HintError(
+    `no disk of at least 4 GiB found (no root device hints given); disks:\n${listDisks(disks)}`,
+  );
 }
 
 function listDisks(disks: Disk[]): string {
   if (disks.length === 0) return '  (lsblk reported no block devices)';
-  return disks.map((d) => `  ${describeDisk(d)}${isCandidate(d) ? '' : ' [skipped unless named by a hint]'}`).join('\n');
+  return disks
+    .map((d) => `  ${describeDisk(d)}${isCandidate(d) ? '' : ' [skipped unless named by a hint]'}`)
+    .join('\n');
 }

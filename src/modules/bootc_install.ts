@@ -22,20 +22,38 @@ import { defineModule, type ModuleContext } from './types.js';
 const args = Type.Object(
   {
     device: Type.Optional(
-      Type.String({ description: 'Disk to install on, e.g. "{{ root.device }}"; default: a registered root_device result' }),
-    ),
-    size_mib: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Disk size in MiB ("{{ root.size_mib }}"); default: registered root_device result, else lsblk' }),
-    ),
-    image: Type.Optional(Type.String({ description: 'oci://registry/path:tag; default: instance_info.image_source' })),
-    authorized_keys: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.String())], {
-        description: 'SSH keys for root in the installed system; default: instance_info.bootc_authorized_keys',
+      Type.String({
+        description: 'Disk to install on, e.g. "{{ root.device }}"; default: a registered root_device result',
       }),
     ),
-    tpm2_luks: Type.Optional(Type.Boolean({ description: 'Encrypt root bound to the TPM2; default: instance_info.bootc_tpm2_luks' })),
-    extra_args: Type.Optional(Type.Array(Type.String(), { description: 'More bootc options, e.g. ["--karg=console=ttyS0"]', default: [] })),
-    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds before podman is killed', default: 3600 })),
+    size_mib: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Disk size in MiB ("{{ root.size_mib }}"); default: registered root_device result, else lsblk',
+      }),
+    ),
+    image: Type.Optional(
+      Type.String({ description: 'oci://registry/path:tag; default: instance_info.image_source' }),
+    ),
+    authorized_keys: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description:
+          'SSH keys for root in the installed system; default: instance_info.bootc_authorized_keys',
+      }),
+    ),
+    tpm2_luks: Type.Optional(
+      Type.Boolean({ description: 'Encrypt root bound to the TPM2; default: instance_info.bootc_tpm2_luks' }),
+    ),
+    extra_args: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'More bootc options, e.g. ["--karg=console=ttyS0"]',
+        default: [],
+      }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Seconds before podman is killed', default: 3600 }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -55,7 +73,8 @@ export const bootcInstallModule = defineModule({
     extra_args: ["--karg=console=ttyS0,115200"]`,
   async run(ctx, a) {
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
-    if (typeof source !== 'string') throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
+    if (typeof source !== 'string')
+      throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
     let ref: string;
     try {
       ref = parseImageSource(source).ref;
@@ -66,12 +85,23 @@ export const bootcInstallModule = defineModule({
     const registered = findRootDeviceResult(ctx);
     const device = a.device ?? registered?.device;
     if (!device) {
-      throw hostError(ctx, 'no install device', 'run root_device first (register: root) and pass device: "{{ root.device }}"');
+      throw hostError(
+        ctx,
+        'no install device',
+        'run root_device first (register: root) and pass device: "{{ root.device }}"',
+      );
     }
-    const diskMiB = a.size_mib ?? (registered?.device === device ? registered.size_mib : undefined) ?? (await lsblkSizeMiB(ctx, device));
-    const keys = authorizedKeysText(firstSet(a.authorized_keys, ctx.vars, 'instance_info.bootc_authorized_keys'));
+    const diskMiB =
+      a.size_mib ??
+      (registered?.device === device ? registered.size_mib : undefined) ??
+      (await lsblkSizeMiB(ctx, device));
+    const keys = authorizedKeysText(
+      firstSet(a.authorized_keys, ctx.vars, 'instance_info.bootc_authorized_keys'),
+    );
     const tpm2Luks = a.tpm2_luks ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.bootc_tpm2_luks'));
-    const ge = await ctx.exec(['getenforce']).catch(() => ({ rc: 127, stdout: '', stderr: '' }) as ExecResult);
+    const ge = await ctx
+      .exec(['getenforce'])
+      .catch(() => ({ rc: 127, stdout: '', stderr: '' }) as ExecResult);
     const selinux = selinuxActive(ge.rc, ge.stdout);
     const keysFile = keys ? `/tmp/tsbm-authorized-keys-${randomName()}` : undefined;
 
@@ -87,7 +117,8 @@ export const bootcInstallModule = defineModule({
         ...(keysFile ? { authorizedKeysFile: keysFile } : {}),
       });
     } catch (e) {
-      if (e instanceof BootcPlanError) throw hostError(ctx, e.message, 'choose a bigger disk with root device hints');
+      if (e instanceof BootcPlanError)
+        throw hostError(ctx, e.message, 'choose a bigger disk with root device hints');
       throw e;
     }
     const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
@@ -101,17 +132,19 @@ export const bootcInstallModule = defineModule({
     try {
       if (keysFile && keys) await ctx.put(keys, keysFile, { mode: 0o600 });
       ctx.progress({ message: `bootc install to-disk ${device}` });
-      res = await ctx.exec(argv, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(async (e: unknown) => {
-        if (ctx.signal.aborted) throw e;
-        await killLeftovers(ctx, ref);
-        const elapsed = Math.round((Date.now() - start) / 1000);
-        throw hostError(
-          ctx,
-          `bootc install to-disk ${device} did not finish within ${timeoutS}s (ran ${elapsed}s); podman was killed: ${(e as Error).message}`,
-          'raise timeout if the disk or image is large; check the node console for hardware errors',
-          e,
-        );
-      });
+      res = await ctx
+        .exec(argv, { timeout: timeoutS * 1000, signal: ctx.signal })
+        .catch(async (e: unknown) => {
+          if (ctx.signal.aborted) throw e;
+          await killLeftovers(ctx, ref);
+          const elapsed = Math.round((Date.now() - start) / 1000);
+          throw hostError(
+            ctx,
+            `bootc install to-disk ${device} did not finish within ${timeoutS}s (ran ${elapsed}s); podman was killed: ${(e as Error).message}`,
+            'raise timeout if the disk or image is large; check the node console for hardware errors',
+            e,
+          );
+        });
     } finally {
       if (keysFile) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
     }
@@ -124,11 +157,19 @@ export const bootcInstallModule = defineModule({
           'build the image FROM a bootc base image (e.g. quay.io/fedora/fedora-bootc, quay.io/centos-bootc/centos-bootc)',
         );
       }
-      throw hostError(ctx, `bootc install to-disk ${device} failed (rc ${res.rc}):\n${tail(out)}`, 'the message ends with the last lines bootc printed; the disk may be partially written, so fix the cause and deploy again');
+      throw hostError(
+        ctx,
+        `bootc install to-disk ${device} failed (rc ${res.rc}):\n${tail(out)}`,
+        'the message ends with the last lines bootc printed; the disk may be partially written, so fix the cause and deploy again',
+      );
     }
     const parts = await partitionCount(ctx, device);
     if (!parts || parts.count === 0) {
-      throw hostError(ctx, `bootc reported success but ${device} has no partitions afterwards`, 'check that the device is the disk bootc wrote (root device hints)');
+      throw hostError(
+        ctx,
+        `bootc reported success but ${device} has no partitions afterwards`,
+        'check that the device is the disk bootc wrote (root device hints)',
+      );
     }
     const durationS = Math.round((Date.now() - start) / 1000);
     return {
@@ -163,16 +204,31 @@ function findRootDeviceResult(ctx: ModuleContext): RootResult | undefined {
 async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number> {
   const r = await ctx.exec(['lsblk', '-J', '-b', '-O']);
   const d = r.rc === 0 ? parseLsblk(r.stdout).find((x) => x.name === device) : undefined;
-  if (!d) throw hostError(ctx, `cannot find ${device} in lsblk output to size it`, 'pass size_mib or run root_device first');
+  if (!d)
+    throw hostError(
+      ctx,
+      `cannot find ${device} in lsblk output to size it`,
+      'pass size_mib or run root_device first',
+    );
   return Math.floor(d.sizeBytes / MIB);
 }
 
 /** Refuses before wiping when the unpacked image cannot fit the root partition bootc would make. */
-async function checkImageFits(ctx: ModuleContext, ref: string, device: string, diskMiB: number, mustExist: boolean): Promise<void> {
+async function checkImageFits(
+  ctx: ModuleContext,
+  ref: string,
+  device: string,
+  diskMiB: number,
+  mustExist: boolean,
+): Promise<void> {
   const r = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', ref]).catch(() => undefined);
   if (r?.rc !== 0 || !r) {
     if (!mustExist) return;
-    throw hostError(ctx, `image ${ref} is not on the ramdisk`, 'run podman_pull before bootc_install (bootc_install uses --pull=never)');
+    throw hostError(
+      ctx,
+      `image ${ref} is not on the ramdisk`,
+      'run podman_pull before bootc_install (bootc_install uses --pull=never)',
+    );
   }
   let size: number | undefined;
   try {
@@ -193,11 +249,18 @@ async function checkImageFits(ctx: ModuleContext, ref: string, device: string, d
 /** After a timeout the podman client is killed; a container it started may still run. */
 async function killLeftovers(ctx: ModuleContext, ref: string): Promise<void> {
   const ps = await ctx.exec(['podman', 'ps', '-q', '--filter', `ancestor=${ref}`]).catch(() => undefined);
-  const ids = ps?.stdout.split('\n').map((s) => s.trim()).filter(Boolean) ?? [];
+  const ids =
+    ps?.stdout
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   if (ids.length) await ctx.exec(['podman', 'rm', '-f', '-t', '0', ...ids]).catch(() => undefined);
 }
 
-async function partitionCount(ctx: ModuleContext, device: string): Promise<{ label: string; count: number } | undefined> {
+async function partitionCount(
+  ctx: ModuleContext,
+  device: string,
+): Promise<{ label: string; count: number } | undefined> {
   const sf = await ctx.exec(['sfdisk', '--json', device]).catch(() => undefined);
   if (sf && sf.rc === 0) return sfdiskPartitions(sf.stdout);
   // Ramdisks without sfdisk usually have sgdisk (gdisk); count its partition lines.

@@ -4,7 +4,13 @@
 import { Type } from '@sinclair/typebox';
 import type { ExecResult } from '../connection/types.js';
 import { NO_PIVOT_ROOT_CONF, registriesConf } from '../deploy/containers-conf.js';
-import { type ManifestSize, ociArch, parseManifest, quotedManifest, withDigest } from '../deploy/image-size.js';
+import {
+  type ManifestSize,
+  ociArch,
+  parseManifest,
+  quotedManifest,
+  withDigest,
+} from '../deploy/image-size.js';
 import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../deploy/memory.js';
 import { firstSet } from '../deploy/node-data.js';
@@ -16,7 +22,10 @@ import { defineModule, type ModuleContext } from './types.js';
 const args = Type.Object(
   {
     image: Type.Optional(
-      Type.String({ description: 'oci://registry/path:tag; default: instance_info.image_source', examples: ['oci://quay.io/fedora/fedora-bootc:41'] }),
+      Type.String({
+        description: 'oci://registry/path:tag; default: instance_info.image_source',
+        examples: ['oci://quay.io/fedora/fedora-bootc:41'],
+      }),
     ),
     pull_secret: Type.Optional(
       Type.String({
@@ -28,21 +37,42 @@ const args = Type.Object(
       Type.Array(
         Type.Object({
           prefix: Type.String({ description: 'Registry the image names, e.g. quay.io' }),
-          mirrors: Type.Array(Type.String(), { description: 'Mirror locations tried first, e.g. mirror.lab:5000' }),
-          insecure: Type.Optional(Type.Boolean({ description: 'Plain HTTP / unverified TLS for this registry and its mirrors' })),
+          mirrors: Type.Array(Type.String(), {
+            description: 'Mirror locations tried first, e.g. mirror.lab:5000',
+          }),
+          insecure: Type.Optional(
+            Type.Boolean({ description: 'Plain HTTP / unverified TLS for this registry and its mirrors' }),
+          ),
         }),
         { description: 'Registry mirrors, written as a registries.conf.d drop-in before the pull' },
       ),
     ),
-    tls_verify: Type.Optional(Type.Boolean({ description: 'false for lab registries with self-signed TLS or plain HTTP', default: true })),
-    memory_check: Type.Optional(
-      Type.Boolean({ description: 'Compare the image size from the registry manifest with MemAvailable before pulling', default: true }),
+    tls_verify: Type.Optional(
+      Type.Boolean({
+        description: 'false for lab registries with self-signed TLS or plain HTTP',
+        default: true,
+      }),
     ),
-    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the pull may take', default: 1800 })),
-    auth_dir: Type.Optional(Type.String({ description: 'tmpfs directory for the temporary auth file', default: '/run/tsbm' })),
+    memory_check: Type.Optional(
+      Type.Boolean({
+        description: 'Compare the image size from the registry manifest with MemAvailable before pulling',
+        default: true,
+      }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Seconds the pull may take', default: 1800 }),
+    ),
+    auth_dir: Type.Optional(
+      Type.String({ description: 'tmpfs directory for the temporary auth file', default: '/run/tsbm' }),
+    ),
     containers_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/containers.conf.d' })),
     registries_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/registries.conf.d' })),
-    meminfo_path: Type.Optional(Type.String({ description: 'Where MemAvailable is read (simulated ramdisks override it)', default: '/proc/meminfo' })),
+    meminfo_path: Type.Optional(
+      Type.String({
+        description: 'Where MemAvailable is read (simulated ramdisks override it)',
+        default: '/proc/meminfo',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -51,7 +81,8 @@ type Args = typeof args.static;
 
 export const podmanPullModule = defineModule({
   name: 'podman_pull',
-  summary: 'Pull the bootc image onto the ramdisk (pull secret via a temporary 0600 auth file, memory preflight)',
+  summary:
+    'Pull the bootc image onto the ramdisk (pull secret via a temporary 0600 auth file, memory preflight)',
   description:
     'Strips oci:// from instance_info.image_source, writes the no_pivot_root containers.conf drop-in a ramdisk needs, optional registry mirrors, checks the image size from the registry manifest against MemAvailable, pulls with --authfile (and --retry-delay=5s when the podman supports it) and deletes the auth file in all cases. Returns image_id, ref, bytes, duration_s.',
   runsOn: 'target',
@@ -66,7 +97,11 @@ export const podmanPullModule = defineModule({
   async run(ctx, a) {
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string') {
-      throw hostError(ctx, 'no image to pull', 'set instance_info.image_source to oci://registry/path:tag (or the image argument)');
+      throw hostError(
+        ctx,
+        'no image to pull',
+        'set instance_info.image_source to oci://registry/path:tag (or the image argument)',
+      );
     }
     let img: ReturnType<typeof parseImageSource>;
     try {
@@ -84,7 +119,8 @@ export const podmanPullModule = defineModule({
         authJson = ctx.secret(af.json);
         registerInnerSecrets(ctx, af.json);
       } catch (e) {
-        if (e instanceof PullSecretError) throw hostError(ctx, e.message, 'fix instance_info.image_pull_secret');
+        if (e instanceof PullSecretError)
+          throw hostError(ctx, e.message, 'fix instance_info.image_pull_secret');
         throw e;
       }
     }
@@ -107,7 +143,9 @@ export const podmanPullModule = defineModule({
     if (a.registries?.length || insecure.length) {
       const regDir = a.registries_conf_dir ?? '/etc/containers/registries.conf.d';
       await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', regDir]);
-      await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, { mode: 0o644 });
+      await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {
+        mode: 0o644,
+      });
     }
 
     let authFile: string | undefined;
@@ -124,11 +162,16 @@ export const podmanPullModule = defineModule({
       if (a.memory_check !== false) await memoryPreflight(ctx, a, img.ref, authFile);
 
       const help = await ctx.exec(['podman', 'pull', '--help']);
-      const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay') ? ['--retry-delay=5s'] : [];
+      const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')
+        ? ['--retry-delay=5s']
+        : [];
       ctx.progress({ message: `pulling ${img.ref}` });
       const timeoutS = a.timeout ?? 1800;
       pull = await ctx
-        .exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], { timeout: timeoutS * 1000, signal: ctx.signal })
+        .exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], {
+          timeout: timeoutS * 1000,
+          signal: ctx.signal,
+        })
         .catch((e: unknown) => {
           if (ctx.signal.aborted) throw e;
           throw hostError(
@@ -140,8 +183,13 @@ export const podmanPullModule = defineModule({
         });
     } finally {
       if (authFile) {
-        const rm = await ctx.exec(['rm', '-f', authFile]).catch((e: unknown) => ({ rc: -1, stdout: '', stderr: String(e) }));
-        if (rm.rc !== 0) ctx.warn(`could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`);
+        const rm = await ctx
+          .exec(['rm', '-f', authFile])
+          .catch((e: unknown) => ({ rc: -1, stdout: '', stderr: String(e) }));
+        if (rm.rc !== 0)
+          ctx.warn(
+            `could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`,
+          );
       }
     }
     const durationS = Math.round((Date.now() - start) / 100) / 10;
@@ -158,10 +206,16 @@ export const podmanPullModule = defineModule({
         throw hostError(
           ctx,
           `registry ${img.registry} refused the pull of ${img.ref}: ${lastLine(out)}`,
-          authJson ? 'the pull secret was rejected: check instance_info.image_pull_secret' : 'the registry needs credentials: set instance_info.image_pull_secret',
+          authJson
+            ? 'the pull secret was rejected: check instance_info.image_pull_secret'
+            : 'the registry needs credentials: set instance_info.image_pull_secret',
         );
       }
-      throw hostError(ctx, `podman pull ${img.ref} failed (rc ${pull.rc}): ${lastLine(out)}`, 'check the image reference, the registry and the ramdisk network');
+      throw hostError(
+        ctx,
+        `podman pull ${img.ref} failed (rc ${pull.rc}): ${lastLine(out)}`,
+        'check the image reference, the registry and the ramdisk network',
+      );
     }
     const inspect = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', img.ref]);
     let imageId = pull.stdout.trim().split('\n').pop() ?? '';
@@ -191,7 +245,9 @@ function lastLine(s: string): string {
 
 /** Register each credential inside an auths JSON so it is masked even if echoed decoded. */
 function registerInnerSecrets(ctx: ModuleContext, json: string): void {
-  const doc = JSON.parse(json) as { auths?: Record<string, { auth?: string; password?: string; identitytoken?: string }> };
+  const doc = JSON.parse(json) as {
+    auths?: Record<string, { auth?: string; password?: string; identitytoken?: string }>;
+  };
   for (const entry of Object.values(doc.auths ?? {})) {
     for (const v of [entry.auth, entry.password, entry.identitytoken]) if (v) ctx.secret(v);
     if (entry.auth) {
@@ -220,7 +276,10 @@ async function manifestSize(
     { argv: (r) => ['podman', 'manifest', 'inspect', ...flags, r] },
     // podman < 4.4 has no flags on `manifest inspect`: credentials through the environment,
     // TLS through the registries.conf.d drop-in written for tls_verify: false.
-    { argv: (r) => ['podman', 'manifest', 'inspect', r], ...(authFile ? { env: { REGISTRY_AUTH_FILE: authFile } } : {}) },
+    {
+      argv: (r) => ['podman', 'manifest', 'inspect', r],
+      ...(authFile ? { env: { REGISTRY_AUTH_FILE: authFile } } : {}),
+    },
   ];
   const reasons: string[] = [];
   for (const probe of probes) {
@@ -236,14 +295,21 @@ async function manifestSize(
         r = withDigest(ref, m.digest);
         continue;
       }
-      reasons.push(`${argv.slice(0, 3).join(' ')}: ${res.rc === 0 ? `manifest has no ${arch} image` : lastLine(res.stderr || res.stdout) || `rc ${res.rc}`}`);
+      reasons.push(
+        `${argv.slice(0, 3).join(' ')}: ${res.rc === 0 ? `manifest has no ${arch} image` : lastLine(res.stderr || res.stdout) || `rc ${res.rc}`}`,
+      );
       break;
     }
   }
   return { why: reasons.join('; ') };
 }
 
-async function memoryPreflight(ctx: ModuleContext, a: Args, ref: string, authFile: string | undefined): Promise<void> {
+async function memoryPreflight(
+  ctx: ModuleContext,
+  a: Args,
+  ref: string,
+  authFile: string | undefined,
+): Promise<void> {
   const { size, why } = await manifestSize(ctx, ref, authFile, a.tls_verify !== false);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
@@ -257,7 +323,10 @@ async function memoryPreflight(ctx: ModuleContext, a: Args, ref: string, authFil
     return;
   }
   const needed = neededBytes({ compressed: size.compressed }) ?? 0;
-  ctx.log(`image ${ref}: ${fmtMiB(size.compressed)} compressed in ${size.layers} layers; needs ~${fmtMiB(needed)}, ramdisk has ${fmtMiB(avail)} available`, 2);
+  ctx.log(
+    `image ${ref}: ${fmtMiB(size.compressed)} compressed in ${size.layers} layers; needs ~${fmtMiB(needed)}, ramdisk has ${fmtMiB(avail)} available`,
+    2,
+  );
   if (needed > avail) {
     throw hostError(
       ctx,

@@ -39,13 +39,31 @@ export const rootDeviceModule = defineModule({
     try {
       hints = parseHints(raw);
     } catch (e) {
-      throw hostError(ctx, (e as Error).message, 'fix root_device hints (instance_info.root_device / properties.root_device)');
+      throw hostError(
+        ctx,
+        (e as Error).message,
+        'fix root_device hints (instance_info.root_device / properties.root_device)',
+      );
     }
-    const r = await mustExec(ctx, ctx.exec.bind(ctx), ['lsblk', '-J', '-b', '-O'], 'the ramdisk needs util-linux lsblk with JSON output');
+    const r = await mustExec(
+      ctx,
+      ctx.exec.bind(ctx),
+      ['lsblk', '-J', '-b', '-O'],
+      'the ramdisk needs util-linux lsblk with JSON output',
+    );
     let disks = parseLsblk(r.stdout);
     if (hints.some((h) => h.name === 'by_path')) {
       // lsblk has no by-path column; one listing of the symlinks is enough.
-      const links = await ctx.exec(['find', '/dev/disk/by-path', '-mindepth', '1', '-maxdepth', '1', '-printf', '%p\\t%l\\n']);
+      const links = await ctx.exec([
+        'find',
+        '/dev/disk/by-path',
+        '-mindepth',
+        '1',
+        '-maxdepth',
+        '1',
+        '-printf',
+        '%p\\t%l\\n',
+      ]);
       const byTarget = new Map<string, string>();
       for (const line of links.stdout.split('\n')) {
         const [p, l] = line.split('\t');
@@ -61,7 +79,11 @@ export const rootDeviceModule = defineModule({
       choice = chooseRootDevice(disks, hints);
     } catch (e) {
       if (e instanceof HintError) {
-        throw hostError(ctx, e.message, 'adjust the root device hints to one of the disks listed, or check the hardware');
+        throw hostError(
+          ctx,
+          e.message,
+          'adjust the root device hints to one of the disks listed, or check the hardware',
+        );
       }
       throw e;
     }

@@ -11,9 +11,19 @@ import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
   {
-    timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds to wait for SSH', default: 1800 })),
-    interval: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds between attempts (at most a third of timeout)', default: 5 })),
-    connect_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds one connection attempt may take', default: 10 })),
+    timeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Seconds to wait for SSH', default: 1800 }),
+    ),
+    interval: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Seconds between attempts (at most a third of timeout)',
+        default: 5,
+      }),
+    ),
+    connect_timeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Seconds one connection attempt may take', default: 10 }),
+    ),
     identity: Type.Optional(
       Type.Union(
         IDENTITY_MODES.map((m) => Type.Literal(m)),
@@ -24,13 +34,37 @@ const args = Type.Object(
         },
       ),
     ),
-    system_uuid: Type.Optional(Type.String({ description: "The BMC's System UUID; default: a registered redfish_power result's system_uuid" })),
-    mac_addresses: Type.Optional(Type.Array(Type.String(), { description: "The BMC's NIC MACs; default: a registered redfish_power result's mac_addresses" })),
-    bmc_result: Type.Optional(Type.String({ description: 'Name of the registered redfish_power result to read system_uuid / mac_addresses from (default: the first one found)' })),
-    require_podman: Type.Optional(Type.Boolean({ description: 'Fail when the ramdisk has no podman', default: false })),
-    min_memory_mib: Type.Optional(Type.Integer({ minimum: 1, description: 'Fail when MemAvailable is below this' })),
-    product_uuid_path: Type.Optional(Type.String({ default: '/sys/class/dmi/id/product_uuid', description: 'Simulated ramdisks override it' })),
-    meminfo_path: Type.Optional(Type.String({ default: '/proc/meminfo', description: 'Simulated ramdisks override it' })),
+    system_uuid: Type.Optional(
+      Type.String({
+        description: "The BMC's System UUID; default: a registered redfish_power result's system_uuid",
+      }),
+    ),
+    mac_addresses: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "The BMC's NIC MACs; default: a registered redfish_power result's mac_addresses",
+      }),
+    ),
+    bmc_result: Type.Optional(
+      Type.String({
+        description:
+          'Name of the registered redfish_power result to read system_uuid / mac_addresses from (default: the first one found)',
+      }),
+    ),
+    require_podman: Type.Optional(
+      Type.Boolean({ description: 'Fail when the ramdisk has no podman', default: false }),
+    ),
+    min_memory_mib: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Fail when MemAvailable is below this' }),
+    ),
+    product_uuid_path: Type.Optional(
+      Type.String({
+        default: '/sys/class/dmi/id/product_uuid',
+        description: 'Simulated ramdisks override it',
+      }),
+    ),
+    meminfo_path: Type.Optional(
+      Type.String({ default: '/proc/meminfo', description: 'Simulated ramdisks override it' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -57,33 +91,18 @@ export const waitAgentModule = defineModule({
     const bmc = bmcFacts(ctx, a.bmc_result);
     const bmcUuid = a.system_uuid ?? bmc.uuid;
     const bmcMacs = a.mac_addresses ?? bmc.macs;
-    if (ctx.check) {
-      return { changed: false, msg: `would wait up to ${timeoutS}s for SSH and check identity (${mode})` };
-    }
     const start = Date.now();
     let conn: Connection;
-    try {
-      conn = await waitUntil(() => ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 }), {
-        timeoutMs: timeoutS * 1000,
-        // A short timeout still gets several attempts.
-        intervalMs: Math.min((a.interval ?? 5) * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3))),
-        signal: ctx.signal,
-        what: `${ctx.host}'s ramdisk to accept SSH`,
-        onProgress: ({ elapsedMs, attempt, lastError }) =>
-          ctx.progress({
-            message: `waiting for SSH: ${Math.round(elapsedMs / 1000)}s elapsed, attempt ${attempt}${lastError instanceof Error ? `, last error: ${lastError.message}` : ''}`,
-          }),
-      });
-    } catch (e) {
-      if (e instanceof WaitTimeoutError) {
-        throw hostError(
-          ctx,
-          `the ramdisk did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
-          "check the node's console: did it boot the ramdisk ISO, does the ramdisk carry the controller's public key, is its address reachable",
-          e,
-        );
+    if (ctx.check) {
+      // Check mode: one attempt, no waiting; a ramdisk already up still gets its identity checked (read-only).
+      const would = `would wait up to ${timeoutS}s for SSH and check identity (${mode})`;
+      try {
+        conn = await ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 });
+      } catch (e) {
+        return { changed: false, msg: `${would}; not reachable now: ${(e as Error).message}` };
       }
-      throw e;
+    } else {
+      conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10);
     }
     const waitedS = Math.round((Date.now() - start) / 1000);
     try {
@@ -98,7 +117,12 @@ export const waitAgentModule = defineModule({
           ctx.warn('ip -j link on the ramdisk gave no JSON; MACs unknown');
         }
       }
-      const verdict = checkIdentity(mode, { ...(bmcUuid ? { bmcUuid } : {}), bmcMacs, ...(hostUuid ? { hostUuid } : {}), hostMacs });
+      const verdict = checkIdentity(mode, {
+        ...(bmcUuid ? { bmcUuid } : {}),
+        bmcMacs,
+        ...(hostUuid ? { hostUuid } : {}),
+        hostMacs,
+      });
       if (!verdict.ok) {
         throw hostError(
           ctx,
@@ -115,13 +139,23 @@ export const waitAgentModule = defineModule({
       };
       if (a.require_podman) {
         const pv = await conn.exec(['podman', '--version']);
-        if (pv.rc !== 0) throw hostError(ctx, 'the ramdisk has no working podman', 'use a ramdisk image with podman (IPA ramdisks with the podman element)');
+        if (pv.rc !== 0)
+          throw hostError(
+            ctx,
+            'the ramdisk has no working podman',
+            'use a ramdisk image with podman (IPA ramdisks with the podman element)',
+          );
         facts.podman_version = pv.stdout.trim();
       }
       if (a.min_memory_mib) {
         const mi = await conn.exec(['cat', a.meminfo_path ?? '/proc/meminfo']);
         const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
-        if (avail === undefined) throw hostError(ctx, 'cannot read MemAvailable on the ramdisk', 'check /proc/meminfo on the ramdisk');
+        if (avail === undefined)
+          throw hostError(
+            ctx,
+            'cannot read MemAvailable on the ramdisk',
+            'check /proc/meminfo on the ramdisk',
+          );
         facts.mem_available_mib = Math.floor(avail / MIB);
         if (avail < a.min_memory_mib * MIB) {
           throw hostError(
@@ -138,16 +172,52 @@ export const waitAgentModule = defineModule({
   },
 });
 
+async function waitForSsh(
+  ctx: ModuleContext,
+  timeoutS: number,
+  intervalS: number,
+  connectS: number,
+): Promise<Connection> {
+  try {
+    return await waitUntil(() => ctx.connect({ timeoutMs: connectS * 1000 }), {
+      timeoutMs: timeoutS * 1000,
+      // A short timeout still gets several attempts.
+      intervalMs: Math.min(intervalS * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3))),
+      signal: ctx.signal,
+      what: `${ctx.host}'s ramdisk to accept SSH`,
+      onProgress: ({ elapsedMs, attempt, lastError }) =>
+        ctx.progress({
+          message: `waiting for SSH: ${Math.round(elapsedMs / 1000)}s elapsed, attempt ${attempt}${lastError instanceof Error ? `, last error: ${lastError.message}` : ''}`,
+        }),
+    });
+  } catch (e) {
+    if (e instanceof WaitTimeoutError) {
+      throw hostError(
+        ctx,
+        `the ramdisk did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
+        "check the node's console: did it boot the ramdisk ISO, does the ramdisk carry the controller's public key, is its address reachable",
+        e,
+      );
+    }
+    throw e;
+  }
+}
+
 /** system_uuid / mac_addresses from a registered redfish_power result in the host's vars. */
 function bmcFacts(ctx: ModuleContext, name: string | undefined): { uuid?: string; macs: string[] } {
   const named = name ? ctx.vars[name] : undefined;
-  if (name && named === undefined) ctx.warn(`bmc_result "${name}" is not set (task skipped or resumed?); looking for any registered BMC result`);
+  if (name && named === undefined)
+    ctx.warn(
+      `bmc_result "${name}" is not set (task skipped or resumed?); looking for any registered BMC result`,
+    );
   const candidates = named !== undefined ? [named] : Object.values(ctx.vars);
   for (const v of candidates) {
     if (!v || typeof v !== 'object') continue;
     const r = v as Record<string, unknown>;
     const uuid = typeof r.system_uuid === 'string' && r.system_uuid ? r.system_uuid : undefined;
-    const macs = Array.isArray(r.mac_addresses) ? r.mac_addresses.filter((m): m is string => typeof m === 'string') : [];
+    const macs = Array.isArray(r.mac_addresses)
+      ? r.mac_addresses.filter((m): m is string => typeof m === 'string')
+      : [];
     if (uuid || macs.length) return { ...(uuid ? { uuid } : {}), macs };
   }
   return { macs: [] };

@@ -46,15 +46,26 @@ describe('root_device on a simulated ramdisk', () => {
   it('picks the only real disk, skipping the CD drive, with one lsblk call', async () => {
     node = await startSimNode({ diskMiB: 8192 });
     const r = await node.run(rootDeviceModule, {});
-    expect(r).toMatchObject({ changed: false, device: '/dev/vda', size_mib: 8192, size_bytes: 8192 * 1024 * 1024 });
+    expect(r).toMatchObject({
+      changed: false,
+      device: '/dev/vda',
+      size_mib: 8192,
+      size_bytes: 8192 * 1024 * 1024,
+    });
     expect(r.reason).toMatch(/smallest disk of at least 4 GiB/);
     expect(node.host.commands.filter((c) => c.startsWith('lsblk'))).toEqual(['lsblk -J -b -O']);
   });
   it('instance_info.root_device hints are applied; no match lists every disk', async () => {
     node = await startSimNode({ diskMiB: 8192 });
-    const ok = await node.run(rootDeviceModule, {}, { instance_info: { root_device: { serial: 'SIM-vda', size: '>= 7' } } });
+    const ok = await node.run(
+      rootDeviceModule,
+      {},
+      { instance_info: { root_device: { serial: 'SIM-vda', size: '>= 7' } } },
+    );
     expect(ok.device).toBe('/dev/vda');
-    await expect(node.run(rootDeviceModule, {}, { properties: { root_device: { size: '>= 100' } } })).rejects.toThrow(
+    await expect(
+      node.run(rootDeviceModule, {}, { properties: { root_device: { size: '>= 100' } } }),
+    ).rejects.toThrow(
       /node1: no disk matches root device hints size: ">= 100"; disks:[\s\S]*\/dev\/vda size=8GiB[\s\S]*serial=SIM-vda[\s\S]*\/dev\/sr0/,
     );
   });
@@ -62,8 +73,12 @@ describe('root_device on a simulated ramdisk', () => {
 
 describe('podman_pull on a simulated ramdisk', () => {
   it('pulls with a 0600 auth file that never reaches argv and is deleted; writes the no_pivot_root drop-in', async () => {
-    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, 'image-size': '104857600', meminfo: MEMINFO } });
-    const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
+    node = await startSimNode({
+      files: { 'registry-auth': `tester:${PASSWORD}`, 'image-size': '104857600', meminfo: MEMINFO },
+    });
+    const r = await node.run(podmanPullModule, pullArgs(node), {
+      instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+    });
     expect(r).toMatchObject({ changed: true, ref: REF, registry: '10.88.0.1:5001' });
     expect(r.image_id).toMatch(/^[0-9a-f]{64}$/);
     const authfile = read(node, 'last-authfile').trim();
@@ -74,13 +89,19 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(pull).toBe(`podman pull --authfile ${authfile} ${REF}`); // Debian's 4.3: no --retry-delay
     const rmIdx = node.host.commands.indexOf(`rm -f ${authfile}`);
     expect(rmIdx).toBeGreaterThan(node.host.commands.indexOf(pull as string));
-    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(
-      /\[engine\]\nno_pivot_root = true/,
-    );
+    expect(
+      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
+    ).toMatch(/\[engine\]\nno_pivot_root = true/);
     // podman 4.3 has no flags on `manifest inspect`: the preflight still got the size,
     // with the credentials passed through REGISTRY_AUTH_FILE (a path, not the secret).
-    expect(node.events.some((e) => e.kind === 'log' && /101 MiB compressed in 1 layers/.test(e.message))).toBe(true);
-    expect(node.host.commands.some((c) => c.includes(`REGISTRY_AUTH_FILE=${authfile}`) && c.includes('podman manifest inspect'))).toBe(true);
+    expect(
+      node.events.some((e) => e.kind === 'log' && /101 MiB compressed in 1 layers/.test(e.message)),
+    ).toBe(true);
+    expect(
+      node.host.commands.some(
+        (c) => c.includes(`REGISTRY_AUTH_FILE=${authfile}`) && c.includes('podman manifest inspect'),
+      ),
+    ).toBe(true);
     assertNoSecret(node, r);
     expect(node.redactor.redact(`x ${TOKEN} ${PASSWORD} y`)).toBe('x ******** ******** y');
   });
@@ -92,9 +113,13 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(read(node, 'last-authfile-mode').trim()).toBe('600');
   });
   it('wrong pull secret: a clear auth error, auth file still deleted, secret absent', async () => {
-    node = await startSimNode({ files: { 'registry-auth': 'tester:other', 'image-size': '1000', meminfo: MEMINFO } });
+    node = await startSimNode({
+      files: { 'registry-auth': 'tester:other', 'image-size': '1000', meminfo: MEMINFO },
+    });
     const err = await node
-      .run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } })
+      .run(podmanPullModule, pullArgs(node), {
+        instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+      })
       .catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/registry 10\.88\.0\.1:5001 refused|unauthorized/);
@@ -105,24 +130,37 @@ describe('podman_pull on a simulated ramdisk', () => {
   it('a full auths JSON secret works too', async () => {
     node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
     const secret = JSON.stringify({ auths: { '10.88.0.1:5001': { auth: TOKEN } } });
-    const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE, image_pull_secret: secret } });
+    const r = await node.run(podmanPullModule, pullArgs(node), {
+      instance_info: { image_source: IMAGE, image_pull_secret: secret },
+    });
     expect(r.changed).toBe(true);
     // No image-size file: the preflight degrades to a warning.
-    expect(node.events.some((e) => e.kind === 'warn' && /memory preflight skipped/.test(e.message))).toBe(true);
+    expect(node.events.some((e) => e.kind === 'warn' && /memory preflight skipped/.test(e.message))).toBe(
+      true,
+    );
     assertNoSecret(node, r);
   });
   it('--retry-delay=5s only when podman supports it; --tls-verify=false; mirrors drop-in', async () => {
     node = await startSimNode({ files: { 'podman-version': '5.2.1', meminfo: MEMINFO } });
     await node.run(
       podmanPullModule,
-      pullArgs(node, { image: IMAGE, tls_verify: false, registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'], insecure: true }] }),
+      pullArgs(node, {
+        image: IMAGE,
+        tls_verify: false,
+        registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'], insecure: true }],
+      }),
     );
     expect(node.host.commands).toContain(`podman pull --retry-delay=5s --tls-verify=false ${REF}`);
-    const conf = readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'), 'utf8');
+    const conf = readFileSync(
+      path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'),
+      'utf8',
+    );
     expect(conf).toContain('location = "mirror.lab:5000"');
   });
   it('memory preflight: a clear error with needed vs available, nothing pulled', async () => {
-    node = await startSimNode({ files: { 'image-size': String(2 * 1024 ** 3), meminfo: 'MemAvailable:  1048576 kB\n' } });
+    node = await startSimNode({
+      files: { 'image-size': String(2 * 1024 ** 3), meminfo: 'MemAvailable:  1048576 kB\n' },
+    });
     await expect(node.run(podmanPullModule, pullArgs(node, { image: IMAGE }))).rejects.toThrow(
       /not enough memory to pull .*needs about \d+ MiB .* MemAvailable is 1024 MiB/,
     );
@@ -130,11 +168,18 @@ describe('podman_pull on a simulated ramdisk', () => {
   });
   it('requires oci://', async () => {
     node = await startSimNode();
-    await expect(node.run(podmanPullModule, pullArgs(node, { image: 'quay.io/x:1' }))).rejects.toThrow(/not an OCI reference/);
+    await expect(node.run(podmanPullModule, pullArgs(node, { image: 'quay.io/x:1' }))).rejects.toThrow(
+      /not an OCI reference/,
+    );
   });
   it('check mode changes nothing', async () => {
     node = await startSimNode();
-    const r = await node.run(podmanPullModule, pullArgs(node, { image: IMAGE, pull_secret: TOKEN }), {}, { check: true });
+    const r = await node.run(
+      podmanPullModule,
+      pullArgs(node, { image: IMAGE, pull_secret: TOKEN }),
+      {},
+      { check: true },
+    );
     expect(r.msg).toMatch(/would pull/);
     expect(node.host.commands).toEqual([]);
   });
@@ -142,22 +187,53 @@ describe('podman_pull on a simulated ramdisk', () => {
 
 describe('bootc_install on a simulated ramdisk', () => {
   async function pulled(files: Record<string, string> = {}, diskMiB = 8192): Promise<SimNode> {
-    const n = await startSimNode({ diskMiB, files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO, ...files } });
-    await n.run(podmanPullModule, pullArgs(n, { memory_check: false }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
+    const n = await startSimNode({
+      diskMiB,
+      files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO, ...files },
+    });
+    await n.run(podmanPullModule, pullArgs(n, { memory_check: false }), {
+      instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+    });
     return n;
   }
 
   it("runs IPA's command, writes a GPT, and the auth file was gone before the image ran", async () => {
     node = await pulled();
-    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, root: { device: '/dev/vda', size_mib: 8192, reason: 'x' } };
+    const vars = {
+      instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+      root: { device: '/dev/vda', size_mib: 8192, reason: 'x' },
+    };
     const r = await bootcInstallModule.run(node.ctx(vars), {} as never);
-    expect(r).toMatchObject({ changed: true, device: '/dev/vda', root_size_mib: 8192 - 768, partition_table: 'gpt', partitions: 2 });
+    expect(r).toMatchObject({
+      changed: true,
+      device: '/dev/vda',
+      root_size_mib: 8192 - 768,
+      partition_table: 'gpt',
+      partitions: 2,
+    });
     expect(read(node, 'podman-run-args').trim().split('\n')).toEqual([
-      '--rm', '--privileged', '--pid=host', '--pull=never', '-v', '/var/lib/containers:/var/lib/containers', '-v', '/dev:/dev',
-      REF, 'bootc', 'install', 'to-disk', '--wipe', '--skip-fetch-check', '--root-size=7424M', '--disable-selinux', '/dev/vda',
+      '--rm',
+      '--privileged',
+      '--pid=host',
+      '--pull=never',
+      '-v',
+      '/var/lib/containers:/var/lib/containers',
+      '-v',
+      '/dev:/dev',
+      REF,
+      'bootc',
+      'install',
+      'to-disk',
+      '--wipe',
+      '--skip-fetch-check',
+      '--root-size=7424M',
+      '--disable-selinux',
+      '/dev/vda',
     ]);
     expect(existsSync(path.join(node.state, 'violations'))).toBe(false);
-    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], { encoding: 'utf8' });
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], {
+      encoding: 'utf8',
+    });
     expect(gpt).toMatch(/EFI-SYSTEM/);
     // root = --root-size 7424 MiB = 15204352 sectors after the 512 MiB ESP
     expect(gpt).toMatch(/\s2\s+1050624\s+16254975\s+7\.3 GiB\s+8300\s+root/);
@@ -166,9 +242,17 @@ describe('bootc_install on a simulated ramdisk', () => {
   it('SELinux enforcing, tpm2, authorized keys via a 0600 /tmp file that is deleted, extra args', async () => {
     node = await pulled({ selinux: 'Enforcing\n' });
     const vars = {
-      instance_info: { image_source: IMAGE, bootc_tpm2_luks: 'true', bootc_authorized_keys: 'ssh-ed25519 AAAAC3Nza test@lab' },
+      instance_info: {
+        image_source: IMAGE,
+        bootc_tpm2_luks: 'true',
+        bootc_authorized_keys: 'ssh-ed25519 AAAAC3Nza test@lab',
+      },
     };
-    const r = await node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, extra_args: ['--karg=console=ttyS0'] }, vars);
+    const r = await node.run(
+      bootcInstallModule,
+      { device: '/dev/vda', size_mib: 8192, extra_args: ['--karg=console=ttyS0'] },
+      vars,
+    );
     const args = read(node, 'podman-run-args').trim().split('\n');
     expect(args.slice(8, 12)).toEqual(['--security-opt', 'label=type:unconfined_t', '-v', '/tmp:/tmp']);
     expect(args).toContain('--block-setup=tpm2-luks');
@@ -182,41 +266,49 @@ describe('bootc_install on a simulated ramdisk', () => {
   });
   it('an image without bootc gives a clear error', async () => {
     node = await pulled({ 'no-bootc': '' });
-    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE })).rejects.toThrow(
-      /image 10\.88\.0\.1:5001\/bootc\/test:1 is not a bootc image/,
-    );
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }),
+    ).rejects.toThrow(/image 10\.88\.0\.1:5001\/bootc\/test:1 is not a bootc image/);
   });
   it('other failures show the tail of bootc output; the stand-in refuses other devices', async () => {
     node = await pulled();
-    await expect(node.run(bootcInstallModule, { device: '/dev/sda', size_mib: 8192, image: IMAGE })).rejects.toThrow(
-      /bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to touch \/dev\/sda/,
-    );
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/sda', size_mib: 8192, image: IMAGE }),
+    ).rejects.toThrow(/bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to touch \/dev\/sda/);
   });
   it('a disk too small for the unpacked image is refused before bootc wipes it', async () => {
     node = await pulled({ 'image-size': String(300 * 1024 * 1024) }, 1024);
-    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 1024, image: IMAGE })).rejects.toThrow(
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 1024, image: IMAGE }),
+    ).rejects.toThrow(
       /\/dev\/vda is too small for .*root partition would be 256 MiB \(disk 1024 MiB minus 768 MiB .*\) but the image is 600 MiB unpacked/,
     );
     expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
   });
   it('an image that was not pulled is a clear error', async () => {
     node = await startSimNode();
-    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE })).rejects.toThrow(/is not on the ramdisk/);
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }),
+    ).rejects.toThrow(/is not on the ramdisk/);
   });
   it('a disk too small for root + config drive fails before running anything', async () => {
     node = await pulled({}, 1024);
-    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 700, image: IMAGE })).rejects.toThrow(/too small/);
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 700, image: IMAGE }),
+    ).rejects.toThrow(/too small/);
     expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
   });
   it('timeout kills podman and says so', async () => {
     node = await pulled({ 'bootc-sleep': '30' });
     const t0 = Date.now();
-    await expect(node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE, timeout: 1 })).rejects.toThrow(
-      /did not finish within 1s .*podman was killed/,
-    );
+    await expect(
+      node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE, timeout: 1 }),
+    ).rejects.toThrow(/did not finish within 1s .*podman was killed/);
     expect(Date.now() - t0).toBeLessThan(10_000);
     // Killed before it laid out the disk.
-    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], { encoding: 'utf8' }).toString();
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], {
+      encoding: 'utf8',
+    }).toString();
     expect(gpt).not.toMatch(/EFI-SYSTEM/);
     // The hanging bootc (podman's exec'd process) is gone, not left running on the ramdisk.
     const pid = Number(read(node, 'bootc-pid').trim());
@@ -240,34 +332,79 @@ describe('bootc_install on a simulated ramdisk', () => {
 });
 
 describe('wait_agent against a simulated ramdisk', () => {
-  const links = (mac: string) => JSON.stringify([{ ifname: 'lo', link_type: 'loopback', address: '00:00:00:00:00:00' }, { ifname: 'eth0', link_type: 'ether', address: mac }]);
+  const links = (mac: string) =>
+    JSON.stringify([
+      { ifname: 'lo', link_type: 'loopback', address: '00:00:00:00:00:00' },
+      { ifname: 'eth0', link_type: 'ether', address: mac },
+    ]);
 
   it('no product_uuid: falls back to MACs and says so', async () => {
     node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:01') } });
     const r = await node.run(
       waitAgentModule,
       { timeout: 5, interval: 1, product_uuid_path: path.join(node.state, 'product_uuid') },
-      { power: { power_state: 'On', system_uuid: 'd2e8c9f0-1111-2222-3333-444455556666', mac_addresses: ['52:54:00:00:00:01'] } },
+      {
+        power: {
+          power_state: 'On',
+          system_uuid: 'd2e8c9f0-1111-2222-3333-444455556666',
+          mac_addresses: ['52:54:00:00:00:01'],
+        },
+      },
     );
     expect(r.identity).toMatchObject({ method: 'mac' });
     expect(String(r.msg)).toMatch(/no product_uuid, fell back to MACs/);
   });
   it('UUID mismatch is refused, naming both values', async () => {
-    node = await startSimNode({ files: { product_uuid: 'AAAAAAAA-0000-0000-0000-000000000001\n', 'ip-link.json': links('52:54:00:00:00:01') } });
+    node = await startSimNode({
+      files: {
+        product_uuid: 'AAAAAAAA-0000-0000-0000-000000000001\n',
+        'ip-link.json': links('52:54:00:00:00:01'),
+      },
+    });
     await expect(
-      node.run(waitAgentModule, { timeout: 5, interval: 1, product_uuid_path: path.join(node.state, 'product_uuid'), system_uuid: 'bbbbbbbb-0000-0000-0000-000000000002' }),
-    ).rejects.toThrow(/refusing to deploy: wrong machine: BMC system UUID bbbbbbbb-0000-0000-0000-000000000002, ramdisk product_uuid AAAAAAAA-0000-0000-0000-000000000001/);
+      node.run(waitAgentModule, {
+        timeout: 5,
+        interval: 1,
+        product_uuid_path: path.join(node.state, 'product_uuid'),
+        system_uuid: 'bbbbbbbb-0000-0000-0000-000000000002',
+      }),
+    ).rejects.toThrow(
+      /refusing to deploy: wrong machine: BMC system UUID bbbbbbbb-0000-0000-0000-000000000002, ramdisk product_uuid AAAAAAAA-0000-0000-0000-000000000001/,
+    );
   });
   it('MAC mismatch is refused; podman and memory checks', async () => {
-    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:09'), meminfo: 'MemAvailable: 1048576 kB\n' } });
-    await expect(node.run(waitAgentModule, { timeout: 5, interval: 1, mac_addresses: ['52:54:00:00:00:01'] })).rejects.toThrow(
-      /no common MAC; BMC MACs \[52:54:00:00:00:01\], ramdisk MACs \[52:54:00:00:00:09\]/,
-    );
-    const r = await node.run(waitAgentModule, { timeout: 5, interval: 1, identity: 'off', require_podman: true, min_memory_mib: 512, meminfo_path: path.join(node.state, 'meminfo') });
+    node = await startSimNode({
+      files: { 'ip-link.json': links('52:54:00:00:00:09'), meminfo: 'MemAvailable: 1048576 kB\n' },
+    });
+    await expect(
+      node.run(waitAgentModule, { timeout: 5, interval: 1, mac_addresses: ['52:54:00:00:00:01'] }),
+    ).rejects.toThrow(/no common MAC; BMC MACs \[52:54:00:00:00:01\], ramdisk MACs \[52:54:00:00:00:09\]/);
+    const r = await node.run(waitAgentModule, {
+      timeout: 5,
+      interval: 1,
+      identity: 'off',
+      require_podman: true,
+      min_memory_mib: 512,
+      meminfo_path: path.join(node.state, 'meminfo'),
+    });
     expect(r).toMatchObject({ podman_version: 'podman version 4.3.1', mem_available_mib: 1024 });
     await expect(
-      node.run(waitAgentModule, { timeout: 5, interval: 1, identity: 'off', min_memory_mib: 4096, meminfo_path: path.join(node.state, 'meminfo') }),
+      node.run(waitAgentModule, {
+        timeout: 5,
+        interval: 1,
+        identity: 'off',
+        min_memory_mib: 4096,
+        meminfo_path: path.join(node.state, 'meminfo'),
+      }),
     ).rejects.toThrow(/1024 MiB available, 4096 MiB needed/);
+  });
+  it('check mode against a running ramdisk still refuses the wrong machine (read-only)', async () => {
+    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:09') } });
+    await expect(
+      node.run(waitAgentModule, { mac_addresses: ['52:54:00:00:00:01'] }, {}, { check: true }),
+    ).rejects.toThrow(/wrong machine/);
+    const ok = await node.run(waitAgentModule, { mac_addresses: ['52:54:00:00:00:09'] }, {}, { check: true });
+    expect(ok.identity).toMatchObject({ method: 'mac' });
   });
   it('an agent that never comes up times out with elapsed time and the last error', async () => {
     node = await startSimNode();
@@ -278,6 +415,12 @@ describe('wait_agent against a simulated ramdisk', () => {
       /did not accept SSH within 2s \(waited \ds\); last error: connection refused/,
     );
     expect(Date.now() - t0).toBeLessThan(5000);
-    expect(node.events.some((e) => e.kind === 'progress' && /waiting for SSH: \ds elapsed, attempt 1, last error: connection refused/.test(e.message))).toBe(true);
+    expect(
+      node.events.some(
+        (e) =>
+          e.kind === 'progress' &&
+          /waiting for SSH: \ds elapsed, attempt 1, last error: connection refused/.test(e.message),
+      ),
+    ).toBe(true);
   });
 });

@@ -12,7 +12,9 @@ const UNDEPLOY = path.join(root, 'playbooks/undeploy.yml');
 const LAB = path.join(root, 'inventory-examples/lab.yml');
 
 function tasks(nodes: TaskNode[]): Task[] {
-  return nodes.flatMap((n) => (n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : []));
+  return nodes.flatMap((n) =>
+    n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : [],
+  );
 }
 
 describe('shipped playbooks', () => {
@@ -33,8 +35,18 @@ describe('shipped playbooks', () => {
   it("deploy-bootc.yml runs the steps in Ironic's order", () => {
     const pb = loadPlaybook(DEPLOY);
     const play = pb.plays[0];
-    expect(play?.roles.map((r) => r.name)).toEqual(['power-off', 'boot-ramdisk', 'wait-agent', 'discover', 'deploy', 'configure', 'finish']);
-    const steps = tasks(play?.roleTasks ?? []).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`);
+    expect(play?.roles.map((r) => r.name)).toEqual([
+      'power-off',
+      'boot-ramdisk',
+      'wait-agent',
+      'discover',
+      'deploy',
+      'configure',
+      'finish',
+    ]);
+    const steps = tasks(play?.roleTasks ?? []).map(
+      (t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`,
+    );
     expect(steps).toEqual([
       'redfish_power:off',
       'vmedia_boot:inserted',
@@ -60,7 +72,9 @@ describe('shipped playbooks', () => {
 
   it('undeploy.yml powers off, then ejects', () => {
     const play = loadPlaybook(UNDEPLOY).plays[0];
-    const steps = [...tasks(play?.roleTasks ?? []), ...tasks(play?.tasks ?? [])].map((t) => `${t.module}:${String(t.args.state)}`);
+    const steps = [...tasks(play?.roleTasks ?? []), ...tasks(play?.tasks ?? [])].map(
+      (t) => `${t.module}:${String(t.args.state)}`,
+    );
     expect(steps).toEqual(['redfish_power:off', 'vmedia_boot:ejected']);
   });
 });

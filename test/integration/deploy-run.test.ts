@@ -77,7 +77,9 @@ describe('ramdisk steps through the executor', () => {
         'registry-auth': `tester:${PASSWORD}`,
         'image-size': '104857600',
         meminfo: 'MemAvailable: 8000000 kB\n',
-        'ip-link.json': JSON.stringify([{ ifname: 'eth0', link_type: 'ether', address: '52:54:00:12:34:56' }]),
+        'ip-link.json': JSON.stringify([
+          { ifname: 'eth0', link_type: 'ether', address: '52:54:00:12:34:56' },
+        ]),
       },
     });
     const { playbook, inventory } = files(node);
@@ -105,17 +107,19 @@ describe('ramdisk steps through the executor', () => {
       { bus, redactor },
     );
     const results = events.filter((e) => e.type === 'host_result');
-    expect(results.map((e) => `${e.task}:${e.status}`), JSON.stringify(results, null, 1)).toEqual([
-      'Wait for the ramdisk:ok',
-      'Choose the root disk:ok',
-      'Pull:changed',
-      'Install:changed',
-    ]);
+    expect(
+      results.map((e) => `${e.task}:${e.status}`),
+      JSON.stringify(results, null, 1),
+    ).toEqual(['Wait for the ramdisk:ok', 'Choose the root disk:ok', 'Pull:changed', 'Install:changed']);
     expect(code).toBe(0);
     const args = readFileSync(path.join(node.state, 'podman-run-args'), 'utf8').trim().split('\n');
     expect(args).toContain('--root-size=7424M');
     expect(args.slice(-2)).toEqual(['--karg=console=ttyS0', '/dev/vda']);
-    expect(node.host.commands).toContain('podman pull --authfile ' + readFileSync(path.join(node.state, 'last-authfile'), 'utf8').trim() + ' --tls-verify=false 10.88.0.1:5001/bootc/test:1');
+    expect(node.host.commands).toContain(
+      'podman pull --authfile ' +
+        readFileSync(path.join(node.state, 'last-authfile'), 'utf8').trim() +
+        ' --tls-verify=false 10.88.0.1:5001/bootc/test:1',
+    );
     expect(existsSync(path.join(node.state, 'violations'))).toBe(false);
     const all = JSON.stringify(events);
     expect(all).not.toContain(PASSWORD);

@@ -22,11 +22,18 @@ export interface SimNode {
   events: Array<{ kind: 'log' | 'warn' | 'progress'; message: string }>;
   redactor: Redactor;
   ctx(vars?: Vars, opts?: { check?: boolean }): ModuleContext;
-  run<M extends ModuleDef>(mod: M, args: Record<string, unknown>, vars?: Vars, opts?: { check?: boolean }): Promise<ModuleResult>;
+  run<M extends ModuleDef>(
+    mod: M,
+    args: Record<string, unknown>,
+    vars?: Vars,
+    opts?: { check?: boolean },
+  ): Promise<ModuleResult>;
   close(): Promise<void>;
 }
 
-export async function startSimNode(opts: { diskMiB?: number; files?: Record<string, string> } = {}): Promise<SimNode> {
+export async function startSimNode(
+  opts: { diskMiB?: number; files?: Record<string, string> } = {},
+): Promise<SimNode> {
   const state = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-state-'));
   const root = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-root-'));
   writeFileSync(path.join(state, 'disk.img'), '');

@@ -6,17 +6,31 @@ const M = '52:54:00:aa:bb:01';
 
 describe('identity check', () => {
   it('auto: uuid match (case and braces ignored)', () => {
-    const v = checkIdentity('auto', { bmcUuid: U.toUpperCase(), hostUuid: `{${U}}`, bmcMacs: [], hostMacs: [] });
+    const v = checkIdentity('auto', {
+      bmcUuid: U.toUpperCase(),
+      hostUuid: `{${U}}`,
+      bmcMacs: [],
+      hostMacs: [],
+    });
     expect(v).toMatchObject({ ok: true, method: 'uuid' });
   });
   it('auto: uuid mismatch names both values', () => {
-    const v = checkIdentity('auto', { bmcUuid: U, hostUuid: '00000000-0000-0000-0000-000000000001', bmcMacs: [M], hostMacs: [M] });
+    const v = checkIdentity('auto', {
+      bmcUuid: U,
+      hostUuid: '00000000-0000-0000-0000-000000000001',
+      bmcMacs: [M],
+      hostMacs: [M],
+    });
     expect(v.ok).toBe(false);
     expect(v.message).toContain(U);
     expect(v.message).toContain('00000000-0000-0000-0000-000000000001');
   });
   it('auto: no product_uuid falls back to MACs and says so', () => {
-    const v = checkIdentity('auto', { bmcUuid: U, bmcMacs: [M.toUpperCase()], hostMacs: ['52-54-00-aa-bb-01'] });
+    const v = checkIdentity('auto', {
+      bmcUuid: U,
+      bmcMacs: [M.toUpperCase()],
+      hostMacs: ['52-54-00-aa-bb-01'],
+    });
     expect(v).toMatchObject({ ok: true, method: 'mac' });
     expect(v.message).toMatch(/no product_uuid, fell back to MACs/);
   });
@@ -33,7 +47,9 @@ describe('identity check', () => {
     expect(checkIdentity('uuid', { bmcUuid: U, bmcMacs: [M], hostMacs: [M] }).ok).toBe(false);
   });
   it('both requires both', () => {
-    expect(checkIdentity('both', { bmcUuid: U, hostUuid: U, bmcMacs: [M], hostMacs: ['52:54:00:aa:bb:02'] }).ok).toBe(false);
+    expect(
+      checkIdentity('both', { bmcUuid: U, hostUuid: U, bmcMacs: [M], hostMacs: ['52:54:00:aa:bb:02'] }).ok,
+    ).toBe(false);
     expect(checkIdentity('both', { bmcUuid: U, hostUuid: U, bmcMacs: [M], hostMacs: [M] }).ok).toBe(true);
   });
   it('any: one matching is enough', () => {
@@ -46,7 +62,14 @@ describe('identity check', () => {
   it('a UUID with the first three fields byte-swapped (SMBIOS < 2.6) still matches', () => {
     const swapped = '4445 4c4c-4200-1035-8052-b2c04f4e4b32'.replace(' ', '');
     expect(checkIdentity('uuid', { bmcUuid: U, hostUuid: swapped, bmcMacs: [], hostMacs: [] }).ok).toBe(true);
-    expect(checkIdentity('uuid', { bmcUuid: U, hostUuid: '4445 4c4c-4200-1035-8052-b2c04f4e4b33'.replace(' ', ''), bmcMacs: [], hostMacs: [] }).ok).toBe(false);
+    expect(
+      checkIdentity('uuid', {
+        bmcUuid: U,
+        hostUuid: '4445 4c4c-4200-1035-8052-b2c04f4e4b33'.replace(' ', ''),
+        bmcMacs: [],
+        hostMacs: [],
+      }).ok,
+    ).toBe(false);
   });
   it('macsFromIpLink drops loopback and zero MACs', () => {
     const j = JSON.stringify([

@@ -6,16 +6,61 @@ describe('lsblk JSON across util-linux versions', () => {
     const [d] = parseLsblk(
       JSON.stringify({
         blockdevices: [
-          { name: 'sda', kname: 'sda', path: '/dev/sda', size: 107374182400, rota: false, ro: false, rm: false, type: 'disk', model: 'QEMU HARDDISK   ', vendor: 'ATA     ', serial: 'QM0001', wwn: null, hctl: '0:0:0:0', tran: 'sata' },
+          {
+            name: 'sda',
+            kname: 'sda',
+            path: '/dev/sda',
+            size: 107374182400,
+            rota: false,
+            ro: false,
+            rm: false,
+            type: 'disk',
+            model: 'QEMU HARDDISK   ',
+            vendor: 'ATA     ',
+            serial: 'QM0001',
+            wwn: null,
+            hctl: '0:0:0:0',
+            tran: 'sata',
+          },
         ],
       }),
     );
-    expect(d).toMatchObject({ name: '/dev/sda', sizeBytes: 107374182400, rotational: false, model: 'QEMU HARDDISK', vendor: 'ATA', hctl: '0:0:0:0', tran: 'sata' });
+    expect(d).toMatchObject({
+      name: '/dev/sda',
+      sizeBytes: 107374182400,
+      rotational: false,
+      model: 'QEMU HARDDISK',
+      vendor: 'ATA',
+      hctl: '0:0:0:0',
+      tran: 'sata',
+    });
     expect(d?.wwn).toBeUndefined();
   });
   it('old style: strings "0"/"1" and string sizes, no path field', () => {
-    const [d] = parseLsblk(JSON.stringify({ blockdevices: [{ name: 'vda', kname: 'vda', size: '8589934592', rota: '1', ro: '0', rm: '0', type: 'disk', wwn: '0x5000c500a' }] }));
-    expect(d).toMatchObject({ name: '/dev/vda', sizeBytes: 8589934592, rotational: true, readOnly: false, wwn: '0x5000c500a', wwnWithExtension: '0x5000c500a' });
+    const [d] = parseLsblk(
+      JSON.stringify({
+        blockdevices: [
+          {
+            name: 'vda',
+            kname: 'vda',
+            size: '8589934592',
+            rota: '1',
+            ro: '0',
+            rm: '0',
+            type: 'disk',
+            wwn: '0x5000c500a',
+          },
+        ],
+      }),
+    );
+    expect(d).toMatchObject({
+      name: '/dev/vda',
+      sizeBytes: 8589934592,
+      rotational: true,
+      readOnly: false,
+      wwn: '0x5000c500a',
+      wwnWithExtension: '0x5000c500a',
+    });
   });
   it('candidates skip loop, rom, zram, read-only and partitions', () => {
     const ds = parseLsblk(

@@ -21,7 +21,12 @@ function fakeCtx(script: Script, vars: Record<string, unknown> = {}, check = fal
     diff: false,
     signal: new AbortController().signal,
     task: 't',
-    services: { playbookDir: '/', tmpDir: '/tmp', get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
+    services: {
+      playbookDir: '/',
+      tmpDir: '/tmp',
+      get: <T>(_k: string, c: () => T) => c(),
+      onClose: () => undefined,
+    },
     async exec(argv) {
       const line = argv.join(' ');
       calls.push(line);
@@ -56,14 +61,22 @@ describe('root_device (scripted ramdisk)', () => {
   it('by_path hints look up /dev/disk/by-path once', async () => {
     const { ctx, calls } = fakeCtx([
       [/^lsblk/, { stdout: LSBLK }],
-      [/^find \/dev\/disk\/by-path/, { stdout: '/dev/disk/by-path/pci-0000:00:1f.2-ata-1\t../../sda\n/dev/disk/by-path/pci-0000:00:1f.2-ata-2\t../../sdb\n' }],
+      [
+        /^find \/dev\/disk\/by-path/,
+        {
+          stdout:
+            '/dev/disk/by-path/pci-0000:00:1f.2-ata-1\t../../sda\n/dev/disk/by-path/pci-0000:00:1f.2-ata-2\t../../sdb\n',
+        },
+      ],
     ]);
     const r = await rootDeviceModule.run(ctx, { hints: { by_path: 'pci-0000:00:1f.2-ata-2' } });
     expect(r.device).toBe('/dev/sdb');
     expect(calls.filter((c) => c.startsWith('lsblk'))).toHaveLength(1);
   });
   it('a bad hint is a host error with a hint', async () => {
-    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], { instance_info: { root_device: { sise: 10 } } });
+    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], {
+      instance_info: { root_device: { sise: 10 } },
+    });
     const e = await rootDeviceModule.run(ctx, {}).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(TsbmError);
     expect((e as TsbmError).host).toBe('node7');
@@ -71,13 +84,18 @@ describe('root_device (scripted ramdisk)', () => {
     expect((e as TsbmError).hint).toMatch(/root_device/);
   });
   it('explicit hints override instance_info', async () => {
-    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], { instance_info: { root_device: { size: 500 } } });
+    const { ctx } = fakeCtx([[/^lsblk/, { stdout: LSBLK }]], {
+      instance_info: { root_device: { size: 500 } },
+    });
     expect((await rootDeviceModule.run(ctx, { hints: { rotational: true } })).device).toBe('/dev/sdb');
   });
 });
 
 describe('bootc_install (scripted ramdisk)', () => {
-  const vars = { instance_info: { image_source: 'oci://r:5000/i:1' }, root: { device: '/dev/sda', size_mib: 10000, reason: 'r' } };
+  const vars = {
+    instance_info: { image_source: 'oci://r:5000/i:1' },
+    root: { device: '/dev/sda', size_mib: 10000, reason: 'r' },
+  };
   it('check mode reports the command, runs only getenforce', async () => {
     const { ctx, calls, puts } = fakeCtx([[/^getenforce/, { stdout: 'Permissive\n' }]], vars, true);
     const r = await bootcInstallModule.run(ctx, {});
@@ -91,30 +109,47 @@ describe('bootc_install (scripted ramdisk)', () => {
     await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/no install device/);
   });
   it('success without partitions afterwards is an error', async () => {
-    const { ctx } = fakeCtx([
-      [/^podman image inspect/, { stdout: '[{"Size": 1000}]' }],
-      [/^podman run/, { stdout: 'Installation complete!' }],
-      [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[]}}' }],
-    ], vars);
+    const { ctx } = fakeCtx(
+      [
+        [/^podman image inspect/, { stdout: '[{"Size": 1000}]' }],
+        [/^podman run/, { stdout: 'Installation complete!' }],
+        [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[]}}' }],
+      ],
+      vars,
+    );
     await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/has no partitions afterwards/);
   });
   it('falls back to sgdisk -p when sfdisk is missing', async () => {
-    const sg = 'Number  Start (sector)    End (sector)  Size       Code  Name\n   1            2048         1050623   512.0 MiB   EF00  EFI\n   2         1050624        9999999   4.3 GiB     8300  root\n';
-    const { ctx } = fakeCtx([[/^podman image inspect/, { stdout: '[]' }], [/^podman run/, {}], [/^sgdisk -p/, { stdout: sg }]], vars);
+    const sg =
+      'Number  Start (sector)    End (sector)  Size       Code  Name\n   1            2048         1050623   512.0 MiB   EF00  EFI\n   2         1050624        9999999   4.3 GiB     8300  root\n';
+    const { ctx } = fakeCtx(
+      [
+        [/^podman image inspect/, { stdout: '[]' }],
+        [/^podman run/, {}],
+        [/^sgdisk -p/, { stdout: sg }],
+      ],
+      vars,
+    );
     expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partitions: 2 });
   });
 });
 
 describe('podman_pull and wait_agent check mode', () => {
   it('podman_pull in check mode runs nothing and writes nothing', async () => {
-    const { ctx, calls, puts } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1', image_pull_secret: 'dTpw' } }, true);
+    const { ctx, calls, puts } = fakeCtx(
+      [],
+      { instance_info: { image_source: 'oci://r/i:1', image_pull_secret: 'dTpw' } },
+      true,
+    );
     const r = await podmanPullModule.run(ctx, {});
     expect(r.msg).toMatch(/would pull r\/i:1 with a temporary auth file/);
     expect(calls).toEqual([]);
     expect(puts).toEqual([]);
   });
   it('a malformed pull secret fails before anything is written', async () => {
-    const { ctx, puts } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1', image_pull_secret: '{"nope": 1}' } });
+    const { ctx, puts } = fakeCtx([], {
+      instance_info: { image_source: 'oci://r/i:1', image_pull_secret: '{"nope": 1}' },
+    });
     await expect(podmanPullModule.run(ctx, {})).rejects.toThrow(/no "auths" mapping/);
     expect(puts).toEqual([]);
   });
@@ -122,11 +157,18 @@ describe('podman_pull and wait_agent check mode', () => {
     const { ctx } = fakeCtx([]);
     let attempts = 0;
     const counting = { ...ctx, connect: () => Promise.reject(new Error(`refused ${++attempts}`)) };
-    await expect(waitAgentModule.run(counting, { timeout: 3 })).rejects.toThrow(/did not accept SSH within 3s.*last error: refused \d/);
+    await expect(waitAgentModule.run(counting, { timeout: 3 })).rejects.toThrow(
+      /did not accept SSH within 3s.*last error: refused \d/,
+    );
     expect(attempts).toBeGreaterThanOrEqual(3);
   });
-  it('wait_agent in check mode does not connect', async () => {
+  it('wait_agent in check mode tries once and does not wait', async () => {
     const { ctx } = fakeCtx([], {}, true);
-    expect((await waitAgentModule.run(ctx, {})).msg).toMatch(/would wait up to 1800s/);
+    let attempts = 0;
+    const once = { ...ctx, connect: () => Promise.reject(new Error(`refused ${++attempts}`)) };
+    expect((await waitAgentModule.run(once, {})).msg).toMatch(
+      /would wait up to 1800s .*; not reachable now: refused 1/,
+    );
+    expect(attempts).toBe(1);
   });
 });

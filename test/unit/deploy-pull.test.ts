@@ -57,16 +57,29 @@ describe('memory and podman probes', () => {
     expect(helpHasFlag('      --retry uint   number of times', '--retry-delay')).toBe(false);
   });
   it('manifest sizes and index resolution', () => {
-    expect(parseManifest(JSON.stringify({ config: { size: 10 }, layers: [{ size: 100 }, { size: 200 }] }), 'amd64')).toEqual({
+    expect(
+      parseManifest(
+        JSON.stringify({ config: { size: 10 }, layers: [{ size: 100 }, { size: 200 }] }),
+        'amd64',
+      ),
+    ).toEqual({
       kind: 'image',
       size: { compressed: 310, layers: 2 },
     });
-    const idx = { manifests: [{ digest: 'sha256:a', platform: { architecture: 'arm64', os: 'linux' } }, { digest: 'sha256:b', platform: { architecture: 'amd64', os: 'linux' } }] };
+    const idx = {
+      manifests: [
+        { digest: 'sha256:a', platform: { architecture: 'arm64', os: 'linux' } },
+        { digest: 'sha256:b', platform: { architecture: 'amd64', os: 'linux' } },
+      ],
+    };
     expect(parseManifest(JSON.stringify(idx), 'amd64')).toEqual({ kind: 'index', digest: 'sha256:b' });
     expect(withDigest('reg:5000/a/b:tag', 'sha256:b')).toBe('reg:5000/a/b@sha256:b');
   });
   it('registries drop-in quotes values', () => {
-    const t = registriesConf([{ prefix: 'quay.io', mirrors: ['mirror.lab:5000'], insecure: true }], ['lab:5001']);
+    const t = registriesConf(
+      [{ prefix: 'quay.io', mirrors: ['mirror.lab:5000'], insecure: true }],
+      ['lab:5001'],
+    );
     expect(t).toContain('location = "quay.io"');
     expect(t).toContain('[[registry.mirror]]\nlocation = "mirror.lab:5000"\ninsecure = true');
     expect(t).toContain('location = "lab:5001"\ninsecure = true');
@@ -79,7 +92,10 @@ describe("podman 4.3's manifest inspect error", () => {
     const err =
       'Error: parsing manifest blob "{\\"schemaVersion\\":2,\\"config\\":{\\"size\\":409},\\"layers\\":[{\\"size\\":158}]}" as a "application/vnd.oci.image.manifest.v1+json": Treating single images as manifest lists is not implemented';
     const text = quotedManifest(err);
-    expect(parseManifest(text as string, 'amd64')).toEqual({ kind: 'image', size: { compressed: 567, layers: 1 } });
+    expect(parseManifest(text as string, 'amd64')).toEqual({
+      kind: 'image',
+      size: { compressed: 567, layers: 1 },
+    });
     expect(quotedManifest('Error: unauthorized')).toBeUndefined();
   });
 });

@@ -14,9 +14,38 @@ const disk = (over: Partial<Disk>): Disk => ({
   ...over,
 });
 
-const sda = disk({ name: '/dev/sda', kname: 'sda', sizeBytes: 500 * GIB, model: 'Samsung SSD 870', vendor: 'ATA', serial: 'S1', wwn: '0x5002538e', hctl: '0:0:0:0', tran: 'sata', rotational: false });
-const sdb = disk({ name: '/dev/sdb', kname: 'sdb', sizeBytes: 2000 * GIB, model: 'WDC WD20', vendor: 'WDC', serial: 'W2', wwn: '0x50014ee2', hctl: '1:0:0:0', tran: 'sata', rotational: true });
-const nvme = disk({ name: '/dev/nvme0n1', kname: 'nvme0n1', sizeBytes: 256 * GIB, model: 'INTEL SSDPEKKW256G8', serial: 'N3', tran: 'nvme' });
+const sda = disk({
+  name: '/dev/sda',
+  kname: 'sda',
+  sizeBytes: 500 * GIB,
+  model: 'Samsung SSD 870',
+  vendor: 'ATA',
+  serial: 'S1',
+  wwn: '0x5002538e',
+  hctl: '0:0:0:0',
+  tran: 'sata',
+  rotational: false,
+});
+const sdb = disk({
+  name: '/dev/sdb',
+  kname: 'sdb',
+  sizeBytes: 2000 * GIB,
+  model: 'WDC WD20',
+  vendor: 'WDC',
+  serial: 'W2',
+  wwn: '0x50014ee2',
+  hctl: '1:0:0:0',
+  tran: 'sata',
+  rotational: true,
+});
+const nvme = disk({
+  name: '/dev/nvme0n1',
+  kname: 'nvme0n1',
+  sizeBytes: 256 * GIB,
+  model: 'INTEL SSDPEKKW256G8',
+  serial: 'N3',
+  tran: 'nvme',
+});
 const loop = disk({ name: '/dev/loop3', kname: 'loop3', type: 'loop', sizeBytes: 8 * GIB });
 const sr = disk({ name: '/dev/sr0', kname: 'sr0', type: 'rom', sizeBytes: 1 * GIB, readOnly: true });
 const zram = disk({ name: '/dev/zram0', kname: 'zram0', sizeBytes: 16 * GIB });
@@ -24,7 +53,8 @@ const ro = disk({ name: '/dev/sdc', kname: 'sdc', sizeBytes: 50 * GIB, readOnly:
 const tiny = disk({ name: '/dev/vdz', kname: 'vdz', sizeBytes: 2 * GIB });
 const all = [sda, sdb, nvme, loop, sr, zram, ro, tiny];
 
-const pick = (hints: Record<string, unknown>, disks = all) => chooseRootDevice(disks, parseHints(hints)).disk.name;
+const pick = (hints: Record<string, unknown>, disks = all) =>
+  chooseRootDevice(disks, parseHints(hints)).disk.name;
 
 describe('root device hints: parsing', () => {
   it('defaults: == for size, s== for strings, bool for rotational', () => {
@@ -65,7 +95,9 @@ describe('root device hints: parsing', () => {
   it('name and by_path get their directories', () => {
     expect(parseHints({ name: 'sda' })[0]?.values).toEqual(['/dev/sda']);
     expect(parseHints({ name: '/dev/sda' })[0]?.values).toEqual(['/dev/sda']);
-    expect(parseHints({ by_path: 'pci-0000:00:1f.2-ata-1' })[0]?.values).toEqual(['/dev/disk/by-path/pci-0000:00:1f.2-ata-1']);
+    expect(parseHints({ by_path: 'pci-0000:00:1f.2-ata-1' })[0]?.values).toEqual([
+      '/dev/disk/by-path/pci-0000:00:1f.2-ata-1',
+    ]);
   });
   it.each([
     [{ colour: 'red' }, /unknown root device hint "colour"/],
