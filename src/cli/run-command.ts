@@ -69,7 +69,8 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
 
   const controller = new AbortController();
   let interrupts = 0;
-  const onSigint = () => {
+  // SIGTERM (a cancelled CI job) is handled like Ctrl-C: stop scheduling, finish cleanly.
+  const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
       bus.emit({
@@ -79,17 +80,19 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
       });
       controller.abort();
     } else {
-      process.stdout.write('\x1b[?25h');
+      if (stdout.isTTY) stdout.write('\x1b[?25h');
       process.exit(EXIT.interrupted);
     }
   };
-  process.on('SIGINT', onSigint);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   let code: number;
   try {
     code = await executor.runPlaybook(opts, { bus, redactor, signal: controller.signal });
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     for (const a of attached) await a.done();
   }
   if (controller.signal.aborted) code = EXIT.interrupted;

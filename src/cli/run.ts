@@ -22,8 +22,8 @@ Examples:
 Output: live tree on a terminal, one line per host result otherwise (--output plain),
 JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
 -vv commands, -vvv stdout/stderr; secrets are masked everywhere.
-Ctrl-C stops scheduling new tasks and lets running ones finish (exit 99); press it again
-to quit at once.`;
+Ctrl-C (or SIGTERM) stops scheduling new tasks and lets running ones finish (exit 99);
+press it again to quit at once.`;
 
 export function register(program: Command): void {
   program

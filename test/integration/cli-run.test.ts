@@ -140,6 +140,15 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(run.output()).toContain('PLAY RECAP');
   });
 
+  it('SIGTERM (cancelled CI job) stops like Ctrl-C, exit 99', async () => {
+    const run = runLong();
+    await run.started;
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(99);
+    expect(run.output()).not.toContain('Never reached');
+    expect(run.output()).toContain('PLAY RECAP');
+  });
+
   it('Ctrl-C twice: exits 99 at once', async () => {
     const run = runLong();
     await run.started;
