@@ -15,11 +15,18 @@ export function fileServerOptions(vars: Vars): { host: string; port: number } {
     host = m[1];
     if (m[2]) port = Number(m[2]);
   }
+  if (host === '0.0.0.0' || host === '::') {
+    throw optionsError(`tsbm_http_address ${host} is a wildcard; BMCs need a concrete address to fetch from`, 'set tsbm_http_address to the controller address the BMCs can reach');
+  }
   if (vars.tsbm_http_port !== undefined) {
     port = Number(vars.tsbm_http_port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw optionsError(`tsbm_http_port ${String(vars.tsbm_http_port)} is not a port number`);
   }
   return { host, port };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.') || host === '[::1]';
 }
 
 export function runFileServer(services: RunServices, vars: Vars): Promise<FileServer> {

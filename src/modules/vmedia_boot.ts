@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { TsbmError } from '../errors.js';
-import { runFileServer } from '../http/run-file-server.js';
+import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { applyBoot, planBoot } from '../redfish/boot.js';
 import { findCdSlot, findSystem } from '../redfish/discovery.js';
 import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
@@ -24,7 +24,7 @@ const Args = Type.Object(
   { additionalProperties: false },
 );
 
-async function imageUrl(ctx: ModuleContext, image: string): Promise<string> {
+async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise<string> {
   if (/^https?:\/\//i.test(image)) return image;
   const file = isAbsolute(image) ? image : resolve(ctx.services.playbookDir, image);
   const st = await stat(file).catch(() => undefined);
@@ -36,6 +36,10 @@ async function imageUrl(ctx: ModuleContext, image: string): Promise<string> {
   }
   const server = await runFileServer(ctx.services, ctx.vars);
   const url = await server.publish(file);
+  const bmcHost = new URL(`https://${bmc}`).hostname;
+  if (isLoopback(new URL(server.url).hostname) && !isLoopback(bmcHost)) {
+    ctx.warn(`serving ${file} on loopback (${server.url}); BMC ${bmc} cannot reach it: set tsbm_http_address to a controller address the BMC can reach`);
+  }
   ctx.log(`serving ${file} at ${url}`, 2);
   return url;
 }
@@ -69,7 +73,7 @@ export const vmediaBoot = defineModule({
     }
 
     if (!args.image) throw new TsbmError('options', 'vmedia_boot needs `image` unless state is ejected', { host: ctx.host, task: ctx.task });
-    const url = await imageUrl(ctx, args.image);
+    const url = await imageUrl(ctx, args.image, client.endpoint.bmc);
     const needMedia = !(inserted && current === url);
     const mode = args.mode === 'legacy' ? 'Legacy' : 'UEFI';
     const want = { device: 'cd' as const, persistent: false, mode } as const;

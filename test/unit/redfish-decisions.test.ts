@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRange } from '../../src/http/file-server.js';
-import { fileServerOptions } from '../../src/http/run-file-server.js';
+import { fileServerOptions, isLoopback } from '../../src/http/run-file-server.js';
 import { chooseBootTarget, planBoot } from '../../src/redfish/boot.js';
 import { endpointFromDriverInfo, parseVerifyCa } from '../../src/redfish/endpoint.js';
 import { extendedInfo, RedfishError } from '../../src/redfish/errors.js';
@@ -165,6 +165,8 @@ describe('file server options and ranges', () => {
     expect(fileServerOptions({ tsbm_http_address: '192.0.2.1:8080' })).toEqual({ host: '192.0.2.1', port: 8080 });
     expect(fileServerOptions({ tsbm_http_address: '[fd00::1]', tsbm_http_port: 9000 })).toEqual({ host: 'fd00::1', port: 9000 });
     expect(() => fileServerOptions({ tsbm_http_port: 'x' })).toThrow(/not a port number/);
+    expect(() => fileServerOptions({ tsbm_http_address: '0.0.0.0:8080' })).toThrow(/is a wildcard/);
+    expect([isLoopback('127.0.0.1'), isLoopback('::1'), isLoopback('10.0.0.1')]).toEqual([true, true, false]);
   });
 
   it('any satisfiable range lies inside the file', () => {
