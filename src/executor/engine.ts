@@ -1,6 +1,7 @@
 // Runs a loaded playbook: run_start .. plays .. recap, run_end; SIGINT handling; cleanup of
 // connections and run services whatever happens. Returns the exit code.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { EXIT, TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
 import type { Playbook } from '../playbook/model.js';
@@ -27,6 +28,7 @@ export async function executePlaybook(
   const state = new RunState();
   if (opts.startAtTask !== undefined) state.startAtTask = opts.startAtTask;
   const abort = new AbortController();
+  setMaxListeners(0, abort.signal); // one listener per running task; forks may be in the hundreds
   const services = new RunServicesImpl(playbook.dir);
   const pool = new ConnectionPool(deps.connect);
   const rt: RunRuntime = {

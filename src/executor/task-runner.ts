@@ -169,8 +169,13 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
 
   const target = targetSpec(r, mod, raw);
   const timeoutMs = kw.timeout && kw.timeout > 0 ? kw.timeout * 1000 : undefined;
+  // One controller per attempt, fed by the run's abort (AbortSignal.any would keep a dependent
+  // signal per task alive on the run-long signal until the run ends).
   const ac = new AbortController();
-  const signal = AbortSignal.any([ac.signal, pr.taskAbort]);
+  const signal = ac.signal;
+  const onRunAbort = () => ac.abort(pr.taskAbort.reason);
+  if (pr.taskAbort.aborted) onRunAbort();
+  else pr.taskAbort.addEventListener('abort', onRunAbort, { once: true });
   const env = environment(r, raw);
   const ctx = createModuleContext({
     host,
@@ -217,6 +222,7 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     throw e;
   } finally {
     if (timer) clearTimeout(timer);
+    pr.taskAbort.removeEventListener('abort', onRunAbort);
   }
   if (r.noLog) addLeaves(pr, reg);
   const withReg = task.register ? { ...raw, [task.register]: reg } : raw;
