@@ -165,7 +165,7 @@ export const waitAgentModule = defineModule({
           );
         }
       }
-      return { changed: false, msg: `ramdisk up after ${waitedS}s; ${verdict.message}`, ...facts };
+      return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts };
     } finally {
       await conn.close().catch(() => undefined);
     }
