@@ -4,6 +4,7 @@
 // registered module's argument schema, so editors complete module names and their arguments.
 import { type Static, type TOptional, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { ModuleDef } from '../modules/types.js';
+import { relaxForTemplates } from '../schema/template-relax.js';
 
 /** Every keyword is optional; the few required ones are wrapped back with `req`. */
 function opt<T extends TProperties>(props: T): { [K in keyof T]: TOptional<T[K]> } {
@@ -277,7 +278,8 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
   );
   const play = withLists(playSchema, ['pre_tasks', 'tasks', 'post_tasks']);
   (play.properties as Record<string, unknown>).handlers = { type: 'array', items: ref('handler') };
-  return {
+  // Editors should accept what tsbm accepts: a template string wherever a typed value goes.
+  return relaxForTemplates({
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://tsbm.dev/schemas/playbook.json',
     title: 'tsbm playbook',
@@ -295,5 +297,5 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
       importTasks: importTasksSchema,
       includeTasks: includeTasksSchema,
     },
-  };
+  }) as Record<string, unknown>;
 }

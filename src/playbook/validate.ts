@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseError, type SourcePos, TsbmError } from '../errors.js';
+import { suggestion } from '../schema/did-you-mean.js';
 import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '../template/analyze.js';
 import type { Vars } from '../types.js';
 import { type FoundString, nodeStrings } from './check-walk.js';
@@ -89,6 +90,29 @@ class Checker {
     walk(play.tasks);
     walk(play.postTasks);
     for (const h of play.handlers) this.node(h, scope, hosts);
+    this.notifies(play);
+  }
+
+  /** Every `notify` must name a handler (or a `listen` topic) of the play, as in Ansible. */
+  private notifies(play: Play): void {
+    const known = new Set(play.handlers.flatMap((h) => h.listen));
+    const visit = (nodes: TaskNode[]) => {
+      for (const n of nodes) {
+        if (n.kind === 'block') visit([...n.block, ...n.rescue, ...n.always]);
+        if (n.kind !== 'task') continue;
+        for (const name of n.notify) {
+          if (known.has(name) || isTemplated(name)) continue;
+          this.add(
+            parseError(
+              `task "${n.name ?? n.module}" notifies "${name}", but the play has no such handler${suggestion(name, known)}`,
+              n.keyPos.notify ?? n.pos,
+              known.size > 0 ? `handlers: ${[...known].join(', ')}` : 'add it under handlers:',
+            ),
+          );
+        }
+      }
+    };
+    visit([...play.preTasks, ...play.roleTasks, ...play.tasks, ...play.postTasks, ...play.handlers]);
   }
 
   private node(n: TaskNode | Handler, outer: Scope, hosts: string[]): void {

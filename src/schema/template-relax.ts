@@ -28,7 +28,9 @@ export function relaxForTemplates(schema: unknown, top = true): unknown {
   for (const k of CHILD_MAPS) {
     const m = src[k];
     if (m && typeof m === 'object') {
-      out[k] = Object.fromEntries(Object.entries(m).map(([n, v]) => [n, relaxForTemplates(v, false)]));
+      // A definition keeps its own shape like the root does; what is inside it gets relaxed.
+      const defs = k === '$defs' || k === 'definitions';
+      out[k] = Object.fromEntries(Object.entries(m).map(([n, v]) => [n, relaxForTemplates(v, defs)]));
     }
   }
   for (const k of CHILD_ONE)
@@ -38,7 +40,8 @@ export function relaxForTemplates(schema: unknown, top = true): unknown {
     if (Array.isArray(l)) out[k] = l.map((v) => relaxForTemplates(v, false));
   }
   // The root keeps its own shape: a whole task or module argument map is never one template.
-  if (top || acceptsAnyString(src)) return out;
+  // A $ref keeps its shape too: what it points to is relaxed where it is defined.
+  if (top || acceptsAnyString(src) || '$ref' in src) return out;
   const { description, examples, default: dflt, title, $id, ...rest } = out;
   void rest;
   const meta: JsonSchema = {};

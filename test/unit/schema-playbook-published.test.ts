@@ -33,4 +33,11 @@ describe('published playbook schema', () => {
       true,
     );
   });
+
+  it('accepts templates for typed values, as the loader does', () => {
+    const task = { redfish_power: { state: '{{ s }}', timeout: '{{ t }}' }, retries: '{{ n }}', until: 'x' };
+    expect(validate([{ hosts: 'all', tasks: [task] }]), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate([{ hosts: 'all', tasks: [{ redfish_power: { state: 'sideways' } }] }])).toBe(false);
+    expect(validate([{ hosts: 'all', tasks: ['{{ not_a_task }}'] }])).toBe(false);
+  });
 });
