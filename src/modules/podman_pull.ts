@@ -65,8 +65,18 @@ const args = Type.Object(
     auth_dir: Type.Optional(
       Type.String({ description: 'tmpfs directory for the temporary auth file', default: '/run/tsbm' }),
     ),
-    containers_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/containers.conf.d' })),
-    registries_conf_dir: Type.Optional(Type.String({ default: '/etc/containers/registries.conf.d' })),
+    containers_conf_dir: Type.Optional(
+      Type.String({
+        default: '/etc/containers/containers.conf.d',
+        description: 'Where the no_pivot_root drop-in goes',
+      }),
+    ),
+    registries_conf_dir: Type.Optional(
+      Type.String({
+        default: '/etc/containers/registries.conf.d',
+        description: 'Where the mirrors / insecure-registry drop-in goes',
+      }),
+    ),
     meminfo_path: Type.Optional(
       Type.String({
         description: 'Where MemAvailable is read (simulated ramdisks override it)',
