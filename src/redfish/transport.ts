@@ -6,7 +6,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { TsbmError } from '../errors.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
-import { extendedInfo, RedfishError } from './errors.js';
+import { RedfishError } from './errors.js';
 
 export type Json = Record<string, unknown>;
 
@@ -37,7 +37,6 @@ const TLS_CODES = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
 ]);
-const CONN_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
 
 /** A connection-level failure (no HTTP answer). */
 export class ConnectionError extends Error {
@@ -186,8 +185,8 @@ export class Transport {
       req.on('error', (e: NodeJS.ErrnoException) => {
         const code = e.code;
         const before = !sent || code === 'ECONNREFUSED';
-        // Unknown codes count as connection failures too; CONN_CODES documents the expected ones.
-        reject(new ConnectionError(e.message, code && (TLS_CODES.has(code) || CONN_CODES.has(code)) ? code : code, before));
+        // Any socket-level failure is a ConnectionError; retry() decides by code (TLS ones are final).
+        reject(new ConnectionError(e.message, code, before));
       });
       this.opts.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
       req.end(payload);
@@ -197,10 +196,4 @@ export class Transport {
   close(): void {
     this.agent.destroy();
   }
-}
-
-/** Throws a RedfishError unless the status is one of the success codes (200/201/202/204). */
-export function ensureOk(res: RedfishResponse, method: string, url: string, bmc: string, what = 'failed'): RedfishResponse {
-  if (res.status >= 200 && res.status < 300) return res;
-  throw new RedfishError(what, { status: res.status, method, url, bmc, messages: extendedInfo(res.body) });
 }

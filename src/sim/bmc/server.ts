@@ -99,7 +99,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       if (opts.sessions === false) throw new BmcHttpError(405, 'OperationNotAllowed', 'Sessions are disabled on this service.');
       return createSession(res, body);
     }
-    const session = authenticate(req);
+    authenticate(req);
     if (method === 'GET') {
       const task = tasks.get(path);
       if (task) return pollTask(res, task);
@@ -137,7 +137,6 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       res.writeHead(204).end();
       return;
     }
-    void session;
     throw new BmcHttpError(405, 'OperationNotAllowed', `The HTTP method ${method} is not allowed on ${path}.`);
   }
 
@@ -155,13 +154,14 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
     send(res, 200, { TaskState: 'Completed', TaskStatus: 'OK', Messages: [] });
   }
 
-  function authenticate(req: IncomingMessage): string {
+  /** Throws 401 unless the request carries a live session token or valid Basic credentials. */
+  function authenticate(req: IncomingMessage): void {
     const token = header(req, 'x-auth-token');
-    if (token && sessions.has(token)) return token;
+    if (token && sessions.has(token)) return;
     const auth = header(req, 'authorization');
     if (auth?.startsWith('Basic ')) {
       const [u, ...rest] = Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':');
-      if (u === username && safeEqual(rest.join(':'), password)) return 'basic';
+      if (u === username && safeEqual(rest.join(':'), password)) return;
     }
     throw new BmcHttpError(401, 'InsufficientPrivilege', 'There are insufficient privileges for the account or credentials associated with the current session to perform the requested operation.', 'Log in with valid credentials.', { 'WWW-Authenticate': 'Basic realm="fake-bmc"' });
   }
