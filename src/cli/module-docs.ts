@@ -28,12 +28,14 @@ export function typeText(s: unknown, depth = 0): string {
     }
     case 'integer':
     case 'number': {
-      const min = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? `>${s.exclusiveMinimum}` : undefined;
-      const max = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? `<${s.exclusiveMaximum}` : undefined;
+      const num = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+      const [min, xmin, max, xmax] = [num('minimum'), num('exclusiveMinimum'), num('maximum'), num('exclusiveMaximum')];
       if (min !== undefined && max !== undefined) return `${type} ${min}..${max}`;
-      if (min !== undefined) return `${type} ≥ ${String(min).replace(/^>/, '')}${String(min).startsWith('>') ? ' (exclusive)' : ''}`;
-      if (max !== undefined) return `${type} ≤ ${String(max).replace(/^</, '')}${String(max).startsWith('<') ? ' (exclusive)' : ''}`;
-      return type;
+      const bounds = [
+        min !== undefined ? `≥ ${min}` : xmin !== undefined ? `> ${xmin}` : undefined,
+        max !== undefined ? `≤ ${max}` : xmax !== undefined ? `< ${xmax}` : undefined,
+      ].filter(Boolean);
+      return bounds.length ? `${type} ${bounds.join(', ')}` : type;
     }
     case 'array': {
       const items = isSchema(s.items) ? typeText(s.items, depth + 1) : 'any';

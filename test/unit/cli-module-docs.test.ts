@@ -35,6 +35,7 @@ describe('module docs from schemas', () => {
     expect(typeText(Type.Union([Type.Literal('a'), Type.Literal(2)]))).toBe('"a" | 2');
     expect(typeText(Type.Integer({ minimum: 1 }))).toBe('integer ≥ 1');
     expect(typeText(Type.Number({ maximum: 5 }))).toBe('number ≤ 5');
+    expect(typeText(Type.Number({ exclusiveMinimum: 0, maximum: 5 }))).toBe('number > 0, ≤ 5');
     expect(typeText(Type.Array(Type.Union([Type.String(), Type.Number()])))).toBe('list of (string | number)');
     expect(typeText(Type.Record(Type.String(), Type.Integer()))).toBe('map of string to integer');
     expect(typeText({})).toBe('any');
@@ -46,7 +47,7 @@ describe('module docs from schemas', () => {
       ['port', 'integer 1..65535', false, 443],
       ['wait', 'object', false, undefined],
       ['wait.timeout', 'integer ≥ 1', true, undefined],
-      ['wait.interval', 'number ≥ 0 (exclusive)', false, undefined],
+      ['wait.interval', 'number > 0', false, undefined],
       ['keys', 'string | list of string', false, undefined],
       ['headers', 'map of string to string', false, undefined],
       ['disks', 'list of object', false, undefined],
