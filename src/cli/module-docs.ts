@@ -139,6 +139,6 @@ export function moduleDocText(def: ModuleDef, width = 100): string {
     if (a.description) out.push(...wrap(a.description, width, '      '));
     if (a.examples?.length) out.push(`      e.g. ${a.examples.map(show).join(', ')}`);
   }
-  out.push('', 'EXAMPLE', ...def.example.replace(/\s+$/, '').split('\n').map((l) => `  ${l}`), '');
+  out.push('', 'EXAMPLE', ...def.example.replace(/\s+$/, '').split('\n').map((l) => (l.trim() ? `  ${l}` : '')), '');
   return out.join('\n');
 }
