@@ -43,7 +43,7 @@ describe.skipIf(!hasSushy)('fake BMC against python3-sushy', () => {
   let bmc: FakeBmc;
   let dir: string;
   beforeAll(async () => {
-    bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'pw', requireEtag: false });
+    bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'pw', requireEtag: true });
     dir = mkdtempSync(join(tmpdir(), 'tsbm-sushy-'));
     writeFileSync(join(dir, 'ca.pem'), bmc.caCertPem);
     writeFileSync(join(dir, 'drive.py'), SCRIPT);
@@ -54,7 +54,7 @@ describe.skipIf(!hasSushy)('fake BMC against python3-sushy', () => {
   });
 
   for (const auth of ['session', 'basic'] as const) {
-    it(`power off/on, boot override Cd once, virtual media insert/eject (${auth} auth, CA verified)`, async () => {
+    it(`power off/on, boot override Cd once, virtual media insert/eject (${auth} auth, CA verified, ETags required)`, async () => {
       const sessionsBefore = bmc.openSessions().length;
       const { stdout } = await run(PY, [join(dir, 'drive.py'), bmc.url, join(dir, 'ca.pem'), '/redfish/v1/Systems/1', auth], { timeout: 60_000, env: pyEnv });
       const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
