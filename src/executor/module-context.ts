@@ -5,6 +5,7 @@ import type { Connection, ConnectionFactory, ConnectionSpec, ExecOptions, ExecRe
 import type { ModuleContext, ProgressUpdate, RunServices } from '../modules/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
+import { quoteArgv } from '../connection/quote.js';
 import type { Vars } from '../types.js';
 import { type ConnectionPool, localSpec } from './connection-pool.js';
 
@@ -29,6 +30,8 @@ export interface ContextInit {
   /** Defaults merged into every exec (environment, become). */
   execDefaults: Pick<ExecOptions, 'env' | 'secretEnv' | 'become'>;
   startedAt: number;
+  /** no_log task: its commands are not logged either. */
+  noLog: boolean;
 }
 
 export function createModuleContext(c: ContextInit): ModuleContext {
@@ -55,9 +58,11 @@ export function createModuleContext(c: ContextInit): ModuleContext {
     services: c.services,
     task: c.task,
     async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
+      logCommand(c, quoteArgv(argv));
       return (await conn()).exec(argv, withDefaults(opts));
     },
     async execShell(command: string, opts?: ExecOptions): Promise<ExecResult> {
+      logCommand(c, command);
       return (await conn()).execShell(command, withDefaults(opts));
     },
     async put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void> {
@@ -67,6 +72,7 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       return (await conn()).get(path);
     },
     async local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
+      logCommand(c, `(controller) ${quoteArgv(argv)}`);
       const local = await c.pool.get(localSpec(), c.signal);
       return local.exec(argv, { ...opts, signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal });
     },
@@ -99,4 +105,10 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       });
     },
   };
+}
+
+/** Commands show at -vvv (the bus redacts; secret env never is part of the command). */
+function logCommand(c: ContextInit, command: string): void {
+  if (c.noLog) return;
+  c.bus.emit({ type: 'log', time: Date.now(), host: c.host, task: c.task, level: 3, message: `exec: ${command}` });
 }

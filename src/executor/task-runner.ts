@@ -197,6 +197,7 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
       ...(kw.become ? { become: kw.becomeUser ? { user: kw.becomeUser } : {} } : {}),
     },
     startedAt: r.started,
+    noLog: r.noLog,
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -346,7 +347,7 @@ function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: num
   const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
   const failMsg =
     status === 'failed' || status === 'unreachable' || status === 'ignored'
-      ? `task '${r.name}' ${status === 'unreachable' ? 'could not reach' : 'failed on'} ${r.host}${
+      ? `task '${r.name}' ${reg.unreachable ? 'could not reach' : 'failed on'} ${r.host}${
           r.noLog ? '' : `: ${String(reg.msg ?? 'failed')}`
         }`
       : msg;
@@ -377,7 +378,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       reg = errorResult(e);
     }
   }
-  if (reg.unreachable) status = 'unreachable';
+  if (reg.unreachable) status = r.kw.ignoreUnreachable ? 'ignored' : 'unreachable';
   else if (reg.failed) status = ignoreErrors ? 'ignored' : 'failed';
   else if (reg.skipped) status = 'skipped';
   else status = reg.changed ? 'changed' : 'ok';
@@ -413,6 +414,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       break;
     case 'ignored':
       s.ignored++;
+      if (reg.unreachable) s.ok++; // ignore_unreachable counts as Ansible does: ok + ignored
       break;
     case 'failed':
       if (!step.rescuable) {
@@ -422,19 +424,16 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       }
       break;
     case 'unreachable':
-      if (!r.kw.ignoreUnreachable) {
-        s.unreachable++;
-        hs.unreachable = true;
-        hs.everUnreachable = true;
-      } else s.skipped++;
+      s.unreachable++;
+      hs.unreachable = true;
+      hs.everUnreachable = true;
       break;
   }
   emitResult(r, status, reg, Date.now() - r.started);
   const meta = metaOf(reg);
   if (meta === 'end_play' && !reg.failed) pr.endPlay = true;
   if (meta === 'end_host' && !reg.failed) hs.ended = true;
-  const outcome: Outcome['status'] =
-    status === 'unreachable' ? (r.kw.ignoreUnreachable ? 'ok' : 'unreachable') : status === 'failed' ? 'failed' : 'ok';
+  const outcome: Outcome['status'] = status === 'unreachable' ? 'unreachable' : status === 'failed' ? 'failed' : 'ok';
   return { status: outcome, ...(meta ? { meta } : {}) };
 }
 

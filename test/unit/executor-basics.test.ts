@@ -44,6 +44,14 @@ describe('executor: linear strategy and failure isolation', () => {
       { inventory: two, lab },
     );
     expect(r.resultOf('a', 'd')!.status).toBe('ok');
+    expect(r.resultOf('a', 'echo 1')!.status).toBe('ignored');
+    expect(r.recap().a).toMatchObject({ unreachable: 0, ignored: 1 });
+    expect(r.code).toBe(0);
+  });
+
+  it('commands show as level-3 log events', async () => {
+    const r = await runModel(playbook(play([cmd("echo 'a b'")])));
+    expect(r.events).toContainEqual(expect.objectContaining({ type: 'log', level: 3, message: "exec: echo 'a b'" }));
   });
 
   it('free strategy lets a fast host finish before a slow one', async () => {
