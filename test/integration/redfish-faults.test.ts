@@ -90,6 +90,15 @@ describe('task monitors', () => {
   });
 });
 
+describe('vendor differences', () => {
+  it('InsertMedia refusing the optional parameters is retried with Image only', async () => {
+    const { bmc, t } = await lab({ faults: { strictInsertMedia: true } });
+    await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+    expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
+    expect(t.logs.some((l) => /InsertMedia with optional parameters refused .*ActionParameterUnknown|invalid parameter Inserted/.test(l.message))).toBe(true);
+  });
+});
+
 describe('read-back', () => {
   it('a BMC that ignores the boot override is caught', async () => {
     const { t } = await lab({ faults: { ignoreBootOverride: true } });

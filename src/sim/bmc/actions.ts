@@ -36,6 +36,10 @@ export function prepareAction(state: FakeBmcState, ref: ActionRef, body: Json, e
   if (ref.name === '#ComputerSystem.Reset') return prepareReset(state, ref, body, action, faults);
   if (/InsertMedia$|InsertVirtualMedia$/.test(ref.name)) {
     if (typeof body.Image !== 'string' || body.Image === '') throw missing('Image', action);
+    if (faults.strictInsertMedia) {
+      const extra = ['Inserted', 'WriteProtected'].find((k) => k in body);
+      if (extra) throw new BmcHttpError(400, 'ActionParameterUnknown', `The action ${action} was submitted with the invalid parameter ${extra}.`, 'Correct the invalid parameter and resubmit the request if the operation failed.');
+    }
     const allowedProto = allowedValues(state, ref.def, 'TransferProtocolType');
     if (body.TransferProtocolType !== undefined && allowedProto && !allowedProto.includes(String(body.TransferProtocolType))) {
       throw notSupported(body.TransferProtocolType, 'TransferProtocolType', action);

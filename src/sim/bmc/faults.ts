@@ -20,6 +20,8 @@ export interface BmcFaults {
   ignoreBootOverride?: boolean;
   /** A requested `Once` boot override reads back `Continuous` (as some firmware does). */
   onceReadsContinuous?: boolean;
+  /** InsertMedia refuses the optional Inserted/WriteProtected parameters (Supermicro X11 does). */
+  strictInsertMedia?: boolean;
   /** GracefulShutdown is accepted but the OS never acts on it. */
   ignoreGracefulShutdown?: boolean;
   /** Seed for the rate-based faults. */
