@@ -1,0 +1,323 @@
+// Issue 8 end to end: `tsbm run playbooks/deploy-bootc.yml` against machines made of a
+// network namespace with real sshd (the ramdisk), a loop disk, and the fake Redfish BMC; a
+// real htpasswd registry serves a locally built image whose stand-in `bootc` lays out the
+// disk. Two nodes deploy; five more each fail one way, all in the same run.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
+import { type BmcNode, startBmcNode } from './lab/bmc-node.js';
+import {
+  STANDIN_ARGV_MAGIC,
+  STANDIN_ROOT_OFFSET,
+  buildStandinImage,
+  pushImage,
+  removeImage,
+} from './lab/image.js';
+import { detachAll, readAt } from './lab/loopdisk.js';
+import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
+import { type Registry, startRegistry } from './lab/registry.js';
+import { haveTool, isRoot, sh } from './lab/run.js';
+import { type ClientKey, makeClientKey, stopAllSshd } from './lab/sshd.js';
+
+const MiB = 1024 * 1024;
+const built = existsSync('dist/cli/main.js') && existsSync('playbooks/deploy-bootc.yml');
+const tools = [
+  'ip',
+  'nsenter',
+  'podman',
+  'docker-registry',
+  'htpasswd',
+  'sgdisk',
+  'sfdisk',
+  'losetup',
+  'isoinfo',
+];
+const ready = isRoot && built && tools.every(haveTool);
+const BMC_PASSWORD = 'bmc-Pa55-e2e-secret';
+const TAG = `localhost/tsbm-deploy-e2e-${process.pid}`;
+const CONF_DIRS = ['/etc/containers/containers.conf.d', '/etc/containers/registries.conf.d'];
+
+function runCli(
+  args: string[],
+  timeoutMs: number,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('node', args, {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+interface Event {
+  type: string;
+  host?: string;
+  task?: string;
+  status?: string;
+  msg?: string;
+  result?: Record<string, unknown>;
+}
+
+describe.skipIf(!ready)(
+  'deploy-bootc end to end (needs root, `npm run build`, podman, docker-registry, sgdisk, isoinfo)',
+  { timeout: 600_000 },
+  () => {
+    let dir: string;
+    let key: ClientKey;
+    let regNs: Netns;
+    let registry: Registry;
+    const nodes = new Map<string, BmcNode>();
+    let run: { status: number | null; stdout: string; stderr: string };
+    let events: Event[] = [];
+    let junit = '';
+    let confBefore: string[] = [];
+    const pullSecret = () => Buffer.from(`${registry.user}:${registry.password}`).toString('base64');
+
+    const node = (name: string) => nodes.get(name)!;
+    const hostEvents = (host: string) => events.filter((e) => e.type === 'host_result' && e.host === host);
+    const failure = (host: string) =>
+      hostEvents(host).find((e) => e.status === 'failed' || e.status === 'unreachable');
+    const diskUntouched = (n: BmcNode) => readAt(n.disk.device, 0, 4 * MiB).every((b) => b === 0);
+
+    beforeAll(async () => {
+      confBefore = CONF_DIRS.flatMap((d) => (existsSync(d) ? readdirSync(d).map((f) => join(d, f)) : []));
+      dir = mkdtempSync(join(tmpdir(), 'tsbm-deploy-e2e-'));
+      key = makeClientKey(join(dir, 'controller'));
+      regNs = createNetns('dreg');
+      registry = await startRegistry(join(dir, 'registry'), regNs.hostIp, 5000 + (process.pid % 1000));
+
+      const common = { dir, authorizedKey: key.publicKey, bmcUser: 'admin', bmcPassword: BMC_PASSWORD };
+      const specs: Array<[string, Partial<Parameters<typeof startBmcNode>[1]>]> = [
+        ['node1', {}],
+        ['node2', {}],
+        ['badsecret', {}],
+        ['nobootc', {}],
+        ['tiny', { diskBytes: 700 * MiB }],
+        ['wrongmac', { bmcMac: '52:54:00:de:ad:01' }],
+        ['noagent', { neverBoots: true }],
+      ];
+      let i = 1;
+      for (const [name, extra] of specs) {
+        nodes.set(name, await startBmcNode(name, { ...common, index: i++, diskBytes: 2048 * MiB, ...extra }));
+      }
+      const loops = [...nodes.values()].map((n) => n.disk.device);
+      buildStandinImage({ dir, tag: `${TAG}:bootc`, withBootc: true, allowedDevices: loops });
+      buildStandinImage({ dir, tag: `${TAG}:nobootc`, withBootc: false, allowedDevices: loops });
+      pushImage(`${TAG}:bootc`, `${registry.address}/standin:bootc`, registry.authFile);
+      pushImage(`${TAG}:nobootc`, `${registry.address}/standin:nobootc`, registry.authFile);
+
+      const hosts: Record<string, unknown> = {};
+      for (const n of nodes.values()) {
+        const image = n.name === 'nobootc' ? 'standin:nobootc' : 'standin:bootc';
+        hosts[n.name] = {
+          ssh_host: n.ns.nsIp,
+          driver_info: {
+            redfish_address: n.bmc.url,
+            redfish_username: 'admin',
+            redfish_password: BMC_PASSWORD,
+            redfish_verify_ca: n.caFile,
+          },
+          instance_info: {
+            image_source: `oci://${registry.address}/${image}`,
+            image_pull_secret:
+              n.name === 'badsecret' ? Buffer.from('tester:wrong-password').toString('base64') : pullSecret(),
+            root_device: { name: n.disk.device },
+            configdrive: {
+              meta_data: { hostname: `${n.name}.lab`, public_keys: { controller: key.publicKey } },
+              network_data: { links: [{ id: 'eth0', type: 'phy', ethernet_mac_address: n.ns.mac }] },
+              user_data: '#cloud-config\nhostname: {{ inventory_hostname }}\n',
+            },
+          },
+        };
+      }
+      const inventory = {
+        all: {
+          vars: {
+            ssh_user: 'root',
+            ssh_private_key_file: key.privateKeyFile,
+            ssh_known_hosts_file: join(dir, 'known_hosts'),
+            ssh_host_key_checking: 'accept-new',
+            ramdisk_iso: 'http://127.0.0.1:9/tsbm-e2e-ramdisk.iso',
+            image_tls_verify: false,
+            agent_timeout: 25,
+            agent_min_memory_mib: 64,
+          },
+          children: { lab: { hosts } },
+        },
+      };
+      writeFileSync(join(dir, 'known_hosts'), '');
+      writeFileSync(join(dir, 'inventory.yml'), stringify(inventory));
+      // Async: the fake BMCs live in this process and must keep answering during the run.
+      const r = await runCli(
+        [
+          'bin/tsbm.js',
+          'run',
+          'playbooks/deploy-bootc.yml',
+          '-i',
+          join(dir, 'inventory.yml'),
+          '--output',
+          'json',
+          '--junit',
+          join(dir, 'junit.xml'),
+        ],
+        480_000,
+      );
+      run = { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+      events = run.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Event);
+      junit = existsSync(join(dir, 'junit.xml')) ? readFileSync(join(dir, 'junit.xml'), 'utf8') : '';
+      if (process.env.TSBM_E2E_SHOW) console.log(run.stdout, run.stderr);
+    }, 580_000);
+
+    afterAll(async () => {
+      for (const n of nodes.values()) await n.bmc.close().catch(() => {});
+      stopAllSshd();
+      await registry?.stop();
+      destroyAllNetns();
+      detachAll();
+      for (const t of [`${TAG}:bootc`, `${TAG}:nobootc`]) removeImage(t);
+      if (registry) for (const t of ['bootc', 'nobootc']) removeImage(`${registry.address}/standin:${t}`);
+      // The deploy writes podman drop-ins on the "ramdisk", which shares this machine's /etc.
+      for (const d of CONF_DIRS) {
+        if (!existsSync(d)) continue;
+        for (const f of readdirSync(d).map((x) => join(d, x)))
+          if (!confBefore.includes(f)) rmSync(f, { force: true });
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the run ends with exit 2: the good nodes succeed, each broken node fails alone', () => {
+      expect(run.status, run.stderr).toBe(2);
+      for (const h of ['node1', 'node2']) expect(failure(h), JSON.stringify(failure(h))).toBeUndefined();
+      for (const h of ['badsecret', 'nobootc', 'tiny', 'wrongmac', 'noagent'])
+        expect(failure(h), `${h} should fail`).toBeDefined();
+    });
+
+    for (const name of ['node1', 'node2']) {
+      it(`${name}: GPT with the stand-in's partitions and a config-2 partition in the last 64 MiB`, () => {
+        const n = node(name);
+        const t = parseSfdiskJson(sh(['sfdisk', '--json', n.disk.device]).stdout, n.disk.device);
+        expect(t.label).toBe('gpt');
+        const names = t.partitions.map((p) => p.name);
+        expect(names).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
+        const rootP = t.partitions[1]!;
+        expect(rootP.offsetBytes).toBe(STANDIN_ROOT_OFFSET);
+        expect(rootP.sizeBytes).toBe((2048 - 768) * MiB); // --root-size = disk MiB - 768
+        const cd = t.partitions[2]!;
+        expect(cd.offsetBytes).toBeGreaterThanOrEqual(n.disk.sizeBytes - 66 * MiB);
+        expect(cd.offsetBytes + cd.sizeBytes).toBeLessThanOrEqual(n.disk.sizeBytes);
+
+        const iso = join(dir, `${name}.iso`);
+        writeFileSync(iso, readAt(n.disk.device, cd.offsetBytes, 4 * MiB));
+        expect(sh(['isoinfo', '-d', '-i', iso]).stdout).toContain('Volume id: config-2');
+        const meta = JSON.parse(
+          sh(['isoinfo', '-R', '-x', '/openstack/latest/meta_data.json', '-i', iso]).stdout,
+        );
+        expect(meta).toMatchObject({
+          name,
+          hostname: `${name}.lab`,
+          public_keys: { controller: key.publicKey },
+        });
+        expect(typeof meta.uuid).toBe('string');
+        expect(sh(['isoinfo', '-R', '-x', '/openstack/2012-08-10/user_data', '-i', iso]).stdout).toBe(
+          `#cloud-config\nhostname: ${name}\n`,
+        );
+        const net = JSON.parse(
+          sh(['isoinfo', '-J', '-x', '/openstack/latest/network_data.json', '-i', iso]).stdout,
+        );
+        expect(net.links[0].ethernet_mac_address).toBe(n.ns.mac);
+      });
+
+      it(`${name}: the stand-in bootc got IPA's flags and the node ends booting from disk`, () => {
+        const n = node(name);
+        const argv = readAt(n.disk.device, STANDIN_ROOT_OFFSET, 4096).toString('utf8').split('\n');
+        expect(argv[0]).toBe(STANDIN_ARGV_MAGIC);
+        const args = argv.slice(2, argv.indexOf('END'));
+        expect(args).toContain('--wipe');
+        expect(args).toContain('--skip-fetch-check');
+        expect(args).toContain(`--root-size=${2048 - 768}M`);
+        expect(args.at(-1)).toBe(n.disk.device);
+        expect(n.boots[0]).toBe('cd');
+        expect(n.boots.at(-1)).not.toBe('cd');
+        expect(n.sshd.running()).toBe(false);
+      });
+    }
+
+    it('wrong pull secret: a clear authentication error, nothing written to the disk', () => {
+      const f = failure('badsecret')!;
+      expect(f.task).toMatch(/pull/i);
+      expect(f.msg).toMatch(/unauthori[sz]ed|authentication/i);
+      expect(diskUntouched(node('badsecret'))).toBe(true);
+    });
+
+    it('an image without bootc: a clear "not a bootc image" error', () => {
+      const f = failure('nobootc')!;
+      expect(f.msg).toMatch(/bootc/i);
+      expect(f.msg).toMatch(/not a bootc image|not found/i);
+      expect(diskUntouched(node('nobootc'))).toBe(true);
+    });
+
+    it('a disk too small: refused with the sizes named', () => {
+      const f = failure('tiny')!;
+      expect(f.msg).toMatch(/too small/);
+      expect(diskUntouched(node('tiny'))).toBe(true);
+    });
+
+    it('a ramdisk whose MAC does not match the BMC: refused before touching the disk, both values named', () => {
+      const f = failure('wrongmac')!;
+      expect(f.task).toMatch(/wait|ramdisk/i);
+      expect(f.msg).toContain('52:54:00:de:ad:01');
+      expect(f.msg?.toLowerCase()).toContain(node('wrongmac').ns.mac);
+      expect(diskUntouched(node('wrongmac'))).toBe(true);
+    });
+
+    it('an agent that never comes up: a timeout with the elapsed time', () => {
+      const f = failure('noagent')!;
+      expect(f.msg).toMatch(/timed? ?out|did not (answer|accept SSH)|no answer/i);
+      expect(f.msg).toMatch(/waited \d+(\.\d+)?\s*(s|seconds|min)\b/);
+      expect(f.msg).toContain('connection refused');
+      expect(diskUntouched(node('noagent'))).toBe(true);
+    });
+
+    it('the pull secret file is gone and no secret appears in any output', () => {
+      const secrets = [
+        registry.password,
+        pullSecret(),
+        BMC_PASSWORD,
+        Buffer.from(BMC_PASSWORD).toString('base64'),
+      ];
+      for (const s of secrets) {
+        expect(run.stdout.includes(s), 'stdout').toBe(false);
+        expect(run.stderr.includes(s), 'stderr').toBe(false);
+        expect(junit.includes(s), 'junit').toBe(false);
+      }
+      const left = sh(['sh', '-c', 'ls /run/tsbm 2>/dev/null | grep -i auth || true']).stdout.trim();
+      expect(left).toBe('');
+      // the run journal, wherever tsbm keeps it
+      const journals = sh(['sh', '-c', 'ls -d .tsbm/runs 2>/dev/null || true']).stdout.trim();
+      if (journals) {
+        const all = sh(['sh', '-c', `cat ${journals}/*/* 2>/dev/null || true`]).stdout;
+        for (const s of secrets) expect(all.includes(s), 'journal').toBe(false);
+      }
+    });
+  },
+);

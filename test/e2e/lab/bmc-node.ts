@@ -1,0 +1,77 @@
+// One e2e "machine": a namespace with real sshd as its ramdisk, a loop disk, and the fake
+// Redfish BMC whose power-on from virtual CD starts that sshd and power-off stops it.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type FakeBmc, startFakeBmc } from '../../../src/sim/bmc/server.js';
+import { type LoopDisk, createLoopDisk } from './loopdisk.js';
+import { type Netns, createNetns } from './netns.js';
+import { type Sshd, prepareSshd } from './sshd.js';
+
+export const MOCKUP = resolve(import.meta.dirname, '../../../src/sim/mockups/dmtf-public-rackmount1');
+
+export interface BmcNode {
+  name: string;
+  ns: Netns;
+  sshd: Sshd;
+  disk: LoopDisk;
+  bmc: FakeBmc;
+  caFile: string;
+  uuid: string;
+  /** Every boot the BMC performed: 'cd' (ramdisk started), 'disk', or 'none'. */
+  boots: string[];
+}
+
+export interface BmcNodeOptions {
+  dir: string;
+  index: number;
+  diskBytes: number;
+  authorizedKey: string;
+  bmcUser: string;
+  bmcPassword: string;
+  /** The MAC the BMC reports; default: the namespace's real one. */
+  bmcMac?: string;
+  /** The ramdisk never comes up (firmware hangs). */
+  neverBoots?: boolean;
+}
+
+export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
+  const ns = createNetns(name, o.index);
+  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey]);
+  const disk = createLoopDisk(o.diskBytes);
+  const boots: string[] = [];
+  const bmc = await startFakeBmc({
+    mockupDir: MOCKUP,
+    host: '127.0.0.1',
+    username: o.bmcUser,
+    password: o.bmcPassword,
+    hooks: {
+      onPower: (s) => {
+        if (s === 'Off') sshd.stop();
+      },
+      onBoot: (info) => {
+        const cd =
+          (info.bootSourceOverrideTarget === 'Cd' || info.bootSourceOverrideTarget === 'UsbCd') &&
+          info.mediaInserted;
+        boots.push(cd ? 'cd' : info.bootSourceOverrideTarget === 'Hdd' ? 'disk' : 'none');
+        if (cd && !o.neverBoots) sshd.start();
+      },
+    },
+  });
+  const uuid = randomUUID().toUpperCase();
+  const sys = bmc.state.system;
+  sys.UUID = uuid;
+  sys.PowerState = 'Off';
+  for (const [path, body] of bmc.state.tree) {
+    if (
+      path.startsWith(`${bmc.state.systemPath}/EthernetInterfaces/`) &&
+      typeof body.MACAddress === 'string'
+    ) {
+      body.MACAddress = o.bmcMac ?? ns.mac;
+      if ('PermanentMACAddress' in body) body.PermanentMACAddress = o.bmcMac ?? ns.mac;
+    }
+  }
+  const caFile = join(o.dir, `${name}-bmc-ca.pem`);
+  writeFileSync(caFile, bmc.caCertPem);
+  return { name, ns, sshd, disk, bmc, caFile, uuid, boots };
+}
