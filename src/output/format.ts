@@ -72,3 +72,23 @@ export function compactJson(value: unknown): string {
     return '"<unserializable>"';
   }
 }
+
+// Escape sequences and control characters from remote output or names must not reach the
+// operator's terminal (they could clear it or rewrite lines), and plain logs promise none.
+const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]?/g;
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f\x9b]/g;
+
+/** Text safe to print: ANSI sequences removed, other controls shown as U+FFFD; tabs and newlines kept. */
+export function sanitize(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(ESCAPES, '').replace(CONTROLS, '\uFFFD');
+}
+
+/** An event (or any value) with every string sanitized, for the text renderers. */
+export function sanitizeDeep<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return sanitize(value) as T;
+  if (depth > 30 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => sanitizeDeep(v, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[sanitize(k)] = sanitizeDeep(v, depth + 1);
+  return out as T;
+}

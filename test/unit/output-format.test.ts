@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stripAnsi } from '../../src/output/color.js';
 import { diffLines } from '../../src/output/diff-lines.js';
-import { formatBytes, formatDuration, formatItem, formatProgress, oneLine } from '../../src/output/format.js';
+import { formatBytes, formatDuration, formatItem, formatProgress, oneLine, sanitize } from '../../src/output/format.js';
 import { recapLines } from '../../src/output/recap.js';
 
 describe('output formatting', () => {
@@ -50,5 +50,13 @@ describe('output formatting', () => {
 
   it('strips ANSI codes', () => {
     expect(stripAnsi('\x1b[31mred\x1b[0m \x1b[2F\x1b[J\x1b[?25l')).toBe('red ');
+  });
+});
+
+describe('sanitize', () => {
+  it('removes ANSI/OSC sequences and replaces other controls, keeping tabs and newlines', () => {
+    expect(sanitize('\x1b[1;31mred\x1b[0m')).toBe('red');
+    expect(sanitize('a\x1b]0;title\x07b')).toBe('ab');
+    expect(sanitize('a\tb\r\nc\rd\x00e\x7f')).toBe('a\tb\nc\uFFFDd\uFFFDe\uFFFD');
   });
 });

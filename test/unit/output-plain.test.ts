@@ -81,3 +81,19 @@ describe('plain renderer', () => {
     expect(out.text).toContain('--- before: /etc/x\n+++ after: /etc/x\n a\n-b\n+B\n c\n');
   });
 });
+
+describe('plain renderer with hostile text', () => {
+  it('prints no escape sequence or control character that came from a message, name or log', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 3 });
+    const evil = 'x\x1b[2J\x1b]0;title\x07\x07\r\x9bq\x00y';
+    bus.emit({ type: 'task_start', time: 1, play: 'p', task: `T${evil}`, taskId: 't', module: 'm' });
+    bus.emit({ type: 'host_result', time: 2, host: `h${evil}`, task: 'T', taskId: 't', status: 'failed', changed: false, msg: evil, durationMs: 1 });
+    bus.emit({ type: 'log', time: 3, host: 'h', level: 3, message: `\x1b[31mred\x1b[0m\r\nnext${evil}` });
+    bus.emit({ type: 'warning', time: 4, message: evil });
+    expect(out.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b]/);
+    expect(out.text).toContain('  [h] red\n  [h] next');
+    expect(out.text).toContain('failed: [hx');
+  });
+});

@@ -6,7 +6,7 @@
 import { type ColorName, painter, STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
-import { compactJson, formatDuration, formatItem, formatProgress, oneLine } from '../format.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
@@ -214,7 +214,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     timer.unref();
   };
 
-  const onEvent = (e: TsbmEvent): void => {
+  const onEvent = (raw: TsbmEvent): void => {
+    const e = sanitizeDeep(raw);
     if (e.type !== 'run_end') start();
     switch (e.type) {
       case 'run_start':
