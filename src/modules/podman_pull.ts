@@ -296,7 +296,10 @@ async function manifestSize(
     let r = ref;
     for (let depth = 0; depth < 2; depth++) {
       const argv = probe.argv(r);
-      const res = await ctx.exec(argv, probe.env ? { env: probe.env } : {});
+      // A tool that is not installed is rc 127 over SSH but a rejection on a local connection.
+      const res = await ctx
+        .exec(argv, probe.env ? { env: probe.env } : {})
+        .catch((e: unknown): ExecResult => ({ rc: 127, stdout: '', stderr: (e as Error).message }));
       // podman 4.3 refuses single-image manifests but quotes the manifest in its error.
       const text = res.rc === 0 ? res.stdout : (quotedManifest(res.stderr) ?? '');
       const m = text ? parseManifest(text, arch) : ({ kind: 'unknown' } as const);
