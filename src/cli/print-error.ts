@@ -1,13 +1,16 @@
 // Turns any error into one redacted line on stderr and the exit code DESIGN.md assigns.
 // Operator mistakes (TsbmError) never show a stack; unexpected ones do only with -vvv.
 import { EXIT, TsbmError } from '../errors.js';
+import { sanitize } from '../output/format.js';
 import type { Redactor } from '../output/redact.js';
 
 export function reportError(
   err: unknown,
   opts: { verbosity: number; redactor: Redactor; write: (text: string) => void },
 ): number {
-  const { redactor, write } = opts;
+  const { redactor } = opts;
+  // remote text inside messages must not drive the operator's terminal
+  const write = (text: string) => opts.write(sanitize(text));
   if (err instanceof TsbmError) {
     const who = [err.host ? `[${err.host}]` : '', err.task ? `task "${err.task}":` : ''].filter(Boolean).join(' ');
     write(`tsbm: error: ${redactor.redact(`${who ? `${who} ` : ''}${err.oneLine()}`)}\n`);

@@ -32,6 +32,10 @@ describe('CLI error report', () => {
     expect(unexpected.code).toBe(250);
   });
 
+  it('strips escape sequences that came from remote output', () => {
+    expect(report(new TsbmError('runtime', 'stderr: \x1b[2Jgone\x07')).text).toBe('tsbm: error: stderr: gone\uFFFD\n');
+  });
+
   it('shows a stack only for unexpected errors and only with -vvv', () => {
     const e = new Error('kaput');
     expect(report(e).text).toBe('tsbm: unexpected error: kaput\n');
