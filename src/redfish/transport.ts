@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import { TsbmError } from '../errors.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
@@ -58,6 +59,26 @@ export class RetryableStatus extends Error {
   }
 }
 
+let systemBundle: string | undefined;
+
+/**
+ * `redfish_verify_ca: true` means the system's CAs (where sites install their internal CA),
+ * not only Node's built-in list: both are trusted.
+ */
+function systemCas(): string {
+  if (systemBundle === undefined) {
+    const file = process.env.SSL_CERT_FILE ?? '/etc/ssl/certs/ca-certificates.crt';
+    let extra = '';
+    try {
+      extra = readFileSync(file, 'utf8');
+    } catch {
+      // no system bundle: Node's list alone
+    }
+    systemBundle = [...rootCertificates, extra].join('\n');
+  }
+  return systemBundle;
+}
+
 export class Transport {
   private readonly agent: HttpAgent | HttpsAgent;
   private tail: Promise<unknown> = Promise.resolve();
@@ -83,6 +104,7 @@ export class Transport {
           });
         }
       }
+      if (endpoint.verifyCa === true) ca = systemCas();
       this.agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: endpoint.verifyCa !== false, ...(ca ? { ca } : {}) });
     }
   }

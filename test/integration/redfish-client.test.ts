@@ -104,3 +104,21 @@ describe('vendor differences', () => {
     expect(t.logs.map((l) => l.message)).toContain(`BMC ${bmc.url.replace('https://', '')} links no session collection; using Basic auth`);
   });
 });
+
+describe('system CAs', () => {
+  it('redfish_verify_ca: true trusts a CA installed in the system bundle (SSL_CERT_FILE)', async () => {
+    const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/supermicro-sys510t-partial`, password: 'S3cret-pass!' });
+    const bundle = join(mkdtempSync(join(tmpdir(), 'tsbm-ca-')), 'ca-certificates.crt');
+    writeFileSync(bundle, bmc.caCertPem);
+    const saved = process.env.SSL_CERT_FILE;
+    process.env.SSL_CERT_FILE = bundle; // read once per process, on the first verifying client
+    const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: true }) });
+    open.push({ bmc, t });
+    try {
+      expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    } finally {
+      if (saved === undefined) delete process.env.SSL_CERT_FILE;
+      else process.env.SSL_CERT_FILE = saved;
+    }
+  });
+});
