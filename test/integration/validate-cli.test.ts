@@ -14,7 +14,7 @@ const INV = `${FIX}/valid/inventory.yml`;
 
 async function tsbm(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run('node', ['bin/tsbm.js', ...args], { cwd: ROOT, timeout: 20_000 });
+    const r = await run('node', ['bin/tsbm.js', ...args], { cwd: ROOT, timeout: 90_000 });
     return { code: 0, ...r };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
@@ -32,7 +32,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-describe.concurrent('tsbm validate', () => {
+describe.concurrent('tsbm validate', { timeout: 120_000 }, () => {
   it('passes a playbook using inventory, group_vars, magic, play, vars_files, role, registered, set_fact, loop and extra vars', async () => {
     const r = await tsbm('validate', VALID, '-i', INV, '-e', 'image=oci://r/os:1');
     expect(r.stdout).toBe('');
@@ -91,7 +91,7 @@ describe.concurrent('tsbm validate', () => {
   });
 });
 
-describe('tsbm validate on the shipped examples', () => {
+describe('tsbm validate on the shipped examples', { timeout: 120_000 }, () => {
   it('exits 0 for playbooks/*.yml with every inventory example', async () => {
     const { readdirSync } = await import('node:fs');
     const pbs = readdirSync(join(ROOT, 'playbooks'))
