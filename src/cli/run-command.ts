@@ -46,7 +46,9 @@ function checkJUnitTarget(file: string): void {
 export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
   const stdout = process.stdout;
   ignoreClosedStdout();
-  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: stdout.isTTY === true });
+  // a dumb terminal cannot move the cursor: it gets the plain renderer
+  const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
+  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(opts.extraVars);
   if (opts.junit) checkJUnitTarget(opts.junit);
