@@ -22,6 +22,22 @@ export interface InventoryView {
   connectionSpec(host: string, vars: Vars): ConnectionSpec;
 }
 
+/** Hooks for the run journal and --resume (src/journal); all optional. */
+export interface RunHooks {
+  /**
+   * Awaited before a task starts on a host (the journal's durability barrier). A rejection
+   * stops the run before any unrecorded remote work: no new tasks, exit code of the error.
+   */
+  beforeTask?(host: string, taskId: string): Promise<void>;
+  /** --resume: registered variables and facts to restore for a host when it first appears. */
+  restore?(host: string): Vars | undefined;
+  /**
+   * --resume: true when this host completed the task ok in the resumed run; the task is then
+   * skipped (its registered value comes back through `restore`) unless it says `resume: rerun`.
+   */
+  completed?(host: string, taskId: string): boolean;
+}
+
 export interface EngineDeps {
   bus: EventBus;
   redactor: Redactor;
@@ -30,6 +46,9 @@ export interface EngineDeps {
   /** An unpooled connection the caller closes (ModuleContext.connect); defaults to `connect`. */
   fresh?: ConnectionFactory;
   inventory: InventoryView;
+  hooks?: RunHooks;
+  /** Run id for run_start (the journal names its file after it); random when absent. */
+  runId?: string;
   /** Module lookup (default: the registry). */
   modules?: (name: string) => ModuleDef | undefined;
   /** Loads an `include_tasks` file at run time (`role`: the including task's role). */

@@ -26,6 +26,16 @@ export async function executePlaybook(
   const { bus, redactor } = deps;
   redactor.addFromVars(opts.extraVars);
   const state = new RunState();
+  const restore = deps.hooks?.restore;
+  if (restore) {
+    state.onNewHost = (h) => {
+      const saved = restore(h.name);
+      if (saved) {
+        redactor.addFromVars(saved);
+        Object.assign(h.facts, saved);
+      }
+    };
+  }
   if (opts.startAtTask !== undefined) state.startAtTask = opts.startAtTask;
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // one listener per running task; forks may be in the hundreds
@@ -64,7 +74,7 @@ export async function executePlaybook(
   bus.emit({
     type: 'run_start',
     time: started,
-    runId: randomUUID(),
+    runId: deps.runId ?? randomUUID(),
     playbook: playbook.file,
     version: VERSION,
     options: { ...opts, extraVars: redactor.redactDeep(opts.extraVars) } as Record<string, unknown>,
@@ -94,7 +104,8 @@ export async function executePlaybook(
   for (const [h, s] of state.hosts) stats[h] = { ...s.stats };
   const hs = [...state.hosts.values()];
   if (code === EXIT.ok) {
-    if (state.interrupted) code = EXIT.interrupted;
+    if (state.fatal) code = state.fatal instanceof TsbmError ? state.fatal.exitCode : EXIT.error;
+    else if (state.interrupted) code = EXIT.interrupted;
     else if (hs.some((h) => h.everUnreachable)) code = EXIT.unreachableOrParse;
     else if (hs.some((h) => h.everFailed)) code = EXIT.hostFailed;
   }

@@ -14,6 +14,7 @@ export interface Effective {
   runOnce: boolean;
   timeout?: number;
   anyErrorsFatal: boolean;
+  resume?: 'skip' | 'rerun';
   when: Expr[];
   tags: string[];
 }
@@ -35,6 +36,7 @@ export function effectiveKeywords(play: Play, chain: readonly TaskKeywords[], ta
   const becomeUser = last('becomeUser') ?? play.becomeUser;
   const delegateTo = last('delegateTo');
   const timeout = last('timeout');
+  const resume = last('resume');
   return {
     become: last('become') ?? play.become ?? false,
     ...(becomeUser !== undefined ? { becomeUser } : {}),
@@ -45,6 +47,7 @@ export function effectiveKeywords(play: Play, chain: readonly TaskKeywords[], ta
     ...(delegateTo !== undefined ? { delegateTo } : {}),
     runOnce: last('runOnce') ?? false,
     ...(timeout !== undefined ? { timeout } : {}),
+    ...(resume !== undefined ? { resume } : {}),
     anyErrorsFatal: last('anyErrorsFatal') ?? play.anyErrorsFatal,
     // An include's `when` decides once whether to load the file; it is not re-checked per task.
     when: nodes.flatMap((n) => ((n as { kind?: string }).kind === 'include_tasks' ? [] : n.when)),

@@ -51,6 +51,10 @@ export class RunState {
   readonly hosts = new Map<string, HostState>();
   /** Set when the operator interrupted: no new tasks are scheduled. */
   interrupted = false;
+  /** An error that stops the whole run (e.g. the journal cannot record); implies interrupted. */
+  fatal: Error | undefined;
+  /** Per-host setup when a host is first seen (restoring --resume state). */
+  onNewHost: ((h: HostState) => void) | undefined;
   /** --start-at-task not yet reached (cleared when found). */
   startAtTask: string | undefined;
 
@@ -59,6 +63,7 @@ export class RunState {
     if (!h) {
       h = newHostState(name);
       this.hosts.set(name, h);
+      this.onNewHost?.(h);
     }
     return h;
   }

@@ -6,6 +6,7 @@ import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 import { loadPlaybook, loadTasksFile } from '../playbook/load.js';
+import type { RunHooks } from './deps.js';
 import { executePlaybook } from './engine.js';
 import { inventoryView } from './inventory-view.js';
 import type { ExecutorTuning, RunOptions } from './options.js';
@@ -21,6 +22,10 @@ export interface RunDeps {
   /** Unpooled connections for ModuleContext.connect (default: `connect`, or the real factory's). */
   fresh?: ConnectionFactory;
   tuning?: ExecutorTuning;
+  /** Journal / --resume hooks. */
+  hooks?: RunHooks;
+  /** Run id for run_start (the journal's file name); random when absent. */
+  runId?: string;
 }
 
 export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<number> {
@@ -39,6 +44,8 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<numb
         bus: deps.bus,
         redactor: deps.redactor,
         ...(deps.signal ? { signal: deps.signal } : {}),
+        ...(deps.hooks ? { hooks: deps.hooks } : {}),
+        ...(deps.runId ? { runId: deps.runId } : {}),
         connect,
         fresh,
         inventory: inventoryView(inv, playbook.dir),

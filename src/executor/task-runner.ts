@@ -42,6 +42,8 @@ interface Run {
   kw: Effective;
   noLog: boolean;
   started: number;
+  /** Skipped because --resume found it done (its registered value was restored). */
+  resumed?: boolean;
 }
 
 /** Runs `step` on `host` and records the result; never throws for task-level problems. */
@@ -64,11 +66,34 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       taskId: task.id,
       args: r.noLog ? 'censored (no_log)' : task.args,
     });
-    reg = await runChecked(r, raw);
+    if (kw.resume !== 'rerun' && pr.deps.hooks?.completed?.(host, task.id)) {
+      r.resumed = true;
+      reg = skippedResult('done in the resumed run');
+    } else {
+      if (pr.deps.hooks?.beforeTask) await barrier(r);
+      reg = await runChecked(r, raw);
+    }
   } catch (e) {
-    reg = errorResult(e);
+    reg = e instanceof Stopped ? skippedResult(e.message) : errorResult(e);
   }
   return finish(r, raw, reg);
+}
+
+class Stopped extends Error {}
+
+/** The journal's barrier; when it fails the run stops (nothing unrecorded may happen). */
+async function barrier(r: Run): Promise<void> {
+  try {
+    await r.pr.deps.hooks!.beforeTask!(r.host, r.task.id);
+  } catch (e) {
+    const st = r.pr.state;
+    if (!st.fatal) {
+      st.fatal = e instanceof Error ? e : new Error(String(e));
+      st.interrupted = true;
+      r.pr.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${st.fatal.message}` });
+    }
+    throw new Stopped(`not started: ${st.fatal!.message}`);
+  }
 }
 
 async function runChecked(r: Run, raw: Vars): Promise<Registered> {
@@ -383,7 +408,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   else if (reg.skipped) status = 'skipped';
   else status = reg.changed ? 'changed' : 'ok';
 
-  if (task.register) hs.facts[task.register] = reg;
+  if (task.register && !r.resumed) hs.facts[task.register] = reg;
   const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
   if (set) {
     pr.redactor.addFromVars(set);
