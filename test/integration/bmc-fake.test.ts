@@ -97,20 +97,20 @@ describe('fake BMC', () => {
 
   it('moves PowerState through PoweringOff/PoweringOn after the delay, calls hooks, and 409s redundant requests', async () => {
     const power: string[] = [];
-    const bmc = await fake('hpe-ilo5-dl325-gen10plus', { powerDelayMs: 60, hooks: { onPower: (s) => power.push(s) } });
+    const bmc = await fake('hpe-ilo5-dl325-gen10plus', { powerDelayMs: 400, hooks: { onPower: (s) => power.push(s) } });
     const target = '/redfish/v1/Systems/1/Actions/ComputerSystem.Reset';
     const again = await call(bmc, 'POST', target, { ResetType: 'On' });
     expect(again.status).toBe(409);
     expect(messageIds(again)).toEqual(['Base.1.8.ResourceInStandby']);
     expect((await call(bmc, 'POST', target, { ResetType: 'ForceOff' })).status).toBe(204);
     expect(bmc.state.powerState).toBe('PoweringOff');
-    await new Promise((r) => setTimeout(r, 120));
+    await new Promise((r) => setTimeout(r, 700));
     expect(bmc.state.powerState).toBe('Off');
     expect((await call(bmc, 'POST', target, { ResetType: 'GracefulShutdown' })).status).toBe(409);
     expect((await call(bmc, 'POST', target, { ResetType: 'PowerCycle' })).status).toBe(400); // not in iLO's list
     expect((await call(bmc, 'POST', target, {})).status).toBe(400);
     expect((await call(bmc, 'POST', target, { ResetType: 'On' })).status).toBe(204);
-    await new Promise((r) => setTimeout(r, 120));
+    await new Promise((r) => setTimeout(r, 700));
     expect(power).toEqual(['Off', 'On']);
   });
 
