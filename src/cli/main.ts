@@ -23,12 +23,14 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
 
 const EXAMPLES = `
 Examples:
-  tsbm run playbooks/deploy-bootc.yml -i inventory.yml
+  tsbm sim up --nodes 3                      simulated lab, no hardware needed
+  tsbm run playbooks/deploy-bootc.yml -i .tsbm/sim/inventory.yml
   tsbm run deploy.yml -i inventory.yml -l 'rack1:!node07' -e image=oci://registry/os:42
   tsbm run deploy.yml -i inventory.yml --check --diff -vv
-  tsbm modules                 list the modules
-  tsbm modules bootc_install   arguments and an example of one module
-  tsbm runs list               recorded runs
+  tsbm validate playbooks/*.yml -i inventory.yml
+  tsbm inventory -i inventory.yml --graph
+  tsbm modules bootc_install                 arguments and an example of one module
+  tsbm runs list                             recorded runs
 
 Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
 99 interrupted, 250 unexpected error.`;
