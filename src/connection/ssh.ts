@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { Client } from './ssh2-lib.js';
 import { TsbmError, UnreachableError } from '../errors.js';
+import { retry } from '../util/wait.js';
 import { buildRemoteCommand } from './command-line.js';
 import { prepareHostKeyCheck } from './host-key.js';
 import { quoteArgv } from './quote.js';
@@ -304,10 +305,16 @@ export class SshConnection implements Connection {
           );
         }, opts.timeout);
       }
-      client.exec(command, (e, ch) => {
-        if (e) {
+      // onChannel must run inside ssh2's callback: a fast command's data and exit status can
+      // arrive in the same read, before any promise continuation would attach listeners.
+      openExecChannel(client, command, (ch) => onChannel(undefined, ch), opts.signal).catch((e: Error) =>
+        onChannel(e, undefined),
+      );
+      const onChannel = (e: Error | undefined, ch: ClientChannel | undefined): void => {
+        if (e || !ch) {
+          const why = e?.message ?? 'no channel';
           return finish(() =>
-            reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${e.message}`, { host: this.host, cause: e })),
+            reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${why}`, { host: this.host, cause: e })),
           );
         }
         channel = ch;
@@ -354,7 +361,7 @@ export class SshConnection implements Connection {
           });
         });
         feedStdin(ch, stdinPrefix, opts.stdin);
-      });
+      };
     });
   }
 
@@ -468,6 +475,32 @@ export class SshConnection implements Connection {
     for (const j of this.jumps) j.end();
     this.jumps = [];
   }
+}
+
+// A server at its session limit refuses new channels ("open failed"); that is transient.
+async function openExecChannel(
+  client: Client,
+  command: string,
+  onOpen: (ch: ClientChannel) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  await retry(
+    () =>
+      new Promise<void>((resolve, reject) =>
+        client.exec(command, (e, ch) => {
+          if (e) return reject(e);
+          onOpen(ch);
+          resolve();
+        }),
+      ),
+    {
+      retries: 5,
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+      ...(signal ? { signal } : {}),
+      retryable: (e) => /open failed|channel open failure/i.test((e as Error).message),
+    },
+  );
 }
 
 function sftpCall<T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { utils } from '../../src/connection/ssh2-lib.js';
 import type { ConnectionSpec } from '../../src/connection/types.js';
+import { generateSshKeyPair, type SshKeyType } from '../../src/sim/ssh/keys.js';
 import { type SshServerHandle, type SshServerOptions, startSshServer } from '../../src/sim/ssh/server.js';
 
 export interface SshHost {
@@ -29,14 +30,9 @@ export type SshHostOptions = Partial<Omit<SshServerOptions, 'hostKeys' | 'author
   extraAuthorizedKeys?: string[];
 };
 
-export function generateKey(type: 'ed25519' | 'ecdsa' | 'rsa' = 'ed25519'): { private: string; public: string } {
-  const kp =
-    type === 'rsa'
-      ? utils.generateKeyPairSync('rsa', { bits: 2048 })
-      : type === 'ecdsa'
-        ? utils.generateKeyPairSync('ecdsa', { bits: 256 })
-        : utils.generateKeyPairSync('ed25519');
-  return { private: kp.private, public: kp.public };
+/** A fresh key pair that ssh2 can parse (see src/sim/ssh/keys.ts). */
+export function generateKey(type: SshKeyType = 'ed25519'): { private: string; public: string } {
+  return generateSshKeyPair(type);
 }
 
 export async function startSshHost(opts: SshHostOptions = {}): Promise<SshHost> {

@@ -32,6 +32,8 @@ export interface SshServerOptions {
   onCommand?: (command: string) => void;
   /** Fault knob: cut the TCP connection right after the Nth exec request has started. */
   dropAfter?: number;
+  /** Refuse session channels beyond this many open at once per connection (like OpenSSH's MaxSessions). */
+  maxSessions?: number;
   /** Allow direct-tcpip (jump host use). Default true. */
   allowForwarding?: boolean;
 }
@@ -95,7 +97,14 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     });
     client.on('error', () => {});
     client.on('ready', () => {
-      client.on('session', (accept) => handleSession(accept(), () => user));
+      let open = 0;
+      client.on('session', (accept, reject) => {
+        if (opts.maxSessions !== undefined && open >= opts.maxSessions) return reject();
+        open++;
+        const session = accept();
+        session.once('close', () => open--);
+        handleSession(session, () => user);
+      });
       client.on('tcpip', (accept, reject, info) => {
         if (opts.allowForwarding === false) return reject();
         const out = net.connect(info.destPort, info.destIP);
