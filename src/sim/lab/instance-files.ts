@@ -15,10 +15,14 @@ export async function extractInstanceFiles(diskFile: string, layout: DiskLayout,
   const fh = await open(diskFile, 'r');
   try {
     for (const p of layout.partitions) {
-      if (p.sizeBytes > MAX_ISO) continue;
-      const buf = Buffer.alloc(p.sizeBytes);
-      await fh.read(buf, 0, p.sizeBytes, p.startBytes);
-      if (isoVolumeId(buf)?.toLowerCase() !== 'config-2') continue;
+      // Look at the primary volume descriptor first; read the whole image only for config-2.
+      const head = Buffer.alloc(17 * 2048);
+      await fh.read(head, 0, head.length, p.startBytes);
+      if (isoVolumeId(head)?.toLowerCase() !== 'config-2') continue;
+      const bytes = head.readUInt32LE(16 * 2048 + 80) * 2048;
+      if (bytes > MAX_ISO || bytes > p.sizeBytes) continue;
+      const buf = Buffer.alloc(bytes);
+      await fh.read(buf, 0, bytes, p.startBytes);
       for (const f of readIsoFiles(buf)) {
         const dest = join(instRoot, 'mnt/config', f.path);
         if (!dest.startsWith(join(instRoot, 'mnt/config'))) continue; // hostile names stay inside

@@ -1,0 +1,125 @@
+// The simulated lab end to end: the shipped deploy-bootc.yml through the built CLI against
+// simulated nodes (fake BMCs + sandboxed ramdisks), and each injected fault failing exactly the
+// node it was injected into, with the right message, while the others finish.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const TSBM = join(ROOT, 'bin', 'tsbm.js');
+
+interface HostResult {
+  type: string;
+  host: string;
+  task: string;
+  status: string;
+  msg?: string;
+}
+
+async function deploy(lab: Lab, extra: string[] = []) {
+  const r = await run(
+    'node',
+    [TSBM, 'run', join(ROOT, 'playbooks/deploy-bootc.yml'), '-i', lab.inventory, '--output', 'json', ...extra],
+    { maxBuffer: 64 * 1024 * 1024, timeout: 240_000 },
+  ).then(
+    (x) => ({ code: 0, stdout: x.stdout, stderr: x.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+  const events = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as HostResult & Record<string, unknown>);
+  const failures = new Map<string, HostResult>();
+  for (const e of events) if (e.type === 'host_result' && (e.status === 'failed' || e.status === 'unreachable')) failures.set(e.host, e);
+  const recap = events.find((e) => e.type === 'recap') as unknown as { stats: Record<string, { failed: number; unreachable: number; ok: number }> } | undefined;
+  return { ...r, events, failures, recap };
+}
+
+describe('simulated lab: deploy-bootc.yml', () => {
+  let dir: string;
+  let lab: Lab;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tsbm-simdeploy-'));
+    lab = await startLab({ nodes: 3, dir, bootDelayMs: 200, powerDelayMs: 50 });
+  });
+  afterAll(async () => {
+    await lab?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('deploys three nodes: GPT from bootc, a config-2 partition, the instance reads its meta_data.json', async () => {
+    const r = await deploy(lab, ['-e', '{"wait_for_instance": true, "instance_ssh_timeout": 60}']);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect([...r.failures.values()]).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.recap!.stats).sort()).toEqual(['node01', 'node02', 'node03']);
+    for (const n of lab.nodes) {
+      const layout = await n.diskLayout();
+      expect(layout.partitions.map((p) => p.name)).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
+      const diskBytes = n.cfg.diskBytes;
+      const cfg = layout.partitions[2]!;
+      expect(cfg.startBytes).toBeGreaterThanOrEqual(diskBytes - 66 * 1024 * 1024);
+      const meta = JSON.parse(readFileSync(join(n.cfg.dir, 'instance/mnt/config/openstack/latest/meta_data.json'), 'utf8'));
+      expect(meta.name).toBe(n.cfg.name);
+      expect(readFileSync(join(n.root, 'sim/bootc-count'), 'utf8').trim()).toBe('1');
+      const args = readFileSync(join(n.root, 'sim/bootc-args'), 'utf8');
+      expect(args).toMatch(/--wipe --skip-fetch-check --root-size=\d+M/);
+      expect(args).toContain('--root-ssh-authorized-keys=');
+      expect(n.phase).toBe('instance');
+    }
+    // The pull secret never reached an output line, and its auth file is gone.
+    const secret = readFileSync(lab.inventory, 'utf8').match(/image_pull_secret: (\S+)/)![1]!;
+    expect(r.stdout).not.toContain(secret);
+    expect(r.stdout).not.toContain(Buffer.from(secret, 'base64').toString());
+    for (const n of lab.nodes) {
+      const runDir = join(n.root, 'run/tsbm');
+      expect(existsSync(runDir) ? readdirSync(runDir) : []).toEqual([]);
+    }
+  }, 240_000);
+});
+
+describe('simulated lab: faults fail only their node, with the right message', () => {
+  let dir: string;
+  let lab: Lab;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tsbm-simfaults-'));
+    lab = await startLab({
+      nodes: 7,
+      dir,
+      bootDelayMs: 200,
+      powerDelayMs: 50,
+      faults: 'node02:never_boots;node03:pull_fail;node04:bootc_fail;node05:wrong_uuid;node06:bmc_503=1;node07:ssh_drop=3',
+    });
+  });
+  afterAll(async () => {
+    await lab?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('each fault lands on its node; node01 deploys', async () => {
+    const r = await deploy(lab, ['-e', '{"agent_timeout": 6}']);
+    expect(r.code).toBe(4); // unreachable hosts win over failed ones, as in ansible-playbook
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const f = (h: string) => r.failures.get(h);
+    expect(f('node01')).toBeUndefined();
+    expect(f('node02')?.task).toMatch(/Wait for the ramdisk/);
+    expect(f('node02')?.msg).toMatch(/timed out|did not answer|waited/i);
+    expect(f('node03')?.task).toMatch(/Pull the image/);
+    expect(f('node03')?.msg).toMatch(/simulated pull failure/);
+    expect(f('node04')?.task).toMatch(/Install the image/);
+    expect(f('node04')?.msg).toMatch(/simulated failure/);
+    expect(f('node05')?.task).toMatch(/Wait for the ramdisk/);
+    expect(f('node05')?.msg).toMatch(/UUID/i);
+    expect(f('node06')?.task).toMatch(/Power the node off/);
+    expect(f('node06')?.msg).toMatch(/503|unavailable/i);
+    expect(f('node07')).toBeDefined();
+    // Refused before anything destructive: the wrong machine's disk was never touched.
+    expect((await lab.nodes[4]!.diskLayout()).partitions).toEqual([]);
+    expect((await lab.nodes[0]!.diskLayout()).partitions.map((p) => p.name)).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
+  }, 240_000);
+});
