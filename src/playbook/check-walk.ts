@@ -18,7 +18,7 @@ const CHILD_KEYS = new Set(['block', 'rescue', 'always']);
 /** Module arguments that are conditions too (bare expressions, like `when`). */
 const CONDITION_ARGS: Record<string, string[]> = { assert: ['that'] };
 
-function valueAt(root: unknown, path: PathSeg[]): unknown {
+export function valueAt(root: unknown, path: PathSeg[]): unknown {
   let v = root;
   for (const seg of path) {
     if (v === null || typeof v !== 'object') return undefined;
@@ -65,5 +65,12 @@ export function nodeStrings(node: TaskNode | object): FoundString[] {
     }
     strings(v, s.src, [...s.path, k], CONDITION_KEYS.has(k), out);
   }
+  return out;
+}
+
+/** Every string in a raw value (e.g. a play's vars) with its position. */
+export function templateStrings(v: unknown, src: YamlSource, path: PathSeg[]): FoundString[] {
+  const out: FoundString[] = [];
+  strings(v, src, path, false, out);
   return out;
 }

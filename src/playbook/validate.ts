@@ -7,7 +7,8 @@ import { parseError, type SourcePos, TsbmError } from '../errors.js';
 import { suggestion } from '../schema/did-you-mean.js';
 import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '../template/analyze.js';
 import type { Vars } from '../types.js';
-import { type FoundString, nodeStrings } from './check-walk.js';
+import { type FoundString, nodeStrings, templateStrings, valueAt } from './check-walk.js';
+import { sourceOf } from './context.js';
 import type { LoadOptions } from './context.js';
 import { loadPlaybook, loadTasksFile } from './load.js';
 import type { Block, Handler, Play, Task, TaskNode } from './model.js';
@@ -67,7 +68,18 @@ class Checker {
   }
 
   play(play: Play): void {
-    const at = play.keyPos.hosts ?? play.pos;
+    const ps = sourceOf(play);
+    const at = ps ? ps.src.pos([...ps.path, 'hosts']) : (play.keyPos.hosts ?? play.pos);
+    // Play vars are rendered lazily, per host; only their template syntax can be checked here.
+    if (ps) {
+      for (const f of templateStrings(valueAt(ps.src.value, [...ps.path, 'vars']), ps.src, [
+        ...ps.path,
+        'vars',
+      ])) {
+        const err = checkTemplateSyntax(f.value, f.src.pos(f.path));
+        if (err) this.add(err);
+      }
+    }
     // A templated pattern (hosts: "{{ target }}") is only known at run time.
     const templated = isTemplated(play.hosts);
     const bad = templated ? undefined : this.opts.checkPattern?.(play.hosts);
