@@ -52,6 +52,7 @@ export async function executePlaybook(
     forks: new Semaphore(Math.max(1, opts.forks || 50)),
     check: opts.check,
     diff: opts.diff,
+    verbosity: opts.verbosity,
     extraVars: opts.extraVars,
     tags: opts.tags,
     skipTags: opts.skipTags,

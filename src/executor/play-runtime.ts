@@ -20,6 +20,7 @@ export interface RunRuntime {
   forks: Semaphore;
   check: boolean;
   diff: boolean;
+  verbosity: number;
   extraVars: Vars;
   tags: string[];
   skipTags: string[];

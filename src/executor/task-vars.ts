@@ -25,6 +25,7 @@ function magic(rt: RunRuntime, host: string, playHosts: string[]): Vars {
     playbook_dir: rt.playbookDir,
     tsbm_check_mode: rt.check,
     ansible_check_mode: rt.check,
+    tsbm_verbosity: rt.verbosity,
     ansible_play_hosts: playHosts,
     play_hosts: playHosts,
   };

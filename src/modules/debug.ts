@@ -36,6 +36,10 @@ export const debugModule = defineModule({
     if (a.msg !== undefined && a.var !== undefined) {
       return { changed: false, failed: true, msg: "debug takes either 'msg' or 'var', not both" };
     }
+    const level = typeof ctx.vars.tsbm_verbosity === 'number' ? ctx.vars.tsbm_verbosity : 0;
+    if (a.verbosity && a.verbosity > level) {
+      return { changed: false, skipped: true, msg: `shown only with -${'v'.repeat(a.verbosity)}` };
+    }
     const out: ModuleResult = { changed: false };
     if (a.verbosity) out.verbosity = a.verbosity;
     if (a.var !== undefined) {

@@ -224,6 +224,12 @@ describe('executor: run_once, delegate_to, meta, set_fact', () => {
     expect(r.resultOf('node1', 'd2')!.result!.msg).toBe('fact-node1');
   });
 
+  it('debug verbosity: skipped below the -v level', async () => {
+    const pb = () => playbook(play([task('debug', { msg: 'detail', verbosity: 2 }, { name: 'd' })]));
+    expect((await runModel(pb(), { options: { verbosity: 1 } })).resultOf('node1', 'd')!.status).toBe('skipped');
+    expect((await runModel(pb(), { options: { verbosity: 2 } })).resultOf('node1', 'd')!.result!.msg).toBe('detail');
+  });
+
   it('assert and fail', async () => {
     const r = await runModel(
       playbook(

@@ -65,7 +65,7 @@ describe('executor: journal and resume hooks', () => {
       'b:echo first',
     ]);
     const shown = r.events.find((e) => e.type === 'host_result' && e.host === 'a' && e.task === 'show');
-    expect((shown as { result: { msg: string } }).result.msg).toBe('from before');
+    expect((shown as unknown as { result: { msg: string } }).result.msg).toBe('from before');
   });
 });
 
