@@ -313,9 +313,10 @@ export class SshConnection implements Connection {
       const onChannel = (e: Error | undefined, ch: ClientChannel | undefined): void => {
         if (e || !ch) {
           const why = e?.message ?? 'no channel';
-          return finish(() =>
+          finish(() =>
             reject(new TsbmError('runtime', `cannot start a command on ${this.host}: ${why}`, { host: this.host, cause: e })),
           );
+          return;
         }
         channel = ch;
         if (settled) {

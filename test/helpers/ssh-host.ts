@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { utils } from '../../src/connection/ssh2-lib.js';
 import type { ConnectionSpec } from '../../src/connection/types.js';
 import { generateSshKeyPair, type SshKeyType } from '../../src/sim/ssh/keys.js';
 import { type SshServerHandle, type SshServerOptions, startSshServer } from '../../src/sim/ssh/server.js';

@@ -1,6 +1,6 @@
 // Key pairs for simulated hosts and test clients. ssh2's generator now and then (about 1 in
 // 250 ed25519 keys) emits a private key its own parser rejects, so every key is checked.
-import { utils } from 'ssh2';
+import { utils } from '../../connection/ssh2-lib.js';
 
 export type SshKeyType = 'ed25519' | 'ecdsa' | 'rsa';
 
