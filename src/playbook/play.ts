@@ -1,7 +1,7 @@
 // Parses one play: keywords, vars_files (loaded now), roles, task lists and handlers.
 import { isAbsolute, join } from 'node:path';
 import { parseError } from '../errors.js';
-import { checkAt } from '../schema/ajv.js';
+import { checkAt, printable } from '../schema/ajv.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
@@ -54,7 +54,7 @@ export function parsePlay(
       'start a play with "- hosts: PATTERN"',
     );
   }
-  const what = typeof raw.name === 'string' ? `play "${raw.name}"` : `play ${index + 1}`;
+  const what = typeof raw.name === 'string' ? `play "${printable(raw.name)}"` : `play ${index + 1}`;
   const err = checkAt(playSchema, raw, src, path, what);
   if (err) throw err;
   const hosts = Array.isArray(raw.hosts) ? raw.hosts.map(String).join(':') : String(raw.hosts);

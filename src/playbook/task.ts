@@ -2,7 +2,7 @@
 // Modules are found only through the registry lookup in the load context.
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseError } from '../errors.js';
-import { checkAt } from '../schema/ajv.js';
+import { checkAt, printable } from '../schema/ajv.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
@@ -28,7 +28,7 @@ export function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): stri
 
 /** How a node is named in messages: `task "Install"`, or `this task` when it has no name. */
 function label(raw: Record<string, unknown>, kind: string): string {
-  return typeof raw.name === 'string' ? `${kind} "${raw.name}"` : `this ${kind}`;
+  return typeof raw.name === 'string' ? `${kind} "${printable(raw.name)}"` : `this ${kind}`;
 }
 
 function keywords(
@@ -252,8 +252,7 @@ export function parseTask(
       continue;
     }
     const orig = origKey[k] ?? k;
-    const clean = orig.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-    const shown = clean.length > 60 ? `${clean.slice(0, 60)}...` : clean;
+    const shown = printable(orig);
     const asKeyword = didYouMean(k, [...allowed, 'block', 'import_tasks', 'include_tasks']);
     if (asKeyword) {
       throw parseError(

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseError, type SourcePos, TsbmError } from '../errors.js';
+import { printable } from '../schema/ajv.js';
 import { suggestion } from '../schema/did-you-mean.js';
 import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '../template/analyze.js';
 import type { Vars } from '../types.js';
@@ -83,7 +84,7 @@ class Checker {
     // A templated pattern (hosts: "{{ target }}") is only known at run time.
     const templated = isTemplated(play.hosts);
     const bad = templated ? undefined : this.opts.checkPattern?.(play.hosts);
-    const playName = play.keyPos.name ? `play "${play.name}"` : 'this play';
+    const playName = play.keyPos.name ? `play "${printable(play.name)}"` : 'this play';
     if (bad) this.add(parseError(`${bad.message} in ${playName}`, at, bad.hint));
     const hosts = templated ? [] : (this.opts.inventory?.select(play.hosts) ?? []);
     const scope: Scope = {
@@ -116,7 +117,7 @@ class Checker {
           if (known.has(name) || isTemplated(name)) continue;
           this.add(
             parseError(
-              `task "${n.name ?? n.module}" notifies "${name}", but the play has no such handler${suggestion(name, known)}`,
+              `task "${printable(n.name ?? n.module)}" notifies "${printable(name)}", but the play has no such handler${suggestion(name, known)}`,
               n.keyPos.notify ?? n.pos,
               known.size > 0 ? `handlers: ${[...known].join(', ')}` : 'add it under handlers:',
             ),
@@ -186,7 +187,11 @@ class Checker {
   }
 
   private strings(n: TaskNode, found: FoundString[], scope: Scope, hosts: string[]): void {
-    const what = n.name ? `task "${n.name}"` : n.kind === 'task' ? `task ${n.module}` : 'this block';
+    const what = n.name
+      ? `task "${printable(n.name)}"`
+      : n.kind === 'task'
+        ? `task ${n.module}`
+        : 'this block';
     for (const f of found) {
       const pos = f.src.pos(f.path);
       const err = checkTemplateSyntax(f.value, pos, f.condition);

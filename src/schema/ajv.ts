@@ -108,13 +108,16 @@ function valueAt(value: unknown, path: PathSeg[]): unknown {
   return v;
 }
 
+/** Text from a file made safe for one terminal line: control characters shown as `?`, long text cut. */
+export function printable(s: string, max = 60): string {
+  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max)}...` : clean;
+}
+
 /** A short, printable rendering of a value for messages (long or hostile strings are cut). */
 export function showValue(v: unknown): string {
   const kind = v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v === 'object' ? 'mapping' : typeof v;
-  if (typeof v === 'string') {
-    const clean = v.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-    return `string "${clean.length > 40 ? `${clean.slice(0, 40)}...` : clean}"`;
-  }
+  if (typeof v === 'string') return `string "${printable(v, 40)}"`;
   if (typeof v === 'number' || typeof v === 'boolean') return `${kind} ${String(v)}`;
   return kind;
 }
@@ -169,7 +172,7 @@ function describe(
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'additionalProperties': {
-      const key = String(p.additionalProperty);
+      const key = printable(String(p.additionalProperty));
       const schemaProps = Object.keys(
         (e.parentSchema as { properties?: object } | undefined)?.properties ?? {},
       );
