@@ -101,6 +101,7 @@ export interface Play {
   vars: Vars;
   /** vars_files already loaded (in order); later files win. */
   varsFiles: Vars[];
+  /** Default false in tsbm (Ansible: true): bare-metal nodes have no facts until the ramdisk is up. */
   gatherFacts: boolean;
   serial?: SerialSpec;
   maxFailPercentage?: number;
