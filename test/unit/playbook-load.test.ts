@@ -132,3 +132,22 @@ describe('loadPlaybook: errors', () => {
     expect(t.args).toEqual({ state: '{{ desired }}', timeout: '{{ 60 }}', wait: '{{ do_wait }}' });
   });
 });
+
+describe('loadTasksFile (include_tasks at run time)', () => {
+  it('loads a task file with ids relative to the playbook directory', async () => {
+    const { loadTasksFile } = await import('../../src/playbook/load.js');
+    const from = { file: join(FIX, 'site.yml'), line: 41, col: 11 };
+    const tasks = loadTasksFile(join(FIX, 'tasks', 'inner.yml'), from, FIX, undefined, fixtureLookup);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]!.id).toBe('tasks/inner.yml:1:3');
+    expect((tasks[0] as Task).module).toBe('debug');
+  });
+
+  it('reports a missing file at the include', async () => {
+    const { loadTasksFile } = await import('../../src/playbook/load.js');
+    const from = { file: join(FIX, 'site.yml'), line: 41, col: 11 };
+    expect(() => loadTasksFile(join(FIX, 'tasks', 'gone.yml'), from, FIX, undefined, fixtureLookup)).toThrow(
+      /cannot read .*gone\.yml: file not found/,
+    );
+  });
+});
