@@ -6,6 +6,7 @@ import { EXIT, optionsError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
 import { redactor } from './context.js';
+import type { RunOptions } from '../executor/options.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
@@ -54,6 +55,25 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   if (opts.junit) checkJUnitTarget(opts.junit);
   const executor = await import('../executor/run.js');
 
+  // An inventory with a `tsbm_sim` block gets a simulated lab for the length of this command.
+  const { startSimInventories } = await import('../sim/lab/auto.js');
+  const sim = await startSimInventories(opts.inventories);
+  let code: number;
+  try {
+    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity);
+  } finally {
+    await sim.stop();
+  }
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+  return code;
+}
+
+async function runWith(
+  executor: typeof import('../executor/run.js'),
+  opts: RunOptions,
+  verbosity: Verbosity,
+): Promise<number> {
+  const stdout = process.stdout;
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
     stdout.write(redactor.redact(await executor.listPlaybook(opts)));
     return EXIT.ok;
@@ -97,7 +117,5 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     process.removeListener('SIGTERM', onSignal);
     for (const a of attached) await a.done();
   }
-  if (controller.signal.aborted) code = EXIT.interrupted;
-  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-  return code;
+  return controller.signal.aborted ? EXIT.interrupted : code;
 }
