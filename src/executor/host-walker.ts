@@ -60,7 +60,8 @@ export function* walkPlay(env: WalkEnv): Generator<Step, Exit, Outcome> {
       if (st !== 'ok') return st;
     }
     const path = [group[group.length - 1]!, Number.POSITIVE_INFINITY];
-    yield { kind: 'flush', path, key: keyOf(path, 'flush') };
+    const out = yield { kind: 'flush', path, key: keyOf(path, 'flush') };
+    if (out.status !== 'ok') return out.status; // a handler failed on this host
     if (env.ended()) return 'ended';
   }
   return 'ok';
@@ -83,7 +84,8 @@ function* walkList(
       if (out.status !== 'ok') return out.status;
       if (out.meta === 'flush_handlers') {
         const fp = [...p, Number.POSITIVE_INFINITY];
-        yield { kind: 'flush', path: fp, key: keyOf(fp, 'flush') };
+        const flushed = yield { kind: 'flush', path: fp, key: keyOf(fp, 'flush') };
+        if (flushed.status !== 'ok') return flushed.status;
       }
     } else if (node.kind === 'block') {
       const st = yield* walkBlock(env, node, chain, p, rescuable);

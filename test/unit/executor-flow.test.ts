@@ -82,6 +82,16 @@ describe('executor: handlers', () => {
     expect(r.lab.argvs('node1')).toEqual(['echo c1', 'echo restart', 'echo after']);
   });
 
+  it('a handler failing at a flush takes the host out of the play', async () => {
+    const bad = handler('bad', cmd('echo FAIL'));
+    const r = await runModel(
+      playbook(play([cmd('echo c1', { notify: ['bad'] }), task('meta', { action: 'flush_handlers' }), cmd('echo after')], { handlers: [bad] })),
+      { lab: failOn('FAIL') },
+    );
+    expect(r.lab.argvs('node1')).toEqual(['echo c1', 'echo FAIL']);
+    expect(r.code).toBe(2);
+  });
+
   it('a host that failed does not run its handlers', async () => {
     const r = await runModel(
       playbook(play([cmd('echo c1', { notify: ['restart'] }), cmd('echo FAIL')], { handlers: [restart] })),
