@@ -15,6 +15,7 @@ import { configdriveWriteModule } from './configdrive_write.js';
 import { podmanPullModule } from './podman_pull.js';
 import { rootDeviceModule } from './root_device.js';
 import { waitAgentModule } from './wait_agent.js';
+import { imageWriteModule } from './image_write.js';
 import { commandModule } from './command.js';
 import { copyModule } from './copy.js';
 import { factsModuleDef, gatherFactsModule } from './facts.js';
@@ -41,6 +42,7 @@ const modules: ModuleDef[] = [
   podmanPullModule as unknown as ModuleDef,
   rootDeviceModule as unknown as ModuleDef,
   waitAgentModule as unknown as ModuleDef,
+  imageWriteModule as unknown as ModuleDef,
   commandModule as unknown as ModuleDef,
   copyModule as unknown as ModuleDef,
   factsModuleDef as unknown as ModuleDef,
