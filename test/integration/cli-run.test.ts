@@ -1,6 +1,7 @@
 // `tsbm run` end to end through the built CLI, on controller-local hosts (connection: local):
 // every output mode, JUnit, secrets, exit codes and Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -103,6 +104,25 @@ describe('tsbm run (built CLI, local hosts)', () => {
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
     expect(code).toBe(2);
     expect(err).not.toMatch(/EPIPE|\n\s+at /);
+  });
+
+  it('an inventory with tsbm_sim gets a simulated lab for the run, stopped afterwards', () => {
+    writeFileSync(join(dir, 'sim.yml'), 'tsbm_sim:\n  nodes: 1\n');
+    writeFileSync(
+      join(dir, 'power.yml'),
+      '- name: Power\n  hosts: all\n  gather_facts: false\n  tasks:\n    - name: Power off\n      redfish_power:\n        state: "off"\n',
+    );
+    const r = tsbm(['run', 'power.yml', '-i', 'sim.yml', '--output', 'plain']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^(ok|changed): \[node01\] Power off /m);
+    const labDir = join(dir, '.tsbm/sim-auto', createHash('sha256').update(join(dir, 'sim.yml')).digest('hex').slice(0, 12));
+    expect(existsSync(labDir)).toBe(true); // the lab ran here
+    const record = join(labDir, 'lab.json');
+    if (existsSync(record)) {
+      const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
+      expect(() => process.kill(pid, 0)).toThrow();
+    }
   });
 
   it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {
