@@ -17,7 +17,7 @@ export interface HostKeyPolicy {
 }
 
 export interface HostKeyCheck {
-  /** Preferred host key algorithms (those already recorded), so a multi-key server offers a known one. */
+  /** Host key algorithms in preference order (recorded types first), so a multi-key server offers a known one. */
   serverHostKey?: string[];
   hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => void;
   /** Set when the verifier refused the key: the error to report instead of ssh2's generic one. */
@@ -27,6 +27,16 @@ export interface HostKeyCheck {
 export function defaultKnownHostsFile(): string {
   return path.join(os.homedir(), '.ssh', 'known_hosts');
 }
+
+const DEFAULT_HOST_KEY_ALGOS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
 
 // Key types as recorded in known_hosts -> algorithms a server may negotiate for them.
 function algorithmsFor(keyType: string): string[] {
@@ -71,7 +81,10 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
   let entries: KnownHostEntry[] = await lookupKnownHosts(file, name);
   if (!p.knownHostsFile) entries = entries.concat(await lookupKnownHosts('/etc/ssh/ssh_known_hosts', name));
   const live = entries.filter((e) => !e.revoked);
-  const serverHostKey = [...new Set(live.flatMap((e) => algorithmsFor(e.keyType)))];
+  // Recorded key types first (like OpenSSH), the rest after: a server that only has a key of
+  // another type still completes the key exchange, and the verifier reports the mismatch.
+  const known = live.flatMap((e) => algorithmsFor(e.keyType));
+  const serverHostKey = known.length ? [...new Set([...known, ...DEFAULT_HOST_KEY_ALGOS])] : [];
 
   return {
     ...(serverHostKey.length ? { serverHostKey } : {}),

@@ -148,6 +148,22 @@ describe('host keys', () => {
     expect(msg).toContain(`${kh}:2`);
   });
 
+  it('an ecdsa host verifies; a recorded key of another type is a mismatch, not a key-exchange error', async () => {
+    const e = await startSshHost({ keyType: 'ecdsa' });
+    try {
+      const c = await openSsh(e.spec);
+      await c.close();
+      const kh = path.join(e.dir, 'kh-other-type');
+      const [t, b] = generateKey('ed25519').public.split(' ');
+      writeFileSync(kh, `[127.0.0.1]:${e.server.port} ${t} ${b}\n`);
+      const err = await openSsh({ ...e.spec, knownHostsFile: kh }).catch((x: unknown) => x);
+      expect((err as Error).message).toMatch(/host key mismatch/);
+      expect((err as Error).message).toContain(e.server.hostKeyFingerprint);
+    } finally {
+      await e.close();
+    }
+  });
+
   it('refuses an unknown host in strict mode, with a hint', async () => {
     const err = await openSsh({ ...h.spec, knownHostsFile: path.join(h.dir, 'empty') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
