@@ -14,6 +14,8 @@ const ready =
   isRoot && built && ['ip', 'nsenter', 'ssh-keygen'].every(haveTool) && existsSync('/usr/sbin/sshd');
 const reason = 'needs root, `npm run build` (dist/), iproute2, openssh-server';
 
+const TOKEN = 'tok-e2e-Zq8VwX4s1';
+
 const PLAYBOOK = `
 - name: core e2e on three real hosts
   hosts: ramdisks
@@ -50,6 +52,12 @@ const PLAYBOOK = `
         search_regex: "addr={{ ssh_host }}"
         timeout: 10
 
+    - name: a secret travels to the host only as file content
+      copy:
+        content: "token={{ api_token }}\\n"
+        dest: "{{ base }}/{{ inventory_hostname }}/token"
+        mode: "0600"
+
     - name: read the MAC over SSH
       command: cat /sys/class/net/eth0/address
       register: mac
@@ -73,7 +81,7 @@ describe.skipIf(!ready)(
       for (let i = 1; i <= 3; i++) {
         const ns = createNetns(`core${i}`, i);
         nets.push(ns);
-        const s = prepareSshd(ns, join(dir, `sshd${i}`), [key.publicKey]);
+        const s = prepareSshd(ns, join(dir, `sshd${i}`), [key.publicKey], { logCommands: true });
         s.start();
         hosts.push(s);
       }
@@ -86,6 +94,7 @@ describe.skipIf(!ready)(
         '    ramdisks:',
         '      vars:',
         `        base: ${base}`,
+        `        api_token: ${TOKEN}`,
         '        ssh_user: root',
         `        ssh_private_key_file: ${key.privateKeyFile}`,
         `        ssh_known_hosts_file: ${join(dir, 'known_hosts')}`,

@@ -1,6 +1,6 @@
 // Self-test of the e2e lab: namespaces with real sshd reached by the system ssh client,
 // podman over that SSH, the authenticated registry, and the stand-in bootc's refusal.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe.skipIf(!ready)(
       ns = createNetns('lab', 7);
       regNs = createNetns('labreg');
       key = makeClientKey(join(dir, 'client'));
-      sshd = prepareSshd(ns, join(dir, 'sshd'), [key.publicKey]);
+      sshd = prepareSshd(ns, join(dir, 'sshd'), [key.publicKey], { logCommands: true });
       sshd.start();
       registry = await startRegistry(join(dir, 'registry'), regNs.hostIp, 5000 + (process.pid % 1000));
       disk = createLoopDisk(1024 * 1024 * 1024);
@@ -62,6 +62,9 @@ describe.skipIf(!ready)(
       const r = sshRun(sshd, key, 'ip -j link show eth0');
       expect(JSON.parse(r.stdout)[0].address).toBe(ns.mac);
       expect(sshRun(sshd, key, 'echo $TSBM_TEST_HOST').stdout.trim()).toBe(ns.name);
+      // every remote command line is logged for the tests that check argv for secrets
+      expect(readFileSync(sshd.commandsLog, 'utf8')).toContain('echo $TSBM_TEST_HOST\n');
+      expect(sshRun(sshd, key, "printf '%s|' a 'b c'").stdout).toBe('a|b c|');
     });
 
     it('podman runs a privileged container over that SSH', () => {

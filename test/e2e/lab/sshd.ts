@@ -24,6 +24,8 @@ export interface Sshd {
   port: number;
   dir: string;
   hostKeyPub: string;
+  /** Where remote command lines are logged with `logCommands`. */
+  commandsLog: string;
   /** A known_hosts line for this host (for strict host key checking). */
   knownHostsLine: string;
   start(): void;
@@ -33,8 +35,40 @@ export interface Sshd {
 
 const all: Sshd[] = [];
 
-export function prepareSshd(ns: Netns, dir: string, authorizedKeys: string[], port = 22): Sshd {
+export interface SshdOptions {
+  port?: number;
+  /** Log every remote command line to `${dir}/commands.log` (a ForceCommand wrapper), so tests can check argv. */
+  logCommands?: boolean;
+}
+
+export function prepareSshd(
+  ns: Netns,
+  dir: string,
+  authorizedKeys: string[],
+  portOrOpts: number | SshdOptions = {},
+): Sshd {
+  const opts: SshdOptions = typeof portOrOpts === 'number' ? { port: portOrOpts } : portOrOpts;
+  const port = opts.port ?? 22;
   mkdirSync(dir, { recursive: true });
+  const commandsLog = join(dir, 'commands.log');
+  const wrapper = join(dir, 'log-command.sh');
+  if (opts.logCommands) {
+    writeFileSync(
+      wrapper,
+      [
+        '#!/bin/sh',
+        '# Test-only: records the command line the client sent, then runs it as sshd would.',
+        `printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> ${commandsLog}`,
+        'case "$SSH_ORIGINAL_COMMAND" in',
+        '  /usr/lib/openssh/sftp-server) exec /usr/lib/openssh/sftp-server ;;',
+        '  "") exec /bin/sh -l ;;',
+        '  *) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;',
+        'esac',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+  }
   const hostKey = join(dir, 'ssh_host_ed25519_key');
   if (!existsSync(hostKey)) sh(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const auth = join(dir, 'authorized_keys');
@@ -56,7 +90,8 @@ export function prepareSshd(ns: Netns, dir: string, authorizedKeys: string[], po
       'PermitRootLogin prohibit-password',
       'MaxSessions 50',
       'MaxStartups 100',
-      'Subsystem sftp internal-sftp',
+      opts.logCommands ? 'Subsystem sftp /usr/lib/openssh/sftp-server' : 'Subsystem sftp internal-sftp',
+      ...(opts.logCommands ? [`ForceCommand ${wrapper}`] : []),
       `SetEnv TSBM_TEST_HOST=${ns.name}`,
       '',
     ].join('\n'),
@@ -81,6 +116,7 @@ export function prepareSshd(ns: Netns, dir: string, authorizedKeys: string[], po
     port,
     dir,
     hostKeyPub,
+    commandsLog,
     knownHostsLine: `${hostPattern} ${type} ${key}`,
     start() {
       if (running()) return;
