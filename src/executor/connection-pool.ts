@@ -18,6 +18,7 @@ export function localSpec(): ConnectionSpec {
 
 export class ConnectionPool {
   private readonly conns = new Map<string, Promise<Connection>>();
+  private readonly open = new Set<string>();
 
   constructor(private readonly factory: ConnectionFactory) {}
 
@@ -27,16 +28,25 @@ export class ConnectionPool {
     if (!p) {
       p = this.factory(spec, signal ? { signal } : {});
       this.conns.set(key, p);
-      p.catch(() => {
-        if (this.conns.get(key) === p) this.conns.delete(key);
-      });
+      p.then(
+        () => this.open.add(key),
+        () => {
+          if (this.conns.get(key) === p) this.conns.delete(key);
+        },
+      );
     }
     return p;
+  }
+
+  /** True when a connection to this target is established (so a failure means it dropped). */
+  isOpen(spec: ConnectionSpec): boolean {
+    return this.open.has(`${spec.connection}:${spec.host}`);
   }
 
   /** Forget a host's connection (after it failed as unreachable). */
   drop(spec: ConnectionSpec): void {
     const key = `${spec.connection}:${spec.host}`;
+    this.open.delete(key);
     const old = this.conns.get(key);
     this.conns.delete(key);
     if (old) old.then((c) => c.close()).catch(() => {});

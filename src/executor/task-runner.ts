@@ -187,12 +187,36 @@ async function attempts(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> 
 }
 
 async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
-  const { pr, task, host, kw } = r;
+  const { pr, task, host } = r;
   const args = renderValue(task.args, tctx(r, raw)) as Record<string, unknown>;
   if (r.noLog) addLeaves(pr, args);
   validateArgs(mod, args, task, host);
-
   const target = targetSpec(r, mod, raw);
+  const wasUp = pr.pool.isOpen(target);
+  try {
+    return await runModule(r, mod, raw, args, target);
+  } catch (e) {
+    // A connection that was up and dropped mid-task: an idempotent module may simply run again.
+    if (!(e instanceof Unreachable) || !mod.idempotent || !wasUp || pr.state.interrupted) throw e;
+    pr.bus.emit({
+      type: 'warning',
+      time: Date.now(),
+      host,
+      task: r.name,
+      message: `${e.message}; running ${mod.name} again (it is safe to repeat)`,
+    });
+    return runModule(r, mod, raw, args, target);
+  }
+}
+
+async function runModule(
+  r: Run,
+  mod: ModuleDef,
+  raw: Vars,
+  args: Record<string, unknown>,
+  target: ConnectionSpec,
+): Promise<Registered> {
+  const { pr, task, host, kw } = r;
   const timeoutMs = kw.timeout && kw.timeout > 0 ? kw.timeout * 1000 : undefined;
   // One controller per attempt, fed by the run's abort (AbortSignal.any would keep a dependent
   // signal per task alive on the run-long signal until the run ends).

@@ -1,4 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
+import { UnreachableError } from '../../src/errors.js';
+import { defineModule } from '../../src/modules/types.js';
 import { fakeLab, ok } from '../helpers/fake-connection.js';
 import { block, cmd, playbook, play, runModel, task, when } from '../helpers/executor-model.js';
 
@@ -82,6 +85,46 @@ describe('executor: linear strategy and failure isolation', () => {
     const hosts = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`h${i}`, {}]));
     await runModel(playbook(play([cmd('echo x')])), { inventory: { hosts }, lab, options: { forks: 3 } });
     expect(peak).toBe(3);
+  });
+});
+
+describe('executor: dropped connections', () => {
+  const mod = (idempotent: boolean) =>
+    defineModule({
+      name: 'again',
+      summary: 'test',
+      runsOn: 'target',
+      args: Type.Object({}),
+      checkMode: true,
+      idempotent,
+      example: '',
+      async run(ctx) {
+        const r = await ctx.exec(['work']);
+        return { changed: false, stdout: r.stdout };
+      },
+    });
+  const dropOnce = () => {
+    let dropped = false;
+    return fakeLab({
+      respond: (c) => {
+        if (c.argv[0] === 'work' && !dropped) {
+          dropped = true;
+          throw new UnreachableError(c.host, `connection to ${c.host} was lost while running: work`);
+        }
+        return ok('done');
+      },
+    });
+  };
+  it('an idempotent module runs again once after its established connection dropped', async () => {
+    const r = await runModel(playbook(play([cmd('echo warm'), task('again', {}, { name: 'w' })])), { modules: [mod(true)], lab: dropOnce() });
+    expect(r.resultOf('node1', 'w')!.status).toBe('ok');
+    expect(r.lab.argvs('node1')).toEqual(['echo warm', 'work', 'work']);
+    expect(r.events.some((e) => e.type === 'warning' && e.message.includes('safe to repeat'))).toBe(true);
+  });
+  it('a non-idempotent one makes the host unreachable', async () => {
+    const r = await runModel(playbook(play([cmd('echo warm'), task('again', {}, { name: 'w' })])), { modules: [mod(false)], lab: dropOnce() });
+    expect(r.resultOf('node1', 'w')!.status).toBe('unreachable');
+    expect(r.code).toBe(4);
   });
 });
 
