@@ -209,18 +209,17 @@ function parseIncludeTasks(
   fail(checkAt(includeTasksSchema, raw, src, path, label(raw, 'include_tasks')));
   const keyPath = [...path, origKey.include_tasks ?? 'include_tasks'];
   const ref = fileRef(raw.include_tasks)!;
+  // The executor renders `file` and resolves a relative result against the node's baseDir, so
+  // the including file's directory (or the role's tasks/) is made part of the path here.
+  const file = ref.trimStart().startsWith('{{') ? ref : resolve(resolveTaskFile(ctx, ref));
   const node: IncludeTasks = {
     ...keywords(ctx, src, path, raw),
     kind: 'include_tasks',
     id: taskId(ctx, src, path),
-    file: ref,
+    file,
   };
-  // A literal file name is resolved now so a typo fails before anything runs.
-  if (!isTemplated(ref)) {
-    const file = resolveTaskFile(ctx, ref);
-    node.file = file;
-    loadYamlFile(file, src.pos(keyPath));
-  }
+  // A literal file name is checked now so a typo fails before anything runs.
+  if (!isTemplated(ref)) loadYamlFile(resolveTaskFile(ctx, ref), src.pos(keyPath));
   rememberSource(node, src, path);
   return node;
 }

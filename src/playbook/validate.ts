@@ -10,6 +10,7 @@ import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '
 import type { Vars } from '../types.js';
 import { type FoundString, nodeStrings, templateStrings, valueAt } from './check-walk.js';
 import { sourceOf } from './context.js';
+import { displayPath } from './roles.js';
 import type { LoadOptions } from './context.js';
 import { loadPlaybook, loadTasksFile } from './load.js';
 import type { Block, Handler, Play, Task, TaskNode } from './model.js';
@@ -173,7 +174,7 @@ class Checker {
     if (this.includeChain.includes(abs)) return; // a recursive include is legal at run time (with a condition)
     this.includeChain.push(abs);
     try {
-      const tasks = loadTasksFile(file, from, this.playbookDir, node.role, {
+      const tasks = loadTasksFile(displayPath(file), from, this.playbookDir, node.role, {
         ...this.opts,
         onError: (e) => this.add(e),
       });

@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TsbmError } from '../../src/errors.js';
 import { loadPlaybook } from '../../src/playbook/load.js';
@@ -80,8 +80,11 @@ describe('loadPlaybook: the full-feature fixture', () => {
     expect((imported.block[0] as Task).name).toBe('Inner task');
     const inc = b.block[1] as IncludeTasks;
     expect(inc.kind).toBe('include_tasks');
-    expect(inc.file).toBe(join(FIX, 'tasks', 'inner.yml'));
-    expect((b.block[2] as IncludeTasks).file).toBe("tasks/{{ default flavour 'inner' }}.yml");
+    // Made absolute so the executor's resolve against baseDir leaves it alone.
+    expect(inc.file).toBe(resolve(FIX, 'tasks', 'inner.yml'));
+    expect((b.block[2] as IncludeTasks).file).toBe(
+      resolve(FIX, 'tasks', "{{ default flavour 'inner' }}.yml"),
+    );
     expect((b.rescue[0] as Task).module).toBe('fail');
     expect((b.always[0] as Task).args).toEqual({ done_flag: true });
   });
