@@ -71,6 +71,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     skipTasks,
     runOnce: new Map(),
     started: new Set(),
+    names: new Map(),
   };
   for (const h of hosts) {
     const s = rt.state.host(h);

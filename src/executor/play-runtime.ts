@@ -44,4 +44,6 @@ export interface PlayRuntime extends RunRuntime {
   runOnce: Map<string, Promise<unknown>>;
   /** task_start already emitted, by step key. */
   started: Set<string>;
+  /** Display names (templated once per step), by step key. */
+  names: Map<string, string>;
 }

@@ -3,16 +3,21 @@
 import type { Outcome, TaskStep } from './host-walker.js';
 import type { PlayRuntime } from './play-runtime.js';
 import { runTaskOnHost, taskName } from './task-runner.js';
+import { renderText } from '../template/index.js';
 import { effectiveKeywords } from './keywords.js';
+import { lazyVars } from './lazy-vars.js';
+import { taskVars } from './task-vars.js';
 
-export function announce(pr: PlayRuntime, step: TaskStep, handler = false): void {
+export function announce(pr: PlayRuntime, step: TaskStep, hosts: readonly string[], handler = false): void {
   if (pr.started.has(step.key)) return;
   pr.started.add(step.key);
+  const name = displayName(pr, step, hosts[0]);
+  pr.names.set(step.key, name);
   pr.bus.emit({
     type: 'task_start',
     time: Date.now(),
     play: pr.play.name,
-    task: taskName(step.task),
+    task: name,
     taskId: step.task.id,
     module: step.task.module,
     pos: step.task.pos,
@@ -26,7 +31,7 @@ export async function runTaskGroup(
   hosts: readonly string[],
   handler = false,
 ): Promise<Map<string, Outcome>> {
-  announce(pr, step, handler);
+  announce(pr, step, hosts, handler);
   const out = new Map<string, Outcome>();
   const runOnce = effectiveKeywords(pr.play, step.chain, step.task).runOnce;
   await Promise.all(
@@ -36,6 +41,18 @@ export async function runTaskGroup(
     }),
   );
   return out;
+}
+
+/** `name: "Pull {{ image }}"` shows rendered (with the first host's vars); the raw text if that fails. */
+function displayName(pr: PlayRuntime, step: TaskStep, host: string | undefined): string {
+  const raw = taskName(step.task);
+  if (!raw.includes('{{') || host === undefined) return raw;
+  try {
+    const where = { pos: step.task.pos, task: raw, host, baseDir: step.task.baseDir };
+    return renderText(raw, { ...where, vars: lazyVars(taskVars(pr, host, step.chain, step.task), where) });
+  } catch {
+    return raw;
+  }
 }
 
 // A host still waiting for a fork when the operator interrupts does not start the task.

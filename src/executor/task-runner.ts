@@ -49,7 +49,7 @@ interface Run {
 /** Runs `step` on `host` and records the result; never throws for task-level problems. */
 export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: string): Promise<Outcome> {
   const task = step.task;
-  const name = taskName(task);
+  const name = pr.names.get(step.key) ?? taskName(task);
   const started = Date.now();
   const kw = effectiveKeywords(pr.play, step.chain, task);
   const r: Run = { pr, step, task, host, name, kw, noLog: false, started };

@@ -234,6 +234,14 @@ describe('executor: run_once, delegate_to, meta, set_fact', () => {
     expect(r.resultOf('node1', 'd2')!.result!.msg).toBe('fact-node1');
   });
 
+  it('templated task names are rendered once per task (raw when they cannot be)', async () => {
+    const r = await runModel(
+      playbook(play([cmd('echo 1', { name: 'Say {{ greeting }}' }), cmd('echo {{ item }}', { name: 'Item {{ item }}', loop: [1] })], { vars: { greeting: 'hi' } })),
+    );
+    expect(r.results()).toEqual(['node1 Say hi changed', 'node1 Item {{ item }} changed']);
+    expect(r.events.filter((e) => e.type === 'task_start').map((e) => (e as { task: string }).task)).toEqual(['Say hi', 'Item {{ item }}']);
+  });
+
   it('debug verbosity: skipped below the -v level', async () => {
     const pb = () => playbook(play([task('debug', { msg: 'detail', verbosity: 2 }, { name: 'd' })]));
     expect((await runModel(pb(), { options: { verbosity: 1 } })).resultOf('node1', 'd')!.status).toBe('skipped');
