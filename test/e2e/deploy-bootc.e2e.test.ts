@@ -310,6 +310,12 @@ describe.skipIf(!ready)(
         expect(run.stderr.includes(s), 'stderr').toBe(false);
         expect(junit.includes(s), 'junit').toBe(false);
       }
+      // every command line the "ramdisks" ran (logged by their sshd)
+      for (const n of nodes.values()) {
+        const cmds = existsSync(n.sshd.commandsLog) ? readFileSync(n.sshd.commandsLog, 'utf8') : '';
+        if (n.name !== 'noagent') expect(cmds, `${n.name} ran commands`).not.toBe('');
+        for (const s of secrets) expect(cmds.includes(s), `${n.name} remote argv`).toBe(false);
+      }
       const left = sh(['sh', '-c', 'ls /run/tsbm 2>/dev/null | grep -i auth || true']).stdout.trim();
       expect(left).toBe('');
       // the run journal, wherever tsbm keeps it

@@ -37,7 +37,7 @@ export interface BmcNodeOptions {
 
 export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
   const ns = createNetns(name, o.index);
-  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey]);
+  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], { logCommands: true });
   const disk = createLoopDisk(o.diskBytes);
   const boots: string[] = [];
   const bmc = await startFakeBmc({

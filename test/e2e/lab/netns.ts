@@ -37,6 +37,10 @@ function claimSubnet(): number {
       const owner = Number(existsSync(`${dir}/pid`) ? readFileSync(`${dir}/pid`, 'utf8') : 0);
       if (owner && alive(owner)) continue;
       if (!owner) continue; // being claimed right now
+      // A crashed run left this subnet: remove its namespace and veth before reusing it.
+      const stale = existsSync(`${dir}/links`) ? readFileSync(`${dir}/links`, 'utf8').split(' ') : [];
+      if (stale[0]) sh(['ip', 'netns', 'del', stale[0]], { allowFail: true });
+      if (stale[1]) sh(['ip', 'link', 'del', stale[1]], { allowFail: true });
       rmSync(dir, { recursive: true, force: true });
       try {
         mkdirSync(dir);
@@ -59,6 +63,7 @@ export function createNetns(tag: string, macSuffix = 1): Netns {
   const mac = `52:54:00:e7:${subnet.toString(16).padStart(2, '0')}:${(macSuffix & 0xff).toString(16).padStart(2, '0')}`;
   const ns: Netns = { name, hostIf, hostIp: `10.231.${subnet}.1`, nsIp: `10.231.${subnet}.2`, mac, subnet };
   created.push(ns);
+  writeFileSync(`${CLAIMS}/${subnet}/links`, `${name} ${hostIf}`);
   // Leftovers of a crashed run with the same pid would make `ip netns add` fail.
   sh(['ip', 'netns', 'del', name], { allowFail: true });
   sh(['ip', 'link', 'del', hostIf], { allowFail: true });
