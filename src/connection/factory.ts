@@ -20,7 +20,7 @@ export function createConnectionFactory(opts: SshOptions = {}): PooledFactory {
     exec: (a, o) => c.exec(a, o),
     execShell: (a, o) => c.execShell(a, o),
     put: (d, p, o) => c.put(d, p, o),
-    get: (p) => c.get(p),
+    get: (p, o) => c.get(p, o),
     // Pooled: closing one user's handle must not cut the others off.
     close: async () => {},
   });

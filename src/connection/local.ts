@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TsbmError } from '../errors.js';
 import { quoteArgv } from './quote.js';
-import type { Connection, ExecOptions, ExecResult, PutOptions } from './types.js';
+import { getWithBecome, putWithBecome } from './become-files.js';
+import type { Connection, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
 
 function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Promise<ExecResult> {
   const full = opts.become
@@ -85,6 +86,7 @@ export function localConnection(host = 'localhost'): Connection {
     execShell: (command, opts = {}) => runLocal(host, ['sh', '-c', command], opts),
     async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}) {
       const mode = opts.mode ?? 0o644;
+      if (opts.become) return putWithBecome((a, o) => runLocal(host, a, o ?? {}), host, data, dest, mode, opts.become);
       const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.tsbm-${randomBytes(4).toString('hex')}`);
       try {
         const src = typeof data === 'string' || Buffer.isBuffer(data) ? Readable.from([Buffer.from(data)]) : data;
@@ -99,7 +101,8 @@ export function localConnection(host = 'localhost'): Connection {
         });
       }
     },
-    async get(file: string) {
+    async get(file: string, opts: GetOptions = {}) {
+      if (opts.become) return getWithBecome((a, o) => runLocal(host, a, o ?? {}), host, file, opts.become);
       try {
         return await fs.readFile(file);
       } catch (e) {

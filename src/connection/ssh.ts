@@ -16,7 +16,8 @@ import { killArgv, PID_PRELUDE, PidLineFilter, type RemotePid, stripPidPrelude, 
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
 import { authConfig } from './ssh-auth.js';
-import type { Connection, ConnectionSpec, ExecOptions, ExecResult, PutOptions } from './types.js';
+import { getWithBecome, putWithBecome } from './become-files.js';
+import type { Connection, ConnectionSpec, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
 
 export interface SshOptions {
   signal?: AbortSignal;
@@ -407,8 +408,9 @@ export class SshConnection implements Connection {
   }
 
   async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}): Promise<void> {
-    const sftp = await this.getSftp();
     const mode = opts.mode ?? 0o644;
+    if (opts.become) return putWithBecome((a, o) => this.exec(a, o), this.host, data, dest, mode, opts.become);
+    const sftp = await this.getSftp();
     // Readers never see a partial file: write a temp name in the same directory, then rename.
     const tmp = path.posix.join(path.posix.dirname(dest), `.${path.posix.basename(dest)}.tsbm-${randomBytes(4).toString('hex')}`);
     const fail = (what: string, e: Error) =>
@@ -446,7 +448,8 @@ export class SshConnection implements Connection {
     }
   }
 
-  async get(file: string): Promise<Buffer> {
+  async get(file: string, opts: GetOptions = {}): Promise<Buffer> {
+    if (opts.become) return getWithBecome((a, o) => this.exec(a, o), this.host, file, opts.become);
     const sftp = await this.getSftp();
     try {
       return await sftpCall<Buffer>((cb) => sftp.readFile(file, cb));

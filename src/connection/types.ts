@@ -31,6 +31,13 @@ export interface ExecResult {
 
 export interface PutOptions {
   mode?: number;
+  /** Write as another user (sudo -n) instead of the login user; content goes over stdin. */
+  become?: { user?: string };
+}
+
+export interface GetOptions {
+  /** Read as another user (sudo -n) instead of the login user. */
+  become?: { user?: string };
 }
 
 /** One transport to one host. Remote commands are argv arrays; quoting lives in connection/quote.ts. */
@@ -40,7 +47,7 @@ export interface Connection {
   /** Raw shell string: only the `shell` module may call this. */
   execShell(command: string, opts?: ExecOptions): Promise<ExecResult>;
   put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void>;
-  get(path: string): Promise<Buffer>;
+  get(path: string, opts?: GetOptions): Promise<Buffer>;
   close(): Promise<void>;
 }
 

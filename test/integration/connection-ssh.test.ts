@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import { createConnectionFactory } from '../../src/connection/factory.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
+import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
 
 // Dead or a zombie waiting to be reaped (in containers PID 1 may reap late).
@@ -349,6 +350,37 @@ describe('dropped connections', () => {
     } finally {
       await c.close();
       await h.close();
+    }
+  });
+});
+
+describe('become for file transfer', () => {
+  it('put and get with become go through sudo over stdin/stdout, atomically, with the mode', async () => {
+    // A stand-in sudo on the server's PATH: records its arguments, then runs the command.
+    const bin = mkdtempSync(path.join(tmp, 'bin-'));
+    const log = path.join(bin, 'sudo.log');
+    writeFileSync(
+      path.join(bin, 'sudo'),
+      `#!/bin/sh\necho "$*" >> ${log}\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`,
+      { mode: 0o755 },
+    );
+    const s = await startSshHost({ exec: shellExecHandler({ pathPrefix: [bin] }) });
+    const c = await openSsh(s.spec);
+    try {
+      const dest = path.join(tmp, 'become.bin');
+      const data = Buffer.from([0, 1, 2, 255, 10, 39]);
+      await c.put(data, dest, { mode: 0o640, become: {} });
+      expect(readFileSync(dest).equals(data)).toBe(true);
+      expect(statSync(dest).mode & 0o777).toBe(0o640);
+      expect((await c.get(dest, { become: { user: 'root' } })).equals(data)).toBe(true);
+      const calls = readFileSync(log, 'utf8');
+      expect(calls).toMatch(/^-n -- sh -c /m);
+      expect(calls).toMatch(/^-n -u root -- base64 -- /m);
+      expect(s.commands.join('\n')).not.toContain('\u00ff');
+      await expect(c.put('x', path.join(tmp, 'no/dir/x'), { become: {} })).rejects.toThrow(/cannot write .* as root/);
+    } finally {
+      await c.close();
+      await s.close();
     }
   });
 });
