@@ -1,0 +1,134 @@
+// Test fixtures for image deploys: a small GPT disk image with a marker written by offset, and
+// an HTTP server (byte ranges, a request log, an optional dropped connection) that serves it.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { basename, join } from 'node:path';
+
+export const MARKER = 'TSBM-IMAGE-MARKER-7f3a';
+/** Byte offset of the marker: inside partition 2. */
+export const MARKER_OFFSET = 20 * 1024 * 1024 + 4096;
+
+export interface TestImage {
+  raw: string;
+  sha256: string;
+  sha512: string;
+  size: number;
+  qcow2?: string;
+  qcow2Sha256?: string;
+}
+
+export function sha(file: string, algo = 'sha256'): string {
+  return createHash(algo).update(readFileSync(file)).digest('hex');
+}
+
+/** A `sizeMiB` raw GPT image: an ESP and a root partition, a marker inside root. */
+export function buildGptImage(dir: string, sizeMiB = 48, qcow2 = false): TestImage {
+  const raw = join(dir, 'disk.raw');
+  execFileSync('truncate', ['-s', `${sizeMiB}M`, raw]);
+  execFileSync('sgdisk', ['-n', '1:2048:+16M', '-t', '1:ef00', '-c', '1:esp', '-n', '2:0:0', '-c', '2:root', raw], { stdio: 'ignore' });
+  const fd = openSync(raw, 'r+');
+  writeSync(fd, Buffer.from(MARKER), 0, MARKER.length, MARKER_OFFSET);
+  closeSync(fd);
+  const img: TestImage = { raw, sha256: sha(raw), sha512: sha(raw, 'sha512'), size: statSync(raw).size };
+  if (qcow2) {
+    img.qcow2 = join(dir, 'disk.qcow2');
+    execFileSync('qemu-img', ['convert', '-f', 'raw', '-O', 'qcow2', raw, img.qcow2]);
+    img.qcow2Sha256 = sha(img.qcow2);
+  }
+  return img;
+}
+
+/** Reads `len` bytes at `offset` of a file (a disk). */
+export function readAt(file: string, offset: number, len: number): Buffer {
+  const fd = openSync(file, 'r');
+  const b = Buffer.alloc(len);
+  try {
+    readSync(fd, b, 0, len, offset);
+  } finally {
+    closeSync(fd);
+  }
+  return b;
+}
+
+/** SHA-256 of the image's partition data as found on a disk (GPT headers change with sgdisk -e). */
+export function partitionDataSha(file: string, img: TestImage): string {
+  const start = 2048 * 512;
+  const end = img.size - 34 * 512;
+  return createHash('sha256').update(readAt(file, start, end - start)).digest('hex');
+}
+
+export function imageDataSha(img: TestImage): string {
+  return partitionDataSha(img.raw, img);
+}
+
+export interface ImageServer {
+  url: string;
+  /** One line per request: "METHOD path range status". */
+  log: string[];
+  /** GETs of the whole file or a range (not HEAD). */
+  downloads(name?: string): number;
+  /** Drop the connection after this many bytes on the next N GETs. */
+  dropAfter(bytes: number, times?: number): void;
+  close(): Promise<void>;
+}
+
+export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<ImageServer> {
+  const byName = new Map(files.map((f) => [`/${basename(f)}`, f]));
+  const log: string[] = [];
+  const sockets = new Set<Socket>();
+  let drop: { bytes: number; times: number } | undefined;
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = byName.get(path);
+    if (!file) {
+      log.push(`${req.method} ${path} - 404`);
+      res.writeHead(404).end();
+      return;
+    }
+    const size = statSync(file).size;
+    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const start = m ? Number(m[1]) : 0;
+    const status = m ? 206 : 200;
+    log.push(`${req.method} ${path} ${m ? `${start}-` : '-'} ${status}`);
+    res.writeHead(status, {
+      'Content-Length': String(size - start),
+      'Accept-Ranges': 'bytes',
+      ...(m ? { 'Content-Range': `bytes ${start}-${size - 1}/${size}` } : {}),
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    if (drop && drop.times > 0) {
+      drop.times--;
+      const cut = Math.min(size - 1, start + drop.bytes);
+      const s = createReadStream(file, { start, end: cut - 1 });
+      s.on('data', (c) => res.write(c));
+      s.on('end', () => res.socket?.destroy());
+      return;
+    }
+    createReadStream(file, { start }).pipe(res);
+  };
+  const server: Server = createServer(handle);
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((ok) => server.listen(0, host, () => ok()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${port}`,
+    log,
+    downloads: (name) => log.filter((l) => l.startsWith('GET') && (!name || l.includes(`/${name} `))).length,
+    dropAfter(bytes, times = 1) {
+      drop = { bytes, times };
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}

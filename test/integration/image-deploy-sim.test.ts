@@ -1,0 +1,138 @@
+// deploy-image.yml end to end on the simulated lab: three nodes boot the ramdisk, stream a GPT
+// image served by the test over HTTP (127.0.0.1), get a config drive, and boot from disk.
+// Also: qcow2, a wrong checksum (host fails, no partition table left), and the controller
+// cache (three nodes, one upstream download).
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPlaybook } from '../../src/executor/run.js';
+import { EventBus, type TsbmEvent } from '../../src/output/events.js';
+import { Redactor } from '../../src/output/redact.js';
+import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
+import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { buildGptImage, type ImageServer, MARKER, MARKER_OFFSET, partitionDataSha, imageDataSha, readAt, serveFiles, type TestImage } from '../helpers/image-fixture.js';
+
+const PLAYBOOK = path.resolve(import.meta.dirname, '../../playbooks/deploy-image.yml');
+
+let dir: string;
+let lab: Lab;
+let img: TestImage;
+let server: ImageServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'tsbm-image-sim-'));
+  img = buildGptImage(dir, 48, true);
+  server = await serveFiles([img.raw, img.qcow2!]);
+  lab = await startLab({ nodes: 3, dir: path.join(dir, 'lab'), bootDelayMs: 200, powerDelayMs: 50, diskGiB: 2 });
+}, 60_000);
+
+afterAll(async () => {
+  await lab?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The lab's inventory with instance_info replaced for an image deploy. */
+function inventory(name: string, info: Record<string, unknown>, vars: Record<string, unknown> = {}, perHost: Record<string, Record<string, unknown>> = {}): string {
+  const doc = parse(readFileSync(lab.inventory, 'utf8')) as { all: { vars: Record<string, unknown>; children: { sim: { hosts: Record<string, Record<string, unknown>> } } } };
+  const base = doc.all.vars.instance_info as Record<string, unknown>;
+  doc.all.vars.instance_info = { root_device: base.root_device, configdrive: base.configdrive, ...info };
+  Object.assign(doc.all.vars, vars);
+  for (const [h, v] of Object.entries(perHost)) Object.assign(doc.all.children.sim.hosts[h]!, v);
+  const file = path.join(dir, `${name}.yml`);
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+async function run(inv: string): Promise<{ code: number; events: TsbmEvent[] }> {
+  const redactor = new Redactor();
+  const bus = new EventBus(redactor);
+  const events: TsbmEvent[] = [];
+  bus.on((e) => events.push(e));
+  const code = await runPlaybook(
+    { playbook: PLAYBOOK, inventories: [inv], tags: [], skipTags: [], extraVars: {}, forks: 5, check: false, diff: false, listHosts: false, listTasks: false, listTags: false, syntaxCheck: false, output: 'json', verbosity: 1 },
+    { bus, redactor },
+  );
+  return { code, events };
+}
+
+function results(events: TsbmEvent[], task: string): Record<string, { status: string; result: Record<string, unknown> }> {
+  const out: Record<string, { status: string; result: Record<string, unknown> }> = {};
+  for (const e of events) {
+    if (e.type === 'host_result' && e.task === task) out[e.host] = { status: e.status, result: e.result as Record<string, unknown> };
+  }
+  return out;
+}
+
+/** Fresh sparse disks, so a test sees only what its own run wrote. */
+function zeroDisks(): void {
+  for (const n of lab.nodes) {
+    truncateSync(n.diskFile, 0);
+    truncateSync(n.diskFile, 2 * 1024 ** 3);
+  }
+}
+
+describe('deploy-image.yml on the simulated lab', () => {
+  it('streams a raw GPT image to 3 nodes, adds the config drive, boots from disk', async () => {
+    const { code, events } = await run(inventory('raw', { image_source: `${server.url}/disk.raw`, image_os_hash_algo: 'sha256', image_os_hash_value: img.sha256 }));
+    const written = results(events, 'Write the image to the root disk');
+    expect(Object.values(written).map((r) => r.status), JSON.stringify(written)).toEqual(['changed', 'changed', 'changed']);
+    expect(code).toBe(0);
+    for (const n of lab.nodes) {
+      expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
+      expect(readAt(n.diskFile, MARKER_OFFSET, MARKER.length).toString()).toBe(MARKER);
+      const layout = await readDiskLayout(n.diskFile);
+      expect(layout.partitions.map((p) => p.name)).toEqual(['esp', 'root', 'config-2']);
+      // The config drive sits at the end of the 2 GiB disk, past the 48 MiB image (sgdisk -e worked).
+      expect(layout.partitions[2]!.startBytes).toBeGreaterThan(1024 ** 3);
+      expect(readAt(n.diskFile, layout.partitions[2]!.startBytes + 0x8001, 5).toString()).toBe('CD001');
+    }
+    expect(results(events, 'Write the config drive')[lab.nodes[0]!.cfg.name]?.status).toBe('changed');
+    expect(server.downloads('disk.raw')).toBe(3);
+    const progress = events.filter((e) => e.type === 'progress');
+    expect(progress.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a wrong checksum fails that host and leaves its disk without a partition table; qcow2 deploys the same bytes', async () => {
+    zeroDisks();
+    const [a, b, c] = lab.nodes.map((n) => n.cfg.name);
+    const inv = inventory(
+      'mixed',
+      { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 },
+      {},
+      {
+        [b!]: { instance_info: { root_device: { name: '/dev/vda' }, image_source: `${server.url}/disk.raw`, image_os_hash_value: '0'.repeat(64) } },
+        [c!]: { instance_info: { root_device: { name: '/dev/vda' }, image_source: `${server.url}/disk.qcow2`, image_disk_format: 'qcow2', image_os_hash_algo: 'sha256', image_os_hash_value: img.qcow2Sha256 } },
+      },
+    );
+    const { code, events } = await run(inv);
+    const w = results(events, 'Write the image to the root disk');
+    expect(w[a!]?.status).toBe('changed');
+    expect(w[b!]?.status).toBe('failed');
+    expect(w[c!]?.status).toBe('changed');
+    expect(code).toBe(2);
+    const failure = JSON.stringify(events.filter((e) => e.type === 'host_result' && e.host === b));
+    expect(failure).toContain(img.sha256);
+    expect(failure).toContain('0'.repeat(64));
+    const [na, nb, nc] = lab.nodes;
+    expect((await readDiskLayout(nb!.diskFile)).table).toBe('none');
+    expect(partitionDataSha(nc!.diskFile, img)).toBe(partitionDataSha(na!.diskFile, img));
+    expect(readAt(nc!.diskFile, MARKER_OFFSET, MARKER.length).toString()).toBe(MARKER);
+  }, 120_000);
+
+  it('image_download_source: local downloads once on the controller for all three nodes', async () => {
+    zeroDisks();
+    const before = server.downloads('disk.raw');
+    const { code, events } = await run(
+      inventory('local', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }, { image_download_source: 'local', image_cache_dir: path.join(dir, 'cache') }),
+    );
+    const w = results(events, 'Write the image to the root disk');
+    expect(Object.values(w).map((r) => r.status), JSON.stringify(w)).toEqual(['changed', 'changed', 'changed']);
+    expect(code).toBe(0);
+    expect(server.downloads('disk.raw') - before).toBe(1);
+    expect(Object.values(w).filter((r) => r.result.cache_downloaded === true)).toHaveLength(1);
+    for (const n of lab.nodes) expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
+  }, 120_000);
+});
