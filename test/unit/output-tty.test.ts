@@ -143,3 +143,26 @@ describe('tty renderer with the free strategy', () => {
     expect(text.match(/^✔ B /gm)).toHaveLength(1);
   });
 });
+
+describe('tty renderer with loops', () => {
+  it('keeps a looping host running with an item count until the loop result, then shows that', async () => {
+    vi.useFakeTimers();
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    let now = T0;
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
+    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'Loop', taskId: 'l', module: 'command' });
+    bus.emit({ type: 'host_task_start', time: T0, host: 'h', task: 'Loop', taskId: 'l' });
+    for (const [i, status] of [[1, 'changed'], [2, 'failed']] as const) {
+      bus.emit({ type: 'host_result', time: T0 + i * 1000, host: 'h', task: 'Loop', taskId: 'l', status, changed: true, item: `disk${i}`, msg: `m${i}`, durationMs: 1000 });
+    }
+    now = T0 + 2500;
+    vi.advanceTimersByTime(100);
+    expect(screen(out.text).at(-1)).toMatch(/^ {4}. h \(item=disk2\) {2}2\.5s {2}2 items done$/);
+    now = T0 + 3000;
+    bus.emit({ type: 'host_result', time: now, host: 'h', task: 'Loop', taskId: 'l', status: 'ignored', changed: true, msg: 'One or more items failed', durationMs: 3000 });
+    bus.emit({ type: 'recap', time: now, stats: {}, durationMs: 3000 });
+    await r.done();
+    expect(screen(out.text).slice(0, 2)).toEqual(['! Loop  3.0s  (1 ignored)', '    ! h  ignored 3.0s: One or more items failed']);
+  });
+});

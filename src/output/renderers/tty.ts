@@ -30,6 +30,7 @@ interface HostView {
   startedAt: number;
   status?: HostStatus; // undefined while running
   worst?: HostStatus; // over a loop's items so far
+  itemsDone: number;
   msg?: string;
   item?: unknown;
   durationMs: number;
@@ -72,10 +73,19 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
 
   const showCursor = () => stream.write('\x1b[?25h');
 
-  const hostRow = (h: HostView, indent: number, t: number): Row => {
+  /** A host's status for the permanent text: a loop that never reported its end shows its worst item. */
+  const finalStatus = (h: HostView): HostStatus | undefined => h.status ?? h.worst;
+
+  const hostRow = (h: HostView, indent: number, t: number, final = false): Row => {
     const item = formatItem(h.item);
-    if (h.status === undefined) {
-      const extra = [h.retry, h.progress].filter(Boolean).join('  ');
+    const status = final ? finalStatus(h) : h.status;
+    if (status === undefined && final) {
+      // settled without a result (interrupted, or the play ended): say so instead of spinning forever
+      return { indent, icon: '…', color: 'gray', text: `${h.host}${item}  unfinished` };
+    }
+    if (status === undefined) {
+      const items = h.itemsDone > 0 ? `${h.itemsDone} item${h.itemsDone === 1 ? '' : 's'} done` : '';
+      const extra = [items, h.retry, h.progress].filter(Boolean).join('  ');
       return {
         indent,
         icon: SPINNER[Math.floor(t / 80) % SPINNER.length]!,
@@ -86,9 +96,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     const msg = h.msg ? `: ${oneLine(h.msg)}` : '';
     return {
       indent,
-      icon: ICON[h.status],
-      color: STATUS_COLOR[h.status],
-      text: `${h.host}${item}  ${h.status} ${formatDuration(h.durationMs)}${msg}`,
+      icon: ICON[status],
+      color: STATUS_COLOR[status],
+      text: `${h.host}${item}  ${status} ${formatDuration(h.durationMs)}${msg}`,
     };
   };
 
@@ -105,7 +115,10 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
 
   const summary = (task: TaskView): string => {
     const counts = new Map<HostStatus, number>();
-    for (const h of task.hosts.values()) if (h.status) counts.set(h.status, (counts.get(h.status) ?? 0) + 1);
+    for (const h of task.hosts.values()) {
+      const st = finalStatus(h);
+      if (st) counts.set(st, (counts.get(st) ?? 0) + 1);
+    }
     return WORSE.filter((s) => counts.has(s))
       .map((s) => `${counts.get(s)} ${s}`)
       .join(', ');
@@ -113,7 +126,11 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
 
   /** Permanent text of a finished task. */
   const settledRows = (task: TaskView): Row[] => {
-    const outcome = taskOutcome(task) ?? 'ok';
+    let outcome: HostStatus = 'ok';
+    for (const h of task.hosts.values()) {
+      const st = finalStatus(h);
+      if (st) outcome = worse(outcome, st);
+    }
     const head: Row = {
       indent: 0,
       icon: ICON[outcome],
@@ -122,12 +139,12 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     };
     const listAll = verbosity >= 1 || task.hosts.size <= LIST_ALL_HOSTS_UP_TO;
     const hosts = [...task.hosts.values()].filter(
-      (h) => listAll || (h.status !== 'ok' && h.status !== 'changed' && h.status !== 'skipped'),
+      (h) => listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? 'unfinished'),
     );
     return [
       head,
       ...hosts.flatMap((h) => [
-        hostRow(h, 4, task.endedAt),
+        hostRow(h, 4, task.endedAt, true),
         ...h.details.map((text): Row => ({ indent: 6, icon: '·', color: 'gray', text })),
       ]),
     ];
@@ -198,7 +215,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     const task = taskOf({ ...e, time });
     let h = task.hosts.get(e.host);
     if (!h) {
-      h = { host: e.host, startedAt: time, durationMs: 0, details: [] };
+      h = { host: e.host, startedAt: time, durationMs: 0, itemsDone: 0, details: [] };
       task.hosts.set(e.host, h);
     }
     return h;
@@ -248,12 +265,19 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       case 'host_result': {
         const h = hostOf(e, e.time - e.durationMs);
         const task = taskOf(e);
-        h.status = e.item !== undefined && h.worst ? worse(h.worst, e.status) : e.status;
-        h.worst = h.status;
-        h.msg = e.msg ?? h.msg;
-        h.item = e.item;
-        // a loop's items fold into one line whose time is the whole loop's
-        h.durationMs = e.item !== undefined ? e.time - h.startedAt : e.durationMs;
+        if (e.item !== undefined) {
+          // one loop item: the host keeps running until the loop's own result arrives
+          h.worst = worse(h.worst, e.status);
+          h.itemsDone++;
+          h.item = e.item;
+          if (e.msg && e.status !== 'ok' && e.status !== 'changed' && e.status !== 'skipped') h.msg = e.msg;
+          h.durationMs = e.time - h.startedAt;
+        } else {
+          h.status = e.status;
+          h.msg = e.msg ?? h.msg;
+          h.item = undefined;
+          h.durationMs = e.durationMs;
+        }
         h.retry = undefined;
         h.progress = undefined;
         task.endedAt = Math.max(task.endedAt, e.time);
