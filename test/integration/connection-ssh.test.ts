@@ -68,6 +68,9 @@ describe('ssh connection against the in-process server', () => {
     const last = h.commands.at(-1)!;
     expect(last).toContain('PLAIN=');
     expect(last).not.toContain('s3cr3t-value');
+    // The command's own stdin follows the secret lines untouched.
+    const both = await conn.exec(['sh', '-c', 'echo "$DB_PASSWORD"; cat'], { env: { DB_PASSWORD: 'pw-1234' }, stdin: 'line1\nline2' });
+    expect(both.stdout).toBe('pw-1234\nline1\nline2');
   });
 
   it('prefixes become with sudo -n', async () => {
