@@ -109,7 +109,7 @@ function valueAt(value: unknown, path: PathSeg[]): unknown {
 }
 
 /** Text from a file made safe for one terminal line: control characters shown as `?`, long text cut. */
-export function printable(s: string, max = 60): string {
+export function printable(s: string, max = 100): string {
   const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
   return clean.length > max ? `${clean.slice(0, max)}...` : clean;
 }
