@@ -87,7 +87,7 @@ describe.skipIf(!ready)(
     let run: { status: number | null; stdout: string; stderr: string };
     let events: Event[] = [];
     let junit = '';
-    let confBefore: string[] = [];
+    let confBefore = new Map<string, string>();
     const pullSecret = () => Buffer.from(`${registry.user}:${registry.password}`).toString('base64');
 
     const node = (name: string) => nodes.get(name)!;
@@ -97,7 +97,12 @@ describe.skipIf(!ready)(
     const diskUntouched = (n: BmcNode) => readAt(n.disk.device, 0, 4 * MiB).every((b) => b === 0);
 
     beforeAll(async () => {
-      confBefore = CONF_DIRS.flatMap((d) => (existsSync(d) ? readdirSync(d).map((f) => join(d, f)) : []));
+      confBefore = new Map(
+        CONF_DIRS.flatMap((d) => (existsSync(d) ? readdirSync(d).map((f) => join(d, f)) : [])).map((f) => [
+          f,
+          readFileSync(f, 'utf8'),
+        ]),
+      );
       dir = mkdtempSync(join(tmpdir(), 'tsbm-deploy-e2e-'));
       key = makeClientKey(join(dir, 'controller'));
       regNs = createNetns('dreg');
@@ -199,8 +204,11 @@ describe.skipIf(!ready)(
       // The deploy writes podman drop-ins on the "ramdisk", which shares this machine's /etc.
       for (const d of CONF_DIRS) {
         if (!existsSync(d)) continue;
-        for (const f of readdirSync(d).map((x) => join(d, x)))
-          if (!confBefore.includes(f)) rmSync(f, { force: true });
+        for (const f of readdirSync(d).map((x) => join(d, x))) {
+          const before = confBefore.get(f);
+          if (before === undefined) rmSync(f, { force: true });
+          else if (readFileSync(f, 'utf8') !== before) writeFileSync(f, before);
+        }
       }
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
