@@ -7,7 +7,7 @@ export function batches(hosts: readonly string[], serial: SerialSpec | undefined
   const sizes = serial.map((s) => {
     if (typeof s === 'number') return s;
     const pct = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(s);
-    return pct ? Math.floor((hosts.length * Number(pct[1])) / 100) : Number(s);
+    return pct ? Math.max(1, Math.floor((hosts.length * Number(pct[1])) / 100)) : Number(s);
   });
   const out: string[][] = [];
   let i = 0;
