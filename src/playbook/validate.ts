@@ -94,6 +94,7 @@ class Checker {
         ...play.varsFiles.flatMap((v) => Object.keys(v)),
         ...Object.keys(this.opts.extraVars ?? {}),
         ...RUNTIME_VARS,
+        ...(play.gatherFacts ? ['facts', 'ansible_facts'] : []),
       ]),
     };
     const walk = (nodes: TaskNode[]) => {
@@ -151,6 +152,9 @@ class Checker {
     // What a task registers or sets is visible to every later task of the play.
     if (n.kind === 'task') {
       if (n.register) outer.names.add(n.register);
+      // Any module may return `facts`/`ansible_facts`; the executor makes them host variables.
+      outer.names.add('facts');
+      outer.names.add('ansible_facts');
       if (n.module === 'set_fact')
         for (const k of Object.keys(n.args)) if (k !== 'cacheable') outer.names.add(k);
     } else if (n.kind === 'block') {
