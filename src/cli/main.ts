@@ -66,7 +66,18 @@ export async function buildProgram(): Promise<Command> {
   return program;
 }
 
+/**
+ * A closed pipe (`tsbm run ... | head`) must not crash a command, least of all a provisioning
+ * run half-way: output is dropped and the work goes on to its end.
+ */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  ignoreClosedStdout();
   if (argv.length === 3 && argv[2] === '--version') {
     process.stdout.write(`${tsbmVersion()}\n`);
     return;

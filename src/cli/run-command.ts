@@ -24,13 +24,6 @@ function colorWanted(isTTY: boolean): boolean {
   return isTTY;
 }
 
-/** A closed pipe (`tsbm run ... | head`) must not crash a provisioning run half-way: stop writing, keep going. */
-function ignoreClosedStdout(): void {
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
-  });
-}
-
 /** Fails before any provisioning when the JUnit file could not be written at the end. */
 function checkJUnitTarget(file: string): void {
   const dir = dirname(resolve(file));
@@ -46,7 +39,6 @@ function checkJUnitTarget(file: string): void {
 
 export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
   const stdout = process.stdout;
-  ignoreClosedStdout();
   // a dumb terminal cannot move the cursor: it gets the plain renderer
   const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
   const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
