@@ -1,0 +1,53 @@
+// deploy-image.yml and deploy-ramdisk.yml: they validate against the example inventories and
+// reuse deploy-bootc.yml's roles wherever the step is the same.
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectValidationErrors } from '../../src/cli/validate-command.js';
+import { loadPlaybook } from '../../src/playbook/load.js';
+import type { Task, TaskNode } from '../../src/playbook/model.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const IMAGE = path.join(root, 'playbooks/deploy-image.yml');
+const RAMDISK = path.join(root, 'playbooks/deploy-ramdisk.yml');
+const INVENTORIES = ['lab.yml', 'sim.yml'].map((f) => path.join(root, 'inventory-examples', f));
+
+function tasks(nodes: TaskNode[]): Task[] {
+  return nodes.flatMap((n) => (n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : []));
+}
+
+describe('image and ramdisk playbooks', () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    process.env.BMC_PASSWORD = 'lab-password';
+    process.env.PULL_SECRET = Buffer.from('u:p').toString('base64');
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('validate against the example inventories', async () => {
+    for (const inv of INVENTORIES) {
+      const errors = await collectValidationErrors([IMAGE, RAMDISK], { inventory: [inv] });
+      expect(errors.map((e) => e.oneLine()), inv).toEqual([]);
+    }
+  });
+
+  it('deploy-image.yml is deploy-bootc.yml with the image role instead of deploy', () => {
+    const bootc = loadPlaybook(path.join(root, 'playbooks/deploy-bootc.yml')).plays[0];
+    const play = loadPlaybook(IMAGE).plays[0];
+    expect(play?.roles.map((r) => r.name)).toEqual(bootc?.roles.map((r) => (r.name === 'deploy' ? 'image' : r.name)));
+    const all = tasks(play?.roleTasks ?? []);
+    const steps = all.map((t) => t.module);
+    expect(steps.slice(steps.indexOf('root_device'), steps.indexOf('configdrive_write') + 1)).toEqual(['root_device', 'image_write', 'configdrive_write']);
+    expect(steps).not.toContain('podman_pull');
+    expect(all.find((t) => t.module === 'image_write')?.args.device).toBe('{{ root.device }}');
+  });
+
+  it('deploy-ramdisk.yml boots the ISO persistently and writes no disk', () => {
+    const play = loadPlaybook(RAMDISK).plays[0];
+    const all = tasks(play?.roleTasks ?? []);
+    expect(all.map((t) => t.module)).toEqual(['redfish_power', 'vmedia_boot', 'redfish_boot_device', 'redfish_power', 'wait_agent']);
+    expect(all.find((t) => t.module === 'redfish_boot_device')?.args).toMatchObject({ device: 'cd', persistent: true });
+    expect(all.find((t) => t.module === 'vmedia_boot')?.args.boot).toBe(false);
+  });
+});
