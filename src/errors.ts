@@ -75,8 +75,8 @@ export const optionsError = (message: string, hint?: string): TsbmError =>
 
 /** Raised by connections when a host cannot be reached at all (exit 4, "unreachable" in the recap). */
 export class UnreachableError extends TsbmError {
-  constructor(host: string, message: string, cause?: unknown) {
-    super('unreachable', message, { host, cause });
+  constructor(host: string, message: string, cause?: unknown, hint?: string) {
+    super('unreachable', message, { host, cause, ...(hint ? { hint } : {}) });
     this.name = 'UnreachableError';
   }
 }

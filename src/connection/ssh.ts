@@ -29,6 +29,8 @@ export interface SshOptions {
   maxChannels?: number;
 }
 
+const LOST_HINT = 'the host went down or the network dropped; the next task reconnects';
+
 interface Hop {
   label: string;
   address: string;
@@ -119,6 +121,7 @@ export class SshConnection implements Connection {
                   spec.host,
                   `${hop.label} cannot reach ${next.address}:${next.port}: ${err.message}`,
                   err,
+                  'check the target address from the jump host, and that it allows TCP forwarding',
                 ),
               );
             } else resolve(ch);
@@ -185,14 +188,10 @@ export class SshConnection implements Connection {
         client.end();
         const hk = check.failure();
         if (hk) {
-          const e = new UnreachableError(spec.host, hk.message, err);
-          Object.defineProperty(e, 'hint', { value: hk.hint });
-          return reject(e);
+          return reject(new UnreachableError(spec.host, hk.message, err, hk.hint));
         }
         const d = describeConnectError(err, hop);
-        const e = new UnreachableError(spec.host, `${spec.host}: ${d.message}`, err);
-        Object.defineProperty(e, 'hint', { value: d.hint });
-        reject(e);
+        reject(new UnreachableError(spec.host, `${spec.host}: ${d.message}`, err, d.hint));
       });
       client.connect(config);
     });
@@ -207,7 +206,12 @@ export class SshConnection implements Connection {
       this.sftp = undefined;
       for (const j of this.jumps) j.end();
       this.jumps = [];
-      const err = new UnreachableError(this.host, `connection to ${this.host} (${this.spec.address}:${this.spec.port}) was lost: ${why}`);
+      const err = new UnreachableError(
+        this.host,
+        `connection to ${this.host} (${this.spec.address}:${this.spec.port}) was lost: ${why}`,
+        undefined,
+        LOST_HINT,
+      );
       for (const fail of [...this.inflight]) fail(err);
     };
     client.on('error', (e: Error) => lost(e.message));
@@ -351,7 +355,12 @@ export class SshConnection implements Connection {
           finish(() => {
             if (!exit) {
               return reject(
-                new UnreachableError(this.host, `connection to ${this.host} was lost while running: ${stripPidPrelude(command)}`),
+                new UnreachableError(
+                  this.host,
+                  `connection to ${this.host} was lost while running: ${stripPidPrelude(command)}`,
+                  undefined,
+                  LOST_HINT,
+                ),
               );
             }
             resolve({
