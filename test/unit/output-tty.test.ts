@@ -118,6 +118,16 @@ describe('tty renderer', () => {
     expect(await run(0)).toEqual(['✖ T  0.0s  (11 ok, 1 unreachable)', '    ✖ n5  unreachable 0.0s']);
     expect(await run(1)).toHaveLength(13);
   });
+
+  it('marks a task whose hosts were all skipped as skipped', async () => {
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
+    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'S', taskId: 's', module: 'm' });
+    bus.emit({ type: 'host_result', time: T0, host: 'a', task: 'S', taskId: 's', status: 'skipped', changed: false, durationMs: 0 });
+    await r.done();
+    expect(screen(out.text)[0]).toBe('↷ S  0.0s  (1 skipped)');
+  });
 });
 
 describe('tty renderer with the free strategy', () => {

@@ -126,11 +126,12 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
 
   /** Permanent text of a finished task. */
   const settledRows = (task: TaskView): Row[] => {
-    let outcome: HostStatus = 'ok';
+    let worst: HostStatus | undefined;
     for (const h of task.hosts.values()) {
       const st = finalStatus(h);
-      if (st) outcome = worse(outcome, st);
+      if (st) worst = worse(worst, st);
     }
+    const outcome = worst ?? 'ok';
     const head: Row = {
       indent: 0,
       icon: ICON[outcome],
