@@ -1,7 +1,7 @@
 // configdrive_write: builds the config drive on the controller and puts it in a `config-2`
 // partition at the end of the node's disk (reusing one that exists), verified by SHA-256.
 import { createHash } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { nodeIdentity } from '../configdrive/content.js';
 import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
 import { configDrivePartitions, diskSizeBytes, sha256At, writeAt } from '../configdrive/disk-io.js';
@@ -11,7 +11,7 @@ import { resolveConfigDrive } from '../configdrive/source.js';
 import { getPath } from '../deploy/node-data.js';
 import { hostError, mustExec, randomName } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
-import { type ModuleContext, defineModule } from './types.js';
+import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
 
 const args = Type.Object(
   {
@@ -53,101 +53,104 @@ export const configdriveWriteModule = defineModule({
     device: "{{ root.device }}"
   register: configdrive`,
   async run(ctx, a) {
-    const value = a.configdrive ?? getPath(ctx.vars, 'instance_info.configdrive');
-    if (value === undefined || value === null || value === '') {
-      return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };
-    }
-    let resolved: Awaited<ReturnType<typeof resolveConfigDrive>>;
     try {
-      resolved = await resolveConfigDrive(value, nodeIdentity(ctx.vars), { signal: ctx.signal });
+      return await writeConfigDrive(ctx, a);
     } catch (e) {
-      if (e instanceof TsbmError) throw hostError(ctx, e.message, e.hint, e);
+      // Errors from the pure helpers carry no host/task yet: name them here.
+      if (e instanceof TsbmError && !e.host) throw hostError(ctx, e.message, e.hint, e);
       throw e;
     }
-    const { iso, source } = resolved;
-    const sha256 = createHash('sha256').update(iso).digest('hex');
-    const device = a.device;
-
-    const diskBytes = await diskSizeBytes(ctx, device);
-    let table = await readTable(ctx, device);
-    const labelled = await configDrivePartitions(ctx, device, table.partitions);
-    let plan = placeConfigDrive(device, table, labelled, diskBytes, iso.length);
-    ctx.log(
-      `config drive (${source}, ${iso.length} bytes): ${plan.action === 'reuse' ? `reusing partition ${plan.partition.number}` : `new partition ${plan.number} at byte ${plan.offsetBytes}`}`,
-    );
-
-    const where = plan.action === 'reuse' ? plan.partition : plan;
-    const facts = (created: boolean, p: { number: number; offsetBytes: number; sizeBytes: number }) => ({
-      device,
-      partition: p.number,
-      offset: p.offsetBytes,
-      size: p.sizeBytes,
-      iso_size: iso.length,
-      sha256,
-      created,
-      source,
-    });
-    if (plan.action === 'reuse') {
-      const current = await sha256At(ctx, device, plan.partition.offsetBytes, iso.length);
-      if (current === sha256) {
-        return {
-          changed: false,
-          msg: `partition ${plan.partition.number} already holds this config drive`,
-          ...facts(false, plan.partition),
-        };
-      }
-    }
-    if (ctx.check) {
-      const num = plan.action === 'reuse' ? plan.partition.number : plan.number;
-      return {
-        changed: true,
-        msg: `would ${plan.action === 'reuse' ? 'rewrite' : 'create'} config-2 partition ${num}`,
-        ...facts(plan.action === 'create', { ...where, number: num }),
-      };
-    }
-
-    if (plan.action === 'create') {
-      if (table.label === 'gpt') {
-        await relocateGptBackup(ctx, device);
-        table = await readTable(ctx, device); // lastlba moves with the backup header
-        plan = placeConfigDrive(device, table, [], diskBytes, iso.length);
-        if (plan.action !== 'create') throw hostError(ctx, 'internal: placement changed after sgdisk -e');
-      }
-      const want = plan;
-      await createPartition(ctx, device, want);
-      const after = await readTable(ctx, device);
-      if (!after.partitions.some((p) => p.number === want.number && p.startSector === want.startSector)) {
-        throw hostError(
-          ctx,
-          `partition ${want.number} is not in the table after creating it`,
-          'check the partition table with sfdisk -l',
-        );
-      }
-    }
-    const target =
-      plan.action === 'reuse'
-        ? { ...plan.partition }
-        : { number: plan.number, offsetBytes: plan.offsetBytes, sizeBytes: plan.sizeBytes };
-
-    const upload = `/tmp/tsbm-configdrive-${randomName()}.iso`;
-    try {
-      await ctx.put(iso, upload, { mode: 0o600 });
-      await writeAt(ctx, device, upload, target.offsetBytes);
-    } finally {
-      await ctx.exec(['rm', '-f', upload]);
-    }
-    const readBack = await sha256At(ctx, device, target.offsetBytes, iso.length);
-    if (readBack !== sha256) {
-      throw hostError(
-        ctx,
-        `config drive read back from ${device} at byte ${target.offsetBytes} has SHA-256 ${readBack}, expected ${sha256}`,
-        'the disk may be failing; check dmesg on the ramdisk',
-      );
-    }
-    return {
-      changed: true,
-      msg: `config drive written to ${device} partition ${target.number} (${iso.length} bytes, sha256 ${sha256.slice(0, 12)}…)`,
-      ...facts(plan.action === 'create', target),
-    };
   },
 });
+
+async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Promise<ModuleResult> {
+  const value = a.configdrive ?? getPath(ctx.vars, 'instance_info.configdrive');
+  if (value === undefined || value === null || value === '') {
+    return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };
+  }
+  const { iso, source } = await resolveConfigDrive(value, nodeIdentity(ctx.vars), { signal: ctx.signal });
+  const sha256 = createHash('sha256').update(iso).digest('hex');
+  const device = a.device;
+
+  const diskBytes = await diskSizeBytes(ctx, device);
+  let table = await readTable(ctx, device);
+  const labelled = await configDrivePartitions(ctx, device, table.partitions);
+  let plan = placeConfigDrive(device, table, labelled, diskBytes, iso.length);
+  ctx.log(
+    `config drive (${source}, ${iso.length} bytes): ${plan.action === 'reuse' ? `reusing partition ${plan.partition.number}` : `new partition ${plan.number} at byte ${plan.offsetBytes}`}`,
+  );
+
+  const where = plan.action === 'reuse' ? plan.partition : plan;
+  const facts = (created: boolean, p: { number: number; offsetBytes: number; sizeBytes: number }) => ({
+    device,
+    partition: p.number,
+    offset: p.offsetBytes,
+    size: p.sizeBytes,
+    iso_size: iso.length,
+    sha256,
+    created,
+    source,
+  });
+  if (plan.action === 'reuse') {
+    const current = await sha256At(ctx, device, plan.partition.offsetBytes, iso.length);
+    if (current === sha256) {
+      return {
+        changed: false,
+        msg: `partition ${plan.partition.number} already holds this config drive`,
+        ...facts(false, plan.partition),
+      };
+    }
+  }
+  if (ctx.check) {
+    const num = plan.action === 'reuse' ? plan.partition.number : plan.number;
+    return {
+      changed: true,
+      msg: `would ${plan.action === 'reuse' ? 'rewrite' : 'create'} config-2 partition ${num}`,
+      ...facts(plan.action === 'create', { ...where, number: num }),
+    };
+  }
+
+  if (plan.action === 'create') {
+    if (table.label === 'gpt') {
+      await relocateGptBackup(ctx, device);
+      table = await readTable(ctx, device); // lastlba moves with the backup header
+      plan = placeConfigDrive(device, table, [], diskBytes, iso.length);
+      if (plan.action !== 'create') throw hostError(ctx, 'internal: placement changed after sgdisk -e');
+    }
+    const want = plan;
+    await createPartition(ctx, device, want);
+    const after = await readTable(ctx, device);
+    if (!after.partitions.some((p) => p.number === want.number && p.startSector === want.startSector)) {
+      throw hostError(
+        ctx,
+        `partition ${want.number} is not in the table after creating it`,
+        'check the partition table with sfdisk -l',
+      );
+    }
+  }
+  const target =
+    plan.action === 'reuse'
+      ? { ...plan.partition }
+      : { number: plan.number, offsetBytes: plan.offsetBytes, sizeBytes: plan.sizeBytes };
+
+  const upload = `/tmp/tsbm-configdrive-${randomName()}.iso`;
+  try {
+    await ctx.put(iso, upload, { mode: 0o600 });
+    await writeAt(ctx, device, upload, target.offsetBytes);
+  } finally {
+    await ctx.exec(['rm', '-f', upload]);
+  }
+  const readBack = await sha256At(ctx, device, target.offsetBytes, iso.length);
+  if (readBack !== sha256) {
+    throw hostError(
+      ctx,
+      `config drive read back from ${device} at byte ${target.offsetBytes} has SHA-256 ${readBack}, expected ${sha256}`,
+      'the disk may be failing; check dmesg on the ramdisk',
+    );
+  }
+  return {
+    changed: true,
+    msg: `config drive written to ${device} partition ${target.number} (${iso.length} bytes, sha256 ${sha256.slice(0, 12)}…)`,
+    ...facts(plan.action === 'create', target),
+  };
+}
