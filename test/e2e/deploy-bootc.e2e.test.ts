@@ -133,6 +133,7 @@ describe.skipIf(!ready)(
         const image = n.name === 'nobootc' ? 'standin:nobootc' : 'standin:bootc';
         hosts[n.name] = {
           ssh_host: n.ns.nsIp,
+          ...(n.name === 'node2' ? { bootc_extra_args: ['--karg=console=ttyS0,115200'] } : {}),
           driver_info: {
             redfish_address: n.bmc.url,
             redfish_username: 'admin',
@@ -144,6 +145,7 @@ describe.skipIf(!ready)(
             image_pull_secret:
               n.name === 'badsecret' ? Buffer.from('tester:wrong-password').toString('base64') : pullSecret(),
             root_device: { name: n.disk.device },
+            ...(n.name === 'node1' ? { bootc_authorized_keys: key.publicKey } : {}),
             configdrive: {
               meta_data: { hostname: `${n.name}.lab`, public_keys: { controller: key.publicKey } },
               network_data: { links: [{ id: 'eth0', type: 'phy', ethernet_mac_address: n.ns.mac }] },
@@ -264,6 +266,10 @@ describe.skipIf(!ready)(
         expect(args).toContain('--skip-fetch-check');
         expect(args).toContain(`--root-size=${2048 - 768}M`);
         expect(args.at(-1)).toBe(n.disk.device);
+        expect(args).toContain('--disable-selinux'); // no getenforce on this "ramdisk"
+        if (name === 'node1') expect(args.some((a) => a.startsWith('--root-ssh-authorized-keys'))).toBe(true);
+        else expect(args.some((a) => a.startsWith('--root-ssh-authorized-keys'))).toBe(false);
+        if (name === 'node2') expect(args).toContain('--karg=console=ttyS0,115200');
         expect(n.boots[0]).toBe('cd');
         expect(n.boots.at(-1)).not.toBe('cd');
         expect(n.sshd.running()).toBe(false);
