@@ -10,6 +10,7 @@ import { copyModule } from '../../src/modules/copy.js';
 import { factsModuleDef, gatherFactsModule } from '../../src/modules/facts.js';
 import { fileModule } from '../../src/modules/file.js';
 import { getModule } from '../../src/modules/registry.js';
+import { loadPlaybook } from '../../src/playbook/load.js';
 import { shellModule } from '../../src/modules/shell.js';
 import { slurpModule } from '../../src/modules/slurp.js';
 import { statModule } from '../../src/modules/stat.js';
@@ -45,6 +46,16 @@ describe('registry', () => {
       expect(m!.example.length).toBeGreaterThan(10);
     }
     expect(getModule('gather_facts')!.run).toBeDefined();
+  });
+
+  it("every module's documented example loads as a valid task", () => {
+    for (const n of ['command', 'shell', 'copy', 'template', 'file', 'stat', 'slurp', 'wait_for', 'wait_for_connection', 'facts', 'gather_facts']) {
+      const m = getModule(n)!;
+      const file = path.join(dir, `example-${n}.yml`);
+      const body = m.example.split('\n').map((l) => `    ${l}`).join('\n');
+      writeFileSync(file, `- hosts: all\n  vars:\n    image: x\n  tasks:\n${body}\n`);
+      expect(() => loadPlaybook(file), n).not.toThrow();
+    }
   });
 });
 
