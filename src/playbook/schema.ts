@@ -255,9 +255,14 @@ function moduleArgsSchema(m: ModuleDef): TSchema {
 
 /** The published playbook schema (JSON, for editors): tasks know every registered module and its arguments. */
 export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<string, unknown> {
-  const moduleProps: Record<string, TSchema> = {};
-  for (const m of modules) moduleProps[m.name] = moduleArgsSchema(m);
   const ref = (name: string) => ({ $ref: `#/$defs/${name}` });
+  // Each module's arguments are defined once and referenced from tasks and handlers.
+  const moduleProps: Record<string, TSchema> = {};
+  const moduleDefs: Record<string, TSchema> = {};
+  for (const m of modules) {
+    moduleDefs[`module_${m.name}`] = moduleArgsSchema(m);
+    moduleProps[m.name] = Type.Unsafe(ref(`module_${m.name}`));
+  }
   const taskList = { type: 'array', items: ref('taskNode') };
   const withLists = (schema: TSchema, lists: string[]) => {
     const s = JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown> };
@@ -279,7 +284,8 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
   const play = withLists(playSchema, ['pre_tasks', 'tasks', 'post_tasks']);
   (play.properties as Record<string, unknown>).handlers = { type: 'array', items: ref('handler') };
   // Editors should accept what tsbm accepts: a template string wherever a typed value goes.
-  return relaxForTemplates({
+  // The result is plain JSON (no TypeBox symbols), exactly what schemas/playbook.json holds.
+  const published = relaxForTemplates({
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://tsbm.dev/schemas/playbook.json',
     title: 'tsbm playbook',
@@ -296,6 +302,8 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
       block: withLists(blockSchema, ['block', 'rescue', 'always']),
       importTasks: importTasksSchema,
       includeTasks: includeTasksSchema,
+      ...moduleDefs,
     },
-  }) as Record<string, unknown>;
+  });
+  return JSON.parse(JSON.stringify(published)) as Record<string, unknown>;
 }

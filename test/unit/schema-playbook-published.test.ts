@@ -15,8 +15,10 @@ const FIX = join(import.meta.dirname, '..', 'fixtures', 'playbooks');
 describe('published playbook schema', () => {
   it('offers every module with its argument schema as task properties', () => {
     const task = (schema.$defs as Record<string, { properties: Record<string, unknown> }>).task!;
-    for (const m of fixtureModules) expect(task.properties[m.name], m.name).toBeDefined();
-    expect(JSON.stringify(task.properties.redfish_power)).toContain('"state"');
+    const defs = schema.$defs as Record<string, unknown>;
+    for (const m of fixtureModules)
+      expect(task.properties[m.name], m.name).toEqual({ $ref: `#/$defs/module_${m.name}` });
+    expect(JSON.stringify(defs.module_redfish_power)).toContain('"state"');
   });
 
   it('accepts the full-feature fixture playbook', () => {
