@@ -66,10 +66,11 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       return (await conn()).execShell(command, withDefaults(opts));
     },
     async put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void> {
-      return (await conn()).put(data, path, opts);
+      const become = opts?.become ?? c.execDefaults.become;
+      return (await conn()).put(data, path, become ? { ...opts, become } : opts);
     },
     async get(path: string): Promise<Buffer> {
-      return (await conn()).get(path);
+      return (await conn()).get(path, c.execDefaults.become ? { become: c.execDefaults.become } : undefined);
     },
     async local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
       logCommand(c, `(controller) ${quoteArgv(argv)}`);

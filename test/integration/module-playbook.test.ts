@@ -8,6 +8,7 @@ import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
 import { baseOptions } from '../helpers/executor-model.js';
+import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 
 let hosts: SshHost[] = [];
@@ -123,5 +124,42 @@ describe('generic modules in a playbook', () => {
     expect(res.changed).toBe(true);
     expect(res.result?.diff).toMatchObject({ before: 'edited\n', after: 'hello m1\n' });
     expect(readFileSync(hello, 'utf8')).toBe('edited\n');
+  });
+
+  it('become: copy writes through sudo (content on stdin), command runs under sudo', async () => {
+    const bin = mkdtempSync(path.join(dir, 'bin-'));
+    const log = path.join(bin, 'sudo.log');
+    writeFileSync(path.join(bin, 'sudo'), `#!/bin/sh\necho "$*" >> ${log}\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`, {
+      mode: 0o755,
+    });
+    const h = await startSshHost({ name: 'b1', exec: shellExecHandler({ pathPrefix: [bin] }) });
+    try {
+      const inv = path.join(dir, 'inv-become.yml');
+      writeFileSync(
+        inv,
+        `all:\n  hosts:\n    b1:\n      ssh_host: 127.0.0.1\n      ssh_port: ${h.spec.port}\n      ssh_user: ${h.spec.user}\n      ssh_private_key_file: ${h.spec.privateKeyFile}\n      ssh_known_hosts_file: ${h.spec.knownHostsFile}\n`,
+      );
+      const dest = path.join(dir, 'become-out.txt');
+      const pb = path.join(dir, 'become.yml');
+      writeFileSync(
+        pb,
+        `- hosts: all\n  become: true\n  tasks:\n    - copy:\n        content: "root data\\n"\n        dest: ${dest}\n        mode: '0600'\n    - command: id -u\n`,
+      );
+      const bus = new EventBus();
+      const events: TsbmEvent[] = [];
+      bus.on((e) => events.push(e));
+      const code = await runPlaybook(baseOptions({ playbook: pb, inventories: [inv] }), { bus, redactor: new Redactor() });
+      const bad = events.filter((e) => e.type === 'host_result' && e.status === 'failed');
+      expect(bad).toEqual([]);
+      expect(code).toBe(0);
+      expect(readFileSync(dest, 'utf8')).toBe('root data\n');
+      expect(statSync(dest).mode & 0o777).toBe(0o600);
+      const calls = readFileSync(log, 'utf8');
+      expect(calls).toMatch(/-n -- sh -c umask 077/);
+      expect(calls).toMatch(/-n -- id -u/);
+      expect(calls).not.toContain('root data');
+    } finally {
+      await h.close();
+    }
   });
 });
