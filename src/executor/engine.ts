@@ -60,6 +60,7 @@ export async function executePlaybook(
     taskAbort: abort.signal,
     ...(tuning.untilDelayMs !== undefined ? { untilDelayMs: tuning.untilDelayMs } : {}),
     invVars: new Map(),
+    scanned: new WeakSet(),
   };
 
   // SIGINT: stop scheduling now; running tasks get a grace period, then their signal aborts.

@@ -28,6 +28,8 @@ export interface RunRuntime {
   /** Aborts running tasks (fires a grace period after an interrupt). */
   taskAbort: AbortSignal;
   untilDelayMs?: number;
+  /** Vars objects already scanned for secret-named values. */
+  scanned: WeakSet<object>;
   /** Memoized inventory vars per host. */
   invVars: Map<string, Vars>;
 }

@@ -49,6 +49,10 @@ export function taskVars(pr: PlayRuntime, host: string, chain: readonly TaskKeyw
   const role = roleOf(chain, task);
   for (const n of chain) rtSecrets(pr, n.vars);
   rtSecrets(pr, task.vars);
+  if (role) {
+    rtSecrets(pr, role.defaults);
+    rtSecrets(pr, role.vars);
+  }
   return composeVars({
     ...(role ? { roleDefaults: role.defaults, roleVars: role.vars } : {}),
     inventory: inventoryVars(pr, host),
@@ -62,6 +66,9 @@ export function taskVars(pr: PlayRuntime, host: string, chain: readonly TaskKeyw
   });
 }
 
+// Each vars object is scanned for secret-named values once per run (many tasks share it).
 function rtSecrets(rt: RunRuntime, v: Vars): void {
-  if (Object.keys(v).length > 0) rt.redactor.addFromVars(v);
+  if (rt.scanned.has(v)) return;
+  rt.scanned.add(v);
+  rt.redactor.addFromVars(v);
 }

@@ -336,9 +336,20 @@ describe('executor: check mode, no_log, timeout, SIGINT', () => {
     expect(r.redactor.redact('x hunter22 y')).toBe('x ******** y');
   });
 
-  it('secret-named vars are registered with the redactor', async () => {
-    const r = await runModel(playbook(play([cmd('true')], { vars: { bmc_password: 'pa55word' } })));
-    expect(r.redactor.redact('pa55word')).toBe('********');
+  it('secret-named vars are registered with the redactor, at every level', async () => {
+    const role = { name: 'r', path: '/pb/roles/r', defaults: { role_token: 'tok-default' }, vars: { api_secret: 'role-secret' } };
+    const pb = playbook(
+      play([block({ block: [cmd('true', { role, vars: { task_password: 'task-pw' } })] }, { vars: { block_token: 'blk-tok' } })], {
+        vars: { bmc_password: 'pa55word' },
+        varsFiles: [{ file_secret: 'from-file' }],
+      }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const r = await runModel(pb, { inventory: { hosts: { node1: { inv_password: 'inv-pw' } } }, options: { extraVars: { x_token: 'xtra' } } });
+      for (const v of ['pa55word', 'tok-default', 'role-secret', 'task-pw', 'blk-tok', 'from-file', 'inv-pw', 'xtra']) {
+        expect(r.redactor.redact(v)).toBe('********');
+      }
+    }
   });
 
   it('timeout aborts the module and fails cleanly', async () => {
