@@ -135,4 +135,15 @@ describe('deploy-image.yml on the simulated lab', () => {
     expect(Object.values(w).filter((r) => r.result.cache_downloaded === true)).toHaveLength(1);
     for (const n of lab.nodes) expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
   }, 120_000);
+
+  it('a raw stream that loses its connection restarts from the beginning and still verifies', async () => {
+    zeroDisks();
+    server.dropAfter(5 * 1024 * 1024, 1);
+    const { code, events } = await run(inventory('drop', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }));
+    const w = results(events, 'Write the image to the root disk');
+    expect(code, JSON.stringify(w)).toBe(0);
+    expect(Object.values(w).map((r) => r.result.attempts as number).sort()).toEqual([1, 1, 2]);
+    expect(events.some((e) => e.type === 'retry' || (e.type === 'log' && JSON.stringify(e).includes('restarting the stream')))).toBe(true);
+    for (const n of lab.nodes) expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
+  }, 120_000);
 });
