@@ -2,10 +2,12 @@
 // event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { EXIT, optionsError } from '../errors.js';
+import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
-import { redactor } from './context.js';
+import { redactor, tsbmVersion } from './context.js';
+import type { RunJournal } from './run-journal.js';
+import { DEFAULT_JOURNAL_DIR } from './runs.js';
 import type { RunOptions } from '../executor/options.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 
@@ -52,7 +54,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const sim = await startSimInventories(opts.inventories);
   let code: number;
   try {
-    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity);
+    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags));
   } finally {
     await sim.stop();
   }
@@ -60,10 +62,17 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   return code;
 }
 
+/** `--journal-dir DIR` (default .tsbm/runs) or `--no-journal`. */
+function journalSettings(flags: Record<string, unknown>): string | undefined {
+  if (flags.journal === false) return undefined;
+  return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : DEFAULT_JOURNAL_DIR;
+}
+
 async function runWith(
   executor: typeof import('../executor/run.js'),
   opts: RunOptions,
   verbosity: Verbosity,
+  journalDir: string | undefined,
 ): Promise<number> {
   const stdout = process.stdout;
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
@@ -79,6 +88,19 @@ async function runWith(
   if (opts.junit) {
     const { attachJUnit } = await import('../output/junit.js');
     attached.push(attachJUnit(bus, opts.junit));
+  }
+
+  let journal: RunJournal | undefined;
+  if (journalDir) {
+    const { openRunJournal } = await import('./run-journal.js');
+    try {
+      journal = openRunJournal(opts, { bus, redactor, journalDir, version: tsbmVersion() });
+    } catch (e) {
+      for (const a of attached) await a.done();
+      throw new TsbmError('runtime', `cannot open the run journal in ${journalDir}: ${(e as Error).message}`, {
+        hint: 'point --journal-dir at a writable directory, or run with --no-journal',
+      });
+    }
   }
 
   const controller = new AbortController();
@@ -103,10 +125,16 @@ async function runWith(
 
   let code: number;
   try {
-    code = await executor.runPlaybook(opts, { bus, redactor, signal: controller.signal });
+    code = await executor.runPlaybook(opts, {
+      bus,
+      redactor,
+      signal: controller.signal,
+      ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}),
+    });
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
+    await journal?.close();
     for (const a of attached) await a.done();
   }
   return controller.signal.aborted ? EXIT.interrupted : code;

@@ -51,6 +51,8 @@ export function register(program: Command): void {
       ]),
     )
     .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
+    .option('--no-journal', 'do not write a run journal (and take no host locks)')
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');

@@ -2,7 +2,7 @@
 // every output mode, JUnit, secrets, exit codes and Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
@@ -123,6 +123,40 @@ describe('tsbm run (built CLI, local hosts)', () => {
       const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
       expect(() => process.kill(pid, 0)).toThrow();
     }
+  });
+
+  it('writes a redacted run journal (unless --no-journal) and locks hosts against a second run', async () => {
+    const journalDir = join(dir, 'journals');
+    const r = tsbm([...runArgs, '--output', 'plain', '--journal-dir', journalDir]);
+    expect(r.code).toBe(2);
+    const files = readdirSync(journalDir);
+    expect(files).toHaveLength(1);
+    const text = readFileSync(join(journalDir, files[0]!), 'utf8');
+    const records = text.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; runId?: string });
+    expect(records[0]).toMatchObject({ type: 'journal_start', runId: files[0]!.replace(/\.jsonl$/, '') });
+    expect(records.at(-1)).toMatchObject({ type: 'run_end', exitCode: 2 });
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(EXTRA_SECRET);
+
+    const off = join(dir, 'no-journal');
+    expect(tsbm(['run', 'site.yml', '-i', 'inv.yml', '--no-journal', '--journal-dir', off]).code).toBe(2);
+    expect(existsSync(off)).toBe(false);
+
+    // a second run while the first holds alpha's lock is refused, naming the holder
+    const lockDir = join(dir, 'lock-journals');
+    const first = spawn(process.execPath, [bin, 'run', 'long.yml', '-i', 'inv.yml', '--journal-dir', lockDir], { cwd: dir });
+    let firstOut = '';
+    first.stdout.on('data', (d: Buffer) => {
+      firstOut += d.toString();
+    });
+    const firstExit = new Promise<number | null>((res) => first.on('exit', (c) => res(c)));
+    while (!firstOut.includes('TASK [Sleep long]')) await new Promise((res) => setTimeout(res, 50));
+    const firstId = readdirSync(lockDir)[0]!.replace(/\.jsonl$/, '');
+    const second = tsbm(['run', 'long.yml', '-i', 'inv.yml', '--journal-dir', lockDir, '--output', 'plain']);
+    expect(second.code).not.toBe(0);
+    expect(second.stdout).toContain(`host alpha is locked by run ${firstId}`);
+    expect(await firstExit).toBe(0);
+    expect(readdirSync(join(dir, '.tsbm/locks'))).toEqual([]);
   });
 
   it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {
