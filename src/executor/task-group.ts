@@ -71,5 +71,12 @@ async function runOnceFor(pr: PlayRuntime, step: TaskStep, host: string): Promis
   const src = pr.state.host(r.host);
   const dst = pr.state.host(host);
   if (reg && reg in src.facts) dst.facts[reg] = src.facts[reg];
-  return r.outcome.status === 'ok' ? r.outcome : { status: 'ok' };
+  if (r.outcome.status !== 'failed') return r.outcome.status === 'ok' ? r.outcome : { status: 'ok' };
+  // As in Ansible, a run_once task that fails fails every host it stood for.
+  if (!step.rescuable) {
+    dst.failed = true;
+    dst.everFailed = true;
+  }
+  for (const k of ['tsbm_failed_task', 'tsbm_failed_result']) dst.facts[k] = src.facts[k];
+  return { status: 'failed' };
 }

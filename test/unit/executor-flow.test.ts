@@ -202,6 +202,15 @@ describe('executor: run_once, delegate_to, meta, set_fact', () => {
     expect(r.resultOf('b', 'd')!.result!.msg).toBe('from a');
   });
 
+  it('a failing run_once task fails every host', async () => {
+    const r = await runModel(playbook(play([cmd('echo FAIL', { runOnce: true }), cmd('echo after')])), {
+      inventory: two,
+      lab: failOn('FAIL'),
+    });
+    expect(r.lab.calls.map((c) => `${c.host}:${c.argv[1]}`)).toEqual(['a:FAIL']);
+    expect(r.code).toBe(2);
+  });
+
   it('delegate_to localhost uses a local connection; to another host, that host', async () => {
     const r = await runModel(
       playbook(play([cmd('echo here', { delegateTo: 'localhost' }), cmd('echo there', { delegateTo: '{{ peer }}' })], { hosts: 'a' })),
