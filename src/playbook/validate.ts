@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseError, type SourcePos, TsbmError } from '../errors.js';
 import { printable } from '../schema/ajv.js';
 import { suggestion } from '../schema/did-you-mean.js';
+import { loadYamlFile } from '../schema/yaml-source.js';
 import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '../template/analyze.js';
 import type { Vars } from '../types.js';
 import { type FoundString, nodeStrings, templateStrings, valueAt } from './check-walk.js';
@@ -74,12 +75,18 @@ class Checker {
     const at = ps ? ps.src.pos([...ps.path, 'hosts']) : (play.keyPos.hosts ?? play.pos);
     // Play vars are rendered lazily, per host; only their template syntax can be checked here.
     if (ps) {
-      for (const f of templateStrings(valueAt(ps.src.value, [...ps.path, 'vars']), ps.src, [
-        ...ps.path,
-        'vars',
-      ])) {
-        const err = checkTemplateSyntax(f.value, f.src.pos(f.path));
-        if (err) this.add(err);
+      this.syntaxOnly(
+        templateStrings(valueAt(ps.src.value, [...ps.path, 'vars']), ps.src, [...ps.path, 'vars']),
+      );
+      const refs = valueAt(ps.src.value, [...ps.path, 'vars_files']);
+      for (const ref of Array.isArray(refs) ? refs : refs === undefined ? [] : [refs]) {
+        if (typeof ref === 'string' && !isTemplated(ref))
+          this.varsFileSyntax(isAbsolute(ref) ? ref : join(play.baseDir, ref));
+      }
+    }
+    for (const r of play.roles) {
+      for (const sub of ['defaults', 'vars']) {
+        for (const f of ['main.yml', 'main.yaml']) this.varsFileSyntax(join(r.path, sub, f));
       }
     }
     // A templated pattern (hosts: "{{ target }}") is only known at run time.
@@ -106,6 +113,25 @@ class Checker {
     walk(play.postTasks);
     for (const h of play.handlers) this.node(h, scope, hosts);
     this.notifies(play);
+  }
+
+  private syntaxOnly(found: FoundString[]): void {
+    for (const f of found) {
+      const err = checkTemplateSyntax(f.value, f.src.pos(f.path));
+      if (err) this.add(err);
+    }
+  }
+
+  /** Template syntax in a vars file (vars_files, role defaults/vars); a missing file was reported by the loader. */
+  private varsFileSyntax(file: string): void {
+    if (!existsSync(file)) return;
+    try {
+      const src = loadYamlFile(file);
+      this.syntaxOnly(templateStrings(src.value, src, []));
+    } catch (e) {
+      if (!(e instanceof TsbmError)) throw e;
+      this.add(e);
+    }
   }
 
   /** Every `notify` must name a handler (or a `listen` topic) of the play, as in Ansible. */
