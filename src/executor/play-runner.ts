@@ -72,6 +72,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     runOnce: new Map(),
     started: new Set(),
     names: new Map(),
+    includes: new Map(),
   };
   for (const h of hosts) {
     const s = rt.state.host(h);

@@ -1,7 +1,7 @@
 // Everything a task needs to know about the run and play it belongs to.
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
-import type { Play } from '../playbook/model.js';
+import type { Play, TaskNode } from '../playbook/model.js';
 import type { Vars } from '../types.js';
 import type { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps, InventoryView } from './deps.js';
@@ -46,6 +46,8 @@ export interface PlayRuntime extends RunRuntime {
   runOnce: Map<string, Promise<unknown>>;
   /** task_start already emitted, by step key. */
   started: Set<string>;
+  /** include_tasks files loaded in this play, by include id and file. */
+  includes: Map<string, TaskNode[]>;
   /** Display names (templated once per step), by step key. */
   names: Map<string, string>;
 }

@@ -35,7 +35,14 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
         if (!whens.every((w) => evalCondition(w.expr, { ...where, vars, pos: w.pos }))) return { nodes: [] };
         const rel = renderText(node.file, { ...where, vars });
         const file = isAbsolute(rel) ? rel : resolve(node.baseDir, rel);
-        return { nodes: pr.deps.loadTaskFile(file, node.pos, roleOf(chain, node)) };
+        // Hosts including the same file share one load (the nodes are never mutated).
+        const key = `${node.id}\0${file}`;
+        let nodes = pr.includes.get(key);
+        if (!nodes) {
+          nodes = pr.deps.loadTaskFile(file, node.pos, roleOf(chain, node));
+          pr.includes.set(key, nodes);
+        }
+        return { nodes };
       } catch (e) {
         const msg = e instanceof TsbmError ? e.oneLine() : e instanceof Error ? e.message : String(e);
         return { error: `include_tasks: ${msg}` };

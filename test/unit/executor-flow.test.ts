@@ -281,6 +281,16 @@ describe('executor: run_once, delegate_to, meta, set_fact', () => {
     });
     expect(seen).toEqual(['/pb/tasks/disk.yml']);
     expect(r.lab.argvs('node1')).toEqual(['echo included']);
+    const loads: string[] = [];
+    const r2 = await runModel(playbook(play([include('tasks/{{ kind }}.yml')])), {
+      inventory: { hosts: { a: { kind: 'x' }, b: { kind: 'x' }, c: { kind: 'y' } } },
+      loadTaskFile: (file) => {
+        loads.push(file);
+        return [cmd(`echo ${file.endsWith('x.yml') ? 'x' : 'y'}`)];
+      },
+    });
+    expect(loads.sort()).toEqual(['/pb/tasks/x.yml', '/pb/tasks/y.yml']);
+    expect(r2.lab.calls.map((c) => `${c.host}:${c.argv[1]}`).sort()).toEqual(['a:x', 'b:x', 'c:y']);
   });
 
   it('an include that fails to load fails the host at the include', async () => {
