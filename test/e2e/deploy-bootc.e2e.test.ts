@@ -39,6 +39,7 @@ const tools = [
 const ready = isRoot && built && tools.every(haveTool);
 const BMC_PASSWORD = 'bmc-Pa55-e2e-secret';
 const TAG = `localhost/tsbm-deploy-e2e-${process.pid}`;
+const WRONG_UUID = '0badc0de-0000-4000-8000-00000000e2e0';
 const CONF_DIRS = ['/etc/containers/containers.conf.d', '/etc/containers/registries.conf.d'];
 
 function runCli(
@@ -116,6 +117,7 @@ describe.skipIf(!ready)(
         ['nobootc', {}],
         ['tiny', { diskBytes: 700 * MiB }],
         ['wrongmac', { bmcMac: '52:54:00:de:ad:01' }],
+        ['wronguuid', { ramdiskUuid: WRONG_UUID }],
         ['noagent', { neverBoots: true }],
       ];
       let i = 1;
@@ -218,8 +220,9 @@ describe.skipIf(!ready)(
     it('the run ends with exit 2: the good nodes succeed, each broken node fails alone', () => {
       expect(run.status, run.stderr).toBe(2);
       for (const h of ['node1', 'node2']) expect(failure(h), JSON.stringify(failure(h))).toBeUndefined();
-      for (const h of ['badsecret', 'nobootc', 'tiny', 'wrongmac', 'noagent'])
+      for (const h of ['badsecret', 'nobootc', 'tiny', 'wrongmac', 'wronguuid', 'noagent']) {
         expect(failure(h), `${h} should fail`).toBeDefined();
+      }
     });
 
     for (const name of ['node1', 'node2']) {
@@ -302,6 +305,22 @@ describe.skipIf(!ready)(
       expect(f.msg).toContain('52:54:00:de:ad:01');
       expect(f.msg?.toLowerCase()).toContain(node('wrongmac').ns.mac);
       expect(diskUntouched(node('wrongmac'))).toBe(true);
+    });
+
+    it('identity: the good ramdisks matched their BMC by System UUID and MAC', () => {
+      for (const h of ['node1', 'node2']) {
+        const wait = hostEvents(h).find((e) => /ramdisk/i.test(e.task ?? '') && e.status === 'ok');
+        expect(wait?.msg, h).toMatch(/uuid/i);
+        expect(wait?.msg, h).not.toMatch(/no product_uuid/);
+      }
+    });
+
+    it('a ramdisk whose System UUID does not match the BMC: refused before touching the disk, both values named', () => {
+      const f = failure('wronguuid')!;
+      expect(f.task).toMatch(/wait|ramdisk/i);
+      expect(f.msg?.toLowerCase()).toContain(WRONG_UUID);
+      expect(f.msg?.toLowerCase()).toContain(node('wronguuid').uuid.toLowerCase());
+      expect(diskUntouched(node('wronguuid'))).toBe(true);
     });
 
     it('an agent that never comes up: a timeout with the elapsed time', () => {

@@ -31,13 +31,19 @@ export interface BmcNodeOptions {
   bmcPassword: string;
   /** The MAC the BMC reports; default: the namespace's real one. */
   bmcMac?: string;
+  /** The product_uuid the ramdisk shows; default: the System UUID its BMC reports. */
+  ramdiskUuid?: string;
   /** The ramdisk never comes up (firmware hangs). */
   neverBoots?: boolean;
 }
 
 export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
   const ns = createNetns(name, o.index);
-  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], { logCommands: true });
+  const uuid = randomUUID().toUpperCase();
+  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], {
+    logCommands: true,
+    productUuid: o.ramdiskUuid ?? uuid,
+  });
   const disk = createLoopDisk(o.diskBytes);
   const boots: string[] = [];
   const bmc = await startFakeBmc({
@@ -58,7 +64,6 @@ export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<Bmc
       },
     },
   });
-  const uuid = randomUUID().toUpperCase();
   const sys = bmc.state.system;
   sys.UUID = uuid;
   sys.PowerState = 'Off';

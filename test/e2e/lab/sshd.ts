@@ -39,6 +39,11 @@ export interface SshdOptions {
   port?: number;
   /** Log every remote command line to `${dir}/commands.log` (a ForceCommand wrapper), so tests can check argv. */
   logCommands?: boolean;
+  /**
+   * These machines have no /sys/class/dmi/id/product_uuid; with logCommands, commands that
+   * read it get a file holding this value instead, as a real ramdisk would show its own.
+   */
+  productUuid?: string;
 }
 
 export function prepareSshd(
@@ -52,6 +57,13 @@ export function prepareSshd(
   mkdirSync(dir, { recursive: true });
   const commandsLog = join(dir, 'commands.log');
   const wrapper = join(dir, 'log-command.sh');
+  const uuidFile = join(dir, 'product_uuid');
+  if (opts.productUuid) writeFileSync(uuidFile, `${opts.productUuid.toLowerCase()}\n`);
+  const uuidRewrite = opts.productUuid
+    ? [
+        `SSH_ORIGINAL_COMMAND=$(printf '%s' "$SSH_ORIGINAL_COMMAND" | sed 's#/sys/class/dmi/id/product_uuid#${uuidFile}#g')`,
+      ]
+    : [];
   if (opts.logCommands) {
     writeFileSync(
       wrapper,
@@ -59,6 +71,7 @@ export function prepareSshd(
         '#!/bin/sh',
         '# Test-only: records the command line the client sent, then runs it as sshd would.',
         `printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> ${commandsLog}`,
+        ...uuidRewrite,
         'case "$SSH_ORIGINAL_COMMAND" in',
         '  /usr/lib/openssh/sftp-server) exec /usr/lib/openssh/sftp-server ;;',
         '  "") exec /bin/sh -l ;;',
