@@ -13,7 +13,16 @@ export async function isBlockDevice(ctx: Exec, device: string): Promise<boolean>
 /** Whether dd can open the device with O_DIRECT (block devices can; files on tmpfs often cannot). */
 export async function directIoWorks(ctx: Exec, device: string): Promise<boolean> {
   const r = await ctx
-    .exec(['dd', 'if=/dev/zero', `of=${device}`, 'bs=4096', 'count=0', 'oflag=direct', 'conv=notrunc', 'status=none'])
+    .exec([
+      'dd',
+      'if=/dev/zero',
+      `of=${device}`,
+      'bs=4096',
+      'count=0',
+      'oflag=direct',
+      'conv=notrunc',
+      'status=none',
+    ])
     .catch(() => undefined);
   return r?.rc === 0;
 }
@@ -34,10 +43,14 @@ export async function tableLabel(ctx: Exec, device: string): Promise<string | un
  * An image smaller than the disk leaves its GPT backup header mid-disk; `sgdisk -e` moves it
  * to the end so configdrive_write (and the OS) can use the rest. Returns whether it ran.
  */
-export async function relocateGptBackupHeader(ctx: Exec, device: string): Promise<{ ran: boolean; error?: string }> {
+export async function relocateGptBackupHeader(
+  ctx: Exec,
+  device: string,
+): Promise<{ ran: boolean; error?: string }> {
   if ((await tableLabel(ctx, device)) !== 'gpt') return { ran: false };
   const r = await ctx.exec(['sgdisk', '-e', device]);
-  if (r.rc !== 0) return { ran: false, error: (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ') };
+  if (r.rc !== 0)
+    return { ran: false, error: (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ') };
   await ctx.exec(['partx', '-u', device]).catch(() => undefined);
   return { ran: true };
 }

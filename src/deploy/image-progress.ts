@@ -27,7 +27,12 @@ export class ByteProgress {
 }
 
 /** The renderer shows current/total and its own ETA; the message adds the rate and ETA for plain logs. */
-export function progressUpdate(label: string, bytes: number, total: number | undefined, elapsedS: number): ProgressUpdate {
+export function progressUpdate(
+  label: string,
+  bytes: number,
+  total: number | undefined,
+  elapsedS: number,
+): ProgressUpdate {
   const rate = elapsedS > 0 ? bytes / elapsedS : 0;
   const parts = [label];
   if (rate > 0) parts.push(`${fmtBytes(rate)}/s`);

@@ -40,16 +40,27 @@ export function memoryVerdict(size: number | undefined, meminfo: string): { ok: 
   };
 }
 
-export async function checkQcow2Memory(ctx: ModuleContext, w: Pick<Qcow2Write, 'total' | 'meminfoPath'>): Promise<void> {
+export async function checkQcow2Memory(
+  ctx: ModuleContext,
+  w: Pick<Qcow2Write, 'total' | 'meminfoPath'>,
+): Promise<void> {
   const mem = await ctx.exec(['cat', w.meminfoPath]).catch(() => undefined);
-  if (w.total === undefined) ctx.warn('the image server sent no Content-Length: cannot check the image fits in the ramdisk memory');
+  if (w.total === undefined)
+    ctx.warn('the image server sent no Content-Length: cannot check the image fits in the ramdisk memory');
   const v = memoryVerdict(w.total, mem?.rc === 0 ? mem.stdout : '');
   if (!v.ok) {
-    throw hostError(ctx, v.message ?? 'not enough memory', 'use a raw image (streamed to disk, needs no RAM), or give the ramdisk more memory');
+    throw hostError(
+      ctx,
+      v.message ?? 'not enough memory',
+      'use a raw image (streamed to disk, needs no RAM), or give the ramdisk more memory',
+    );
   }
 }
 
-export async function writeQcow2Image(ctx: ModuleContext, w: Qcow2Write): Promise<{ bytes: number; virtualSize: number }> {
+export async function writeQcow2Image(
+  ctx: ModuleContext,
+  w: Qcow2Write,
+): Promise<{ bytes: number; virtualSize: number }> {
   const deadline = Date.now() + w.timeoutMs;
   const left = (): number => Math.max(1000, deadline - Date.now());
   await checkQcow2Memory(ctx, w);
@@ -67,10 +78,18 @@ export async function writeQcow2Image(ctx: ModuleContext, w: Qcow2Write): Promis
       }
     })();
     const dl = await ctx
-      .exec(downloadArgv(file, w.tlsVerify, w.retries), withUrl(w.url, { timeout: left(), signal: ctx.signal }))
+      .exec(
+        downloadArgv(file, w.tlsVerify, w.retries),
+        withUrl(w.url, { timeout: left(), signal: ctx.signal }),
+      )
       .catch((e: unknown) => {
         if (ctx.signal.aborted) throw e;
-        throw hostError(ctx, `downloading ${w.shownUrl} did not finish within ${Math.round(w.timeoutMs / 1000)}s`, 'raise timeout', e);
+        throw hostError(
+          ctx,
+          `downloading ${w.shownUrl} did not finish within ${Math.round(w.timeoutMs / 1000)}s`,
+          'raise timeout',
+          e,
+        );
       })
       .finally(() => {
         done = true;
@@ -110,7 +129,11 @@ export async function writeQcow2Image(ctx: ModuleContext, w: Qcow2Write): Promis
       );
     }
     if (w.diskBytes !== undefined && virtualSize > w.diskBytes) {
-      throw hostError(ctx, `the image's virtual size ${fmtBytes(virtualSize)} is larger than ${w.device} (${fmtBytes(w.diskBytes)})`, 'choose a bigger disk with root device hints');
+      throw hostError(
+        ctx,
+        `the image's virtual size ${fmtBytes(virtualSize)} is larger than ${w.device} (${fmtBytes(w.diskBytes)})`,
+        'choose a bigger disk with root device hints',
+      );
     }
     // -n: write into the existing device instead of creating (and truncating) a target.
     const target = w.blockDevice ? 'host_device' : 'raw';

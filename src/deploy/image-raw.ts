@@ -25,7 +25,10 @@ export interface RawWrite {
 
 class StreamInterrupted extends Error {}
 
-export async function writeRawImage(ctx: ModuleContext, w: RawWrite): Promise<{ bytes: number; attempts: number }> {
+export async function writeRawImage(
+  ctx: ModuleContext,
+  w: RawWrite,
+): Promise<{ bytes: number; attempts: number }> {
   const deadline = Date.now() + w.timeoutMs;
   let attempts = 0;
   const fail = async (message: string, hint: string, cause?: unknown): Promise<never> => {
@@ -43,7 +46,10 @@ export async function writeRawImage(ctx: ModuleContext, w: RawWrite): Promise<{ 
         attempts++;
         const remaining = deadline - Date.now();
         if (remaining <= 0) {
-          return fail(`writing ${w.shownUrl} to ${w.device} did not finish within ${Math.round(w.timeoutMs / 1000)}s`, 'raise timeout for big images or slow links');
+          return fail(
+            `writing ${w.shownUrl} to ${w.device} did not finish within ${Math.round(w.timeoutMs / 1000)}s`,
+            'raise timeout for big images or slow links',
+          );
         }
         const progress = new ByteProgress(`writing ${w.device}`, w.total, (u) => ctx.progress(u));
         let tail = '';
@@ -78,8 +84,12 @@ export async function writeRawImage(ctx: ModuleContext, w: RawWrite): Promise<{ 
           );
         }
         if (out.curlRc !== 0) {
-          if (curlRetryable(out.curlRc)) throw new StreamInterrupted(`${curlReason(out.curlRc)} after ${fmtBytes(out.bytes ?? 0)}`);
-          return fail(`downloading ${w.shownUrl} failed (${curlReason(out.curlRc)})`, 'check the image URL is right and reachable from the ramdisk');
+          if (curlRetryable(out.curlRc))
+            throw new StreamInterrupted(`${curlReason(out.curlRc)} after ${fmtBytes(out.bytes ?? 0)}`);
+          return fail(
+            `downloading ${w.shownUrl} failed (${curlReason(out.curlRc)})`,
+            'check the image URL is right and reachable from the ramdisk',
+          );
         }
         if (out.ddRc !== 0) {
           return fail(
@@ -111,7 +121,10 @@ export async function writeRawImage(ctx: ModuleContext, w: RawWrite): Promise<{ 
     );
   } catch (e) {
     if (e instanceof StreamInterrupted) {
-      return fail(`downloading ${w.shownUrl} failed after ${attempts} attempt(s): ${e.message}`, 'check the image server and the network to the ramdisk; raise retries');
+      return fail(
+        `downloading ${w.shownUrl} failed after ${attempts} attempt(s): ${e.message}`,
+        'check the image server and the network to the ramdisk; raise retries',
+      );
     }
     throw e;
   }

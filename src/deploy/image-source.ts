@@ -37,7 +37,10 @@ export interface ImagePlanInput {
 
 export function planImage(i: ImagePlanInput): ImagePlan {
   if (typeof i.source !== 'string' || i.source.trim() === '') {
-    throw new ImagePlanError('no image to write', 'set instance_info.image_source to an http(s) or file:// URL');
+    throw new ImagePlanError(
+      'no image to write',
+      'set instance_info.image_source to an http(s) or file:// URL',
+    );
   }
   const source = i.source.trim();
   let kind: ImagePlan['kind'];
@@ -51,7 +54,10 @@ export function planImage(i: ImagePlanInput): ImagePlan {
     }
     // The URL reaches curl through a config line in double quotes; these cannot be escaped there.
     if (/["\\\s]/.test(source)) {
-      throw new ImagePlanError('image_source contains a quote, backslash or space', 'percent-encode them in the URL');
+      throw new ImagePlanError(
+        'image_source contains a quote, backslash or space',
+        'percent-encode them in the URL',
+      );
     }
     kind = 'http';
     location = u.href;
@@ -70,13 +76,21 @@ export function planImage(i: ImagePlanInput): ImagePlan {
     );
   }
 
-  const format = i.format === undefined || i.format === null || i.format === '' ? guessFormat(location) : String(i.format);
+  const format =
+    i.format === undefined || i.format === null || i.format === '' ? guessFormat(location) : String(i.format);
   if (format !== 'raw' && format !== 'qcow2') {
-    throw new ImagePlanError(`image_disk_format ${JSON.stringify(format)} is not supported`, 'use raw or qcow2');
+    throw new ImagePlanError(
+      `image_disk_format ${JSON.stringify(format)} is not supported`,
+      'use raw or qcow2',
+    );
   }
-  const algo = i.algo === undefined || i.algo === null || i.algo === '' ? 'sha256' : String(i.algo).toLowerCase();
+  const algo =
+    i.algo === undefined || i.algo === null || i.algo === '' ? 'sha256' : String(i.algo).toLowerCase();
   if (algo !== 'sha256' && algo !== 'sha512' && algo !== 'md5') {
-    throw new ImagePlanError(`image_os_hash_algo ${JSON.stringify(algo)} is not supported`, 'use sha256 or sha512');
+    throw new ImagePlanError(
+      `image_os_hash_algo ${JSON.stringify(algo)} is not supported`,
+      'use sha256 or sha512',
+    );
   }
   if (algo === 'md5' && !i.allowMd5) {
     throw new ImagePlanError(

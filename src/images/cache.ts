@@ -72,10 +72,16 @@ async function fetchOnce(req: CacheRequest, file: string): Promise<CachedImage> 
   const cached = await hit();
   if (cached) return cached;
 
-  const release = await acquireLock(`${file}.lock`, async () => (await present(file)) !== undefined, req.signal, () =>
-    req.onLog?.(`another tsbm run is downloading ${file}; waiting for it`),
+  const release = await acquireLock(
+    `${file}.lock`,
+    async () => (await present(file)) !== undefined,
+    req.signal,
+    () => req.onLog?.(`another tsbm run is downloading ${file}; waiting for it`),
   );
-  if (!release) return (await hit()) ?? Promise.reject(new ImageCacheError(`${file} vanished after another run downloaded it`));
+  if (!release)
+    return (
+      (await hit()) ?? Promise.reject(new ImageCacheError(`${file} vanished after another run downloaded it`))
+    );
   try {
     const again = await hit();
     if (again) return again;
@@ -91,11 +97,15 @@ async function fetchOnce(req: CacheRequest, file: string): Promise<CachedImage> 
         ...(req.onLog ? { onRetry: req.onLog } : {}),
       });
     } catch (e) {
-      throw new ImageCacheError(`downloading the image into the cache failed: ${(e as Error).message}`, { cause: e });
+      throw new ImageCacheError(`downloading the image into the cache failed: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     if (got.hash !== req.hash.toLowerCase()) {
       await unlink(part).catch(() => undefined);
-      throw new ImageCacheError(`${req.algo} of the downloaded image is ${got.hash} but image_os_hash_value is ${req.hash.toLowerCase()}; nothing was cached`);
+      throw new ImageCacheError(
+        `${req.algo} of the downloaded image is ${got.hash} but image_os_hash_value is ${req.hash.toLowerCase()}; nothing was cached`,
+      );
     }
     await rename(part, file);
     if (req.maxBytes !== undefined) {

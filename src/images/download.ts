@@ -35,17 +35,34 @@ async function hashExisting(file: string, h: Hash): Promise<number> {
   return st.size;
 }
 
-function get(url: string, headers: Record<string, string>, o: DownloadOptions): Promise<http.IncomingMessage> {
+function get(
+  url: string,
+  headers: Record<string, string>,
+  o: DownloadOptions,
+): Promise<http.IncomingMessage> {
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
   return new Promise((ok, fail) => {
-    const req = lib.get(u, { headers, ...(u.protocol === 'https:' ? { rejectUnauthorized: o.tlsVerify } : {}), ...(o.signal ? { signal: o.signal } : {}) }, ok);
+    const req = lib.get(
+      u,
+      {
+        headers,
+        ...(u.protocol === 'https:' ? { rejectUnauthorized: o.tlsVerify } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+      },
+      ok,
+    );
     req.on('error', fail);
   });
 }
 
 /** One attempt: resumes `part` when the server honours Range, else starts over. Returns the hex digest and size. */
-async function attempt(url: string, part: string, o: DownloadOptions, redirects = 5): Promise<{ hash: string; size: number }> {
+async function attempt(
+  url: string,
+  part: string,
+  o: DownloadOptions,
+  redirects = 5,
+): Promise<{ hash: string; size: number }> {
   const h = createHash(o.algo);
   const have = await hashExisting(part, h);
   const res = await get(url, have ? { Range: `bytes=${have}-` } : {}, o);
@@ -82,17 +99,23 @@ async function attempt(url: string, part: string, o: DownloadOptions, redirects 
     },
     createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
   );
-  if (total !== undefined && bytes !== total) throw new DownloadError(`connection closed after ${bytes} of ${total} bytes`, false);
+  if (total !== undefined && bytes !== total)
+    throw new DownloadError(`connection closed after ${bytes} of ${total} bytes`, false);
   return { hash: hash.digest('hex'), size: bytes };
 }
 
-export async function downloadWithResume(url: string, part: string, o: DownloadOptions): Promise<{ hash: string; size: number }> {
+export async function downloadWithResume(
+  url: string,
+  part: string,
+  o: DownloadOptions,
+): Promise<{ hash: string; size: number }> {
   return retry(() => attempt(url, part, o), {
     retries: o.retries,
     baseDelayMs: o.retryDelayMs ?? 1000,
     maxDelayMs: 30_000,
     ...(o.signal ? { signal: o.signal } : {}),
     retryable: (e) => !(e instanceof DownloadError && e.permanent),
-    onRetry: ({ attempt: n, retries, error }) => o.onRetry?.(`download attempt ${n}/${retries}: ${(error as Error).message}; resuming`),
+    onRetry: ({ attempt: n, retries, error }) =>
+      o.onRetry?.(`download attempt ${n}/${retries}: ${(error as Error).message}; resuming`),
   });
 }

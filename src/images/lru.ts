@@ -10,7 +10,11 @@ export interface CacheEntry {
 }
 
 /** Which entries to delete so the rest fit in maxBytes; pure, for tests. */
-export function chooseEvictions(entries: CacheEntry[], maxBytes: number, keep: ReadonlySet<string>): CacheEntry[] {
+export function chooseEvictions(
+  entries: CacheEntry[],
+  maxBytes: number,
+  keep: ReadonlySet<string>,
+): CacheEntry[] {
   let total = entries.reduce((s, e) => s + e.size, 0);
   const out: CacheEntry[] = [];
   for (const e of [...entries].sort((a, b) => a.usedMs - b.usedMs)) {

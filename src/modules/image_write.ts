@@ -21,29 +21,73 @@ import { defineModule, type ModuleContext } from './types.js';
 const args = Type.Object(
   {
     device: Type.Optional(
-      Type.String({ pattern: '^/dev/', description: 'Whole-disk device, normally "{{ root.device }}"; default: a registered root_device result' }),
-    ),
-    image: Type.Optional(Type.String({ description: 'http(s):// or file:// (a controller file tsbm serves); default: instance_info.image_source' })),
-    hash_algo: Type.Optional(
-      Type.Union([Type.Literal('sha256'), Type.Literal('sha512'), Type.Literal('md5')], { description: 'Default: instance_info.image_os_hash_algo, else sha256' }),
-    ),
-    hash_value: Type.Optional(Type.String({ description: 'Hex checksum; default: instance_info.image_os_hash_value (required one way or the other)' })),
-    disk_format: Type.Optional(
-      Type.Union([Type.Literal('raw'), Type.Literal('qcow2')], { description: 'Default: instance_info.image_disk_format, else guessed from the URL (.qcow2), else raw' }),
-    ),
-    allow_md5: Type.Optional(Type.Boolean({ default: false, description: 'Accept an md5 checksum (refused by default)' })),
-    download_source: Type.Optional(
-      Type.Union([Type.Literal('http'), Type.Literal('local')], {
-        description: 'http: the ramdisk fetches the URL itself; local: the controller downloads it once into its cache and serves it. Default: the image_download_source var, else http',
+      Type.String({
+        pattern: '^/dev/',
+        description:
+          'Whole-disk device, normally "{{ root.device }}"; default: a registered root_device result',
       }),
     ),
-    cache_dir: Type.Optional(Type.String({ description: 'Controller image cache; default: image_cache_dir var, else .tsbm/images' })),
-    cache_max_bytes: Type.Optional(Type.Integer({ minimum: 0, description: 'Evict least recently used cached images beyond this size; default: image_cache_max_bytes var, else no bound' })),
-    tls_verify: Type.Optional(Type.Boolean({ default: true, description: 'Verify the image server certificate' })),
-    timeout: Type.Optional(Type.Integer({ minimum: 1, default: 3600, description: 'Seconds for the whole download and write' })),
-    retries: Type.Optional(Type.Integer({ minimum: 0, default: 3, description: 'Download retries after a lost connection (qcow2 and the cache resume with HTTP Range; a raw stream restarts)' })),
-    tmp_dir: Type.Optional(Type.String({ default: '/tmp', description: 'Ramdisk tmpfs directory for qcow2 downloads' })),
-    meminfo_path: Type.Optional(Type.String({ default: '/proc/meminfo', description: 'Where the ramdisk reports MemAvailable' })),
+    image: Type.Optional(
+      Type.String({
+        description:
+          'http(s):// or file:// (a controller file tsbm serves); default: instance_info.image_source',
+      }),
+    ),
+    hash_algo: Type.Optional(
+      Type.Union([Type.Literal('sha256'), Type.Literal('sha512'), Type.Literal('md5')], {
+        description: 'Default: instance_info.image_os_hash_algo, else sha256',
+      }),
+    ),
+    hash_value: Type.Optional(
+      Type.String({
+        description:
+          'Hex checksum; default: instance_info.image_os_hash_value (required one way or the other)',
+      }),
+    ),
+    disk_format: Type.Optional(
+      Type.Union([Type.Literal('raw'), Type.Literal('qcow2')], {
+        description: 'Default: instance_info.image_disk_format, else guessed from the URL (.qcow2), else raw',
+      }),
+    ),
+    allow_md5: Type.Optional(
+      Type.Boolean({ default: false, description: 'Accept an md5 checksum (refused by default)' }),
+    ),
+    download_source: Type.Optional(
+      Type.Union([Type.Literal('http'), Type.Literal('local')], {
+        description:
+          'http: the ramdisk fetches the URL itself; local: the controller downloads it once into its cache and serves it. Default: the image_download_source var, else http',
+      }),
+    ),
+    cache_dir: Type.Optional(
+      Type.String({ description: 'Controller image cache; default: image_cache_dir var, else .tsbm/images' }),
+    ),
+    cache_max_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Evict least recently used cached images beyond this size; default: image_cache_max_bytes var, else no bound',
+      }),
+    ),
+    tls_verify: Type.Optional(
+      Type.Boolean({ default: true, description: 'Verify the image server certificate' }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({ minimum: 1, default: 3600, description: 'Seconds for the whole download and write' }),
+    ),
+    retries: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        default: 3,
+        description:
+          'Download retries after a lost connection (qcow2 and the cache resume with HTTP Range; a raw stream restarts)',
+      }),
+    ),
+    tmp_dir: Type.Optional(
+      Type.String({ default: '/tmp', description: 'Ramdisk tmpfs directory for qcow2 downloads' }),
+    ),
+    meminfo_path: Type.Optional(
+      Type.String({ default: '/proc/meminfo', description: 'Where the ramdisk reports MemAvailable' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,32 +97,68 @@ function registeredRoot(ctx: ModuleContext): { device: string; size_mib: number 
   for (const v of Object.values(ctx.vars)) {
     if (v && typeof v === 'object') {
       const r = v as Record<string, unknown>;
-      if (typeof r.device === 'string' && typeof r.size_mib === 'number' && typeof r.reason === 'string') return { device: r.device, size_mib: r.size_mib };
+      if (typeof r.device === 'string' && typeof r.size_mib === 'number' && typeof r.reason === 'string')
+        return { device: r.device, size_mib: r.size_mib };
     }
   }
   return undefined;
 }
 
-async function diskBytes(ctx: ModuleContext, device: string, root: { device: string; size_mib: number } | undefined): Promise<number | undefined> {
+async function diskBytes(
+  ctx: ModuleContext,
+  device: string,
+  root: { device: string; size_mib: number } | undefined,
+): Promise<number | undefined> {
   const r = await ctx.exec(['blockdev', '--getsize64', device]).catch(() => undefined);
   if (r?.rc === 0 && /^\d+$/.test(r.stdout.trim())) return Number(r.stdout.trim());
   return root?.device === device ? root.size_mib * MIB : undefined;
 }
 
 /** The URL the ramdisk fetches: the source itself, or one tsbm's file server publishes. */
-async function ramdiskUrl(ctx: ModuleContext, plan: ImagePlan, a: { download_source?: string; cache_dir?: string; cache_max_bytes?: number; tls_verify?: boolean; retries?: number }): Promise<{ url: string; cached?: { file: string; downloaded: boolean } }> {
-  const source = a.download_source ?? firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ?? 'http';
-  if (source !== 'http' && source !== 'local') throw hostError(ctx, `image_download_source ${JSON.stringify(source)} is neither http nor local`, 'use http or local');
+async function ramdiskUrl(
+  ctx: ModuleContext,
+  plan: ImagePlan,
+  a: {
+    download_source?: string;
+    cache_dir?: string;
+    cache_max_bytes?: number;
+    tls_verify?: boolean;
+    retries?: number;
+  },
+): Promise<{ url: string; cached?: { file: string; downloaded: boolean } }> {
+  const source =
+    a.download_source ??
+    firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ??
+    'http';
+  if (source !== 'http' && source !== 'local')
+    throw hostError(
+      ctx,
+      `image_download_source ${JSON.stringify(source)} is neither http nor local`,
+      'use http or local',
+    );
   if (plan.kind === 'file') {
     const file = isAbsolute(plan.location) ? plan.location : resolve(ctx.services.playbookDir, plan.location);
-    if (!(await stat(file).catch(() => undefined))?.isFile()) throw hostError(ctx, `image file ${file} does not exist on the controller`, 'fix the file:// path in image_source');
+    if (!(await stat(file).catch(() => undefined))?.isFile())
+      throw hostError(
+        ctx,
+        `image file ${file} does not exist on the controller`,
+        'fix the file:// path in image_source',
+      );
     return { url: await (await runFileServer(ctx.services, ctx.vars)).publish(file) };
   }
   if (source === 'http') return { url: plan.location };
-  const dir = a.cache_dir ?? (firstSet(undefined, ctx.vars, 'image_cache_dir') as string | undefined) ?? DEFAULT_CACHE_DIR;
+  const dir =
+    a.cache_dir ??
+    (firstSet(undefined, ctx.vars, 'image_cache_dir') as string | undefined) ??
+    DEFAULT_CACHE_DIR;
   const maxRaw = a.cache_max_bytes ?? firstSet(undefined, ctx.vars, 'image_cache_max_bytes');
   const maxBytes = maxRaw === undefined ? undefined : Number(maxRaw);
-  if (maxBytes !== undefined && !(Number.isFinite(maxBytes) && maxBytes >= 0)) throw hostError(ctx, `image_cache_max_bytes ${String(maxRaw)} is not a byte count`, 'give a whole number of bytes');
+  if (maxBytes !== undefined && !(Number.isFinite(maxBytes) && maxBytes >= 0))
+    throw hostError(
+      ctx,
+      `image_cache_max_bytes ${String(maxRaw)} is not a byte count`,
+      'give a whole number of bytes',
+    );
   try {
     const c = await cachedImage({
       url: plan.location,
@@ -90,11 +170,26 @@ async function ramdiskUrl(ctx: ModuleContext, plan: ImagePlan, a: { download_sou
       retries: a.retries ?? 3,
       signal: ctx.signal,
       onLog: (m) => ctx.log(m),
-      onProgress: (bytes, total) => ctx.progress({ message: `caching image on the controller: ${fmtBytes(bytes)}${total ? ` of ${fmtBytes(total)}` : ''}`, current: bytes, ...(total ? { total } : {}), unit: 'bytes' }),
+      onProgress: (bytes, total) =>
+        ctx.progress({
+          message: `caching image on the controller: ${fmtBytes(bytes)}${total ? ` of ${fmtBytes(total)}` : ''}`,
+          current: bytes,
+          ...(total ? { total } : {}),
+          unit: 'bytes',
+        }),
     });
-    return { url: await (await runFileServer(ctx.services, ctx.vars)).publish(c.file), cached: { file: c.file, downloaded: c.downloaded } };
+    return {
+      url: await (await runFileServer(ctx.services, ctx.vars)).publish(c.file),
+      cached: { file: c.file, downloaded: c.downloaded },
+    };
   } catch (e) {
-    if (e instanceof ImageCacheError) throw hostError(ctx, `${displayUrl(plan.location)}: ${e.message}`, 'check the URL and checksum; the controller must reach the image server', e);
+    if (e instanceof ImageCacheError)
+      throw hostError(
+        ctx,
+        `${displayUrl(plan.location)}: ${e.message}`,
+        'check the URL and checksum; the controller must reach the image server',
+        e,
+      );
     throw e;
   }
 }
@@ -103,7 +198,7 @@ export const imageWriteModule = defineModule({
   name: 'image_write',
   summary: 'Write a whole-disk image (raw or qcow2) to the root disk, verified by checksum',
   description:
-    'Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image\'s partition table. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).',
+    "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
   runsOn: 'target',
   args,
   checkMode: true,
@@ -129,12 +224,21 @@ export const imageWriteModule = defineModule({
     const shownUrl = plan.kind === 'file' ? `file://${plan.location}` : displayUrl(plan.location);
     const root = registeredRoot(ctx);
     const device = a.device ?? root?.device;
-    if (!device) throw hostError(ctx, 'no target device', 'run root_device first (register: root) and pass device: "{{ root.device }}"');
+    if (!device)
+      throw hostError(
+        ctx,
+        'no target device',
+        'run root_device first (register: root) and pass device: "{{ root.device }}"',
+      );
     const tlsVerify = a.tls_verify ?? true;
     const facts = { device, image: shownUrl, disk_format: plan.format, hash_algo: plan.algo };
     if (ctx.check) {
       const size = await diskBytes(ctx, device, root);
-      return { changed: true, msg: `would write ${plan.format} image ${shownUrl} to ${device}${size ? ` (${fmtBytes(size)})` : ''}`, ...facts };
+      return {
+        changed: true,
+        msg: `would write ${plan.format} image ${shownUrl} to ${device}${size ? ` (${fmtBytes(size)})` : ''}`,
+        ...facts,
+      };
     }
 
     const start = Date.now();
@@ -143,14 +247,29 @@ export const imageWriteModule = defineModule({
     const size = await diskBytes(ctx, device, root);
     const total = await remoteContentLength(ctx, url, tlsVerify);
     if (plan.format === 'raw' && total !== undefined && size !== undefined && total > size) {
-      throw hostError(ctx, `the image (${fmtBytes(total)}) is larger than ${device} (${fmtBytes(size)}); nothing was written`, 'choose a bigger disk with root device hints');
+      throw hostError(
+        ctx,
+        `the image (${fmtBytes(total)}) is larger than ${device} (${fmtBytes(size)}); nothing was written`,
+        'choose a bigger disk with root device hints',
+      );
     }
-    const common = { url, shownUrl, device, algo: plan.algo, hash: plan.hash, tlsVerify, total, timeoutMs: (a.timeout ?? 3600) * 1000, retries: a.retries ?? 3 };
+    const common = {
+      url,
+      shownUrl,
+      device,
+      algo: plan.algo,
+      hash: plan.hash,
+      tlsVerify,
+      total,
+      timeoutMs: (a.timeout ?? 3600) * 1000,
+      retries: a.retries ?? 3,
+    };
     let bytes: number;
     let attempts = 1;
     if (plan.format === 'raw') {
       const directIo = await directIoWorks(ctx, device);
-      if (!directIo) ctx.log(`${device} does not accept O_DIRECT; writing through the page cache with conv=fsync`, 2);
+      if (!directIo)
+        ctx.log(`${device} does not accept O_DIRECT; writing through the page cache with conv=fsync`, 2);
       const r = await writeRawImage(ctx, { ...common, directIo });
       bytes = r.bytes;
       attempts = r.attempts;
@@ -165,7 +284,8 @@ export const imageWriteModule = defineModule({
       bytes = r.bytes;
     }
     const gpt = await relocateGptBackupHeader(ctx, device);
-    if (gpt.error) ctx.warn(`sgdisk -e ${device} failed (${gpt.error}): a config drive may not fit after the image`);
+    if (gpt.error)
+      ctx.warn(`sgdisk -e ${device} failed (${gpt.error}): a config drive may not fit after the image`);
     const label = gpt.ran ? 'gpt' : await tableLabel(ctx, device);
     const durationS = Math.max(0.001, (Date.now() - start) / 1000);
     return {
@@ -178,7 +298,9 @@ export const imageWriteModule = defineModule({
       gpt_backup_relocated: gpt.ran,
       duration_s: Math.round(durationS),
       rate_bytes_per_s: Math.round(bytes / durationS),
-      ...(served.cached ? { cache_file: served.cached.file, cache_downloaded: served.cached.downloaded } : {}),
+      ...(served.cached
+        ? { cache_file: served.cached.file, cache_downloaded: served.cached.downloaded }
+        : {}),
     };
   },
 });

@@ -28,7 +28,11 @@ export function sha(file: string, algo = 'sha256'): string {
 export function buildGptImage(dir: string, sizeMiB = 48, qcow2 = false): TestImage {
   const raw = join(dir, 'disk.raw');
   execFileSync('truncate', ['-s', `${sizeMiB}M`, raw]);
-  execFileSync('sgdisk', ['-n', '1:2048:+16M', '-t', '1:ef00', '-c', '1:esp', '-n', '2:0:0', '-c', '2:root', raw], { stdio: 'ignore' });
+  execFileSync(
+    'sgdisk',
+    ['-n', '1:2048:+16M', '-t', '1:ef00', '-c', '1:esp', '-n', '2:0:0', '-c', '2:root', raw],
+    { stdio: 'ignore' },
+  );
   const fd = openSync(raw, 'r+');
   writeSync(fd, Buffer.from(MARKER), 0, MARKER.length, MARKER_OFFSET);
   closeSync(fd);
@@ -57,7 +61,9 @@ export function readAt(file: string, offset: number, len: number): Buffer {
 export function partitionDataSha(file: string, img: TestImage): string {
   const start = 2048 * 512;
   const end = img.size - 34 * 512;
-  return createHash('sha256').update(readAt(file, start, end - start)).digest('hex');
+  return createHash('sha256')
+    .update(readAt(file, start, end - start))
+    .digest('hex');
 }
 
 export function imageDataSha(img: TestImage): string {

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedImage, cacheFile, ImageCacheError } from '../../src/images/cache.js';
-import { buildGptImage, type ImageServer, serveFiles, sha, type TestImage } from '../helpers/image-fixture.js';
+import {
+  buildGptImage,
+  type ImageServer,
+  serveFiles,
+  sha,
+  type TestImage,
+} from '../helpers/image-fixture.js';
 
 let dir: string;
 let img: TestImage;
@@ -63,7 +69,9 @@ describe('image cache', () => {
   it('caches nothing when the checksum does not match', async () => {
     const cache = path.join(dir, 'c3');
     await expect(cachedImage(req(cache, { hash: 'f'.repeat(64) }))).rejects.toThrow(ImageCacheError);
-    await expect(cachedImage(req(cache, { hash: 'f'.repeat(64) }))).rejects.toThrow(/image_os_hash_value is f{64}/);
+    await expect(cachedImage(req(cache, { hash: 'f'.repeat(64) }))).rejects.toThrow(
+      /image_os_hash_value is f{64}/,
+    );
     expect(readdirSync(cache).filter((f) => f.endsWith('.img') || f.endsWith('.part'))).toEqual([]);
   });
 
@@ -77,12 +85,24 @@ describe('image cache', () => {
     utimesSync(older, new Date(1000), new Date(1000));
     utimesSync(old, new Date(2000), new Date(2000));
     // 3 x 3 MiB against a 7 MiB bound: only the least recently used one goes.
-    const r = await cachedImage({ url: `${server.url}/other.raw`, algo: 'sha256', hash: sha(other), dir: cache, maxBytes: 7 * 1024 * 1024 });
+    const r = await cachedImage({
+      url: `${server.url}/other.raw`,
+      algo: 'sha256',
+      hash: sha(other),
+      dir: cache,
+      maxBytes: 7 * 1024 * 1024,
+    });
     expect(existsSync(r.file)).toBe(true);
     expect(existsSync(older)).toBe(false);
     expect(existsSync(old)).toBe(true);
     // A bound smaller than the image itself still keeps the image being deployed.
-    const r2 = await cachedImage({ url: `${server.url}/other.raw`, algo: 'sha512', hash: sha(other, 'sha512'), dir: cache, maxBytes: 1 });
+    const r2 = await cachedImage({
+      url: `${server.url}/other.raw`,
+      algo: 'sha512',
+      hash: sha(other, 'sha512'),
+      dir: cache,
+      maxBytes: 1,
+    });
     expect(existsSync(r2.file)).toBe(true);
     expect(existsSync(old)).toBe(false);
   });

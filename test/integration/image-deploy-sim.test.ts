@@ -12,7 +12,17 @@ import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import { buildGptImage, type ImageServer, MARKER, MARKER_OFFSET, partitionDataSha, imageDataSha, readAt, serveFiles, type TestImage } from '../helpers/image-fixture.js';
+import {
+  buildGptImage,
+  type ImageServer,
+  MARKER,
+  MARKER_OFFSET,
+  partitionDataSha,
+  imageDataSha,
+  readAt,
+  serveFiles,
+  type TestImage,
+} from '../helpers/image-fixture.js';
 
 const PLAYBOOK = path.resolve(import.meta.dirname, '../../playbooks/deploy-image.yml');
 
@@ -25,7 +35,13 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'tsbm-image-sim-'));
   img = buildGptImage(dir, 48, true);
   server = await serveFiles([img.raw, img.qcow2!]);
-  lab = await startLab({ nodes: 3, dir: path.join(dir, 'lab'), bootDelayMs: 200, powerDelayMs: 50, diskGiB: 2 });
+  lab = await startLab({
+    nodes: 3,
+    dir: path.join(dir, 'lab'),
+    bootDelayMs: 200,
+    powerDelayMs: 50,
+    diskGiB: 2,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -35,8 +51,18 @@ afterAll(async () => {
 });
 
 /** The lab's inventory with instance_info replaced for an image deploy. */
-function inventory(name: string, info: Record<string, unknown>, vars: Record<string, unknown> = {}, perHost: Record<string, Record<string, unknown>> = {}): string {
-  const doc = parse(readFileSync(lab.inventory, 'utf8')) as { all: { vars: Record<string, unknown>; children: { sim: { hosts: Record<string, Record<string, unknown>> } } } };
+function inventory(
+  name: string,
+  info: Record<string, unknown>,
+  vars: Record<string, unknown> = {},
+  perHost: Record<string, Record<string, unknown>> = {},
+): string {
+  const doc = parse(readFileSync(lab.inventory, 'utf8')) as {
+    all: {
+      vars: Record<string, unknown>;
+      children: { sim: { hosts: Record<string, Record<string, unknown>> } };
+    };
+  };
   const base = doc.all.vars.instance_info as Record<string, unknown>;
   doc.all.vars.instance_info = { root_device: base.root_device, configdrive: base.configdrive, ...info };
   Object.assign(doc.all.vars, vars);
@@ -52,16 +78,35 @@ async function run(inv: string): Promise<{ code: number; events: TsbmEvent[] }> 
   const events: TsbmEvent[] = [];
   bus.on((e) => events.push(e));
   const code = await runPlaybook(
-    { playbook: PLAYBOOK, inventories: [inv], tags: [], skipTags: [], extraVars: {}, forks: 5, check: false, diff: false, listHosts: false, listTasks: false, listTags: false, syntaxCheck: false, output: 'json', verbosity: 1 },
+    {
+      playbook: PLAYBOOK,
+      inventories: [inv],
+      tags: [],
+      skipTags: [],
+      extraVars: {},
+      forks: 5,
+      check: false,
+      diff: false,
+      listHosts: false,
+      listTasks: false,
+      listTags: false,
+      syntaxCheck: false,
+      output: 'json',
+      verbosity: 1,
+    },
     { bus, redactor },
   );
   return { code, events };
 }
 
-function results(events: TsbmEvent[], task: string): Record<string, { status: string; result: Record<string, unknown> }> {
+function results(
+  events: TsbmEvent[],
+  task: string,
+): Record<string, { status: string; result: Record<string, unknown> }> {
   const out: Record<string, { status: string; result: Record<string, unknown> }> = {};
   for (const e of events) {
-    if (e.type === 'host_result' && e.task === task) out[e.host] = { status: e.status, result: e.result as Record<string, unknown> };
+    if (e.type === 'host_result' && e.task === task)
+      out[e.host] = { status: e.status, result: e.result as Record<string, unknown> };
   }
   return out;
 }
@@ -76,9 +121,18 @@ function zeroDisks(): void {
 
 describe('deploy-image.yml on the simulated lab', () => {
   it('streams a raw GPT image to 3 nodes, adds the config drive, boots from disk', async () => {
-    const { code, events } = await run(inventory('raw', { image_source: `${server.url}/disk.raw`, image_os_hash_algo: 'sha256', image_os_hash_value: img.sha256 }));
+    const { code, events } = await run(
+      inventory('raw', {
+        image_source: `${server.url}/disk.raw`,
+        image_os_hash_algo: 'sha256',
+        image_os_hash_value: img.sha256,
+      }),
+    );
     const written = results(events, 'Write the image to the root disk');
-    expect(Object.values(written).map((r) => r.status), JSON.stringify(written)).toEqual(['changed', 'changed', 'changed']);
+    expect(
+      Object.values(written).map((r) => r.status),
+      JSON.stringify(written),
+    ).toEqual(['changed', 'changed', 'changed']);
     expect(code).toBe(0);
     for (const n of lab.nodes) {
       expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
@@ -103,8 +157,22 @@ describe('deploy-image.yml on the simulated lab', () => {
       { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 },
       {},
       {
-        [b!]: { instance_info: { root_device: { name: '/dev/vda' }, image_source: `${server.url}/disk.raw`, image_os_hash_value: '0'.repeat(64) } },
-        [c!]: { instance_info: { root_device: { name: '/dev/vda' }, image_source: `${server.url}/disk.qcow2`, image_disk_format: 'qcow2', image_os_hash_algo: 'sha256', image_os_hash_value: img.qcow2Sha256 } },
+        [b!]: {
+          instance_info: {
+            root_device: { name: '/dev/vda' },
+            image_source: `${server.url}/disk.raw`,
+            image_os_hash_value: '0'.repeat(64),
+          },
+        },
+        [c!]: {
+          instance_info: {
+            root_device: { name: '/dev/vda' },
+            image_source: `${server.url}/disk.qcow2`,
+            image_disk_format: 'qcow2',
+            image_os_hash_algo: 'sha256',
+            image_os_hash_value: img.qcow2Sha256,
+          },
+        },
       },
     );
     const { code, events } = await run(inv);
@@ -126,10 +194,17 @@ describe('deploy-image.yml on the simulated lab', () => {
     zeroDisks();
     const before = server.downloads('disk.raw');
     const { code, events } = await run(
-      inventory('local', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }, { image_download_source: 'local', image_cache_dir: path.join(dir, 'cache') }),
+      inventory(
+        'local',
+        { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 },
+        { image_download_source: 'local', image_cache_dir: path.join(dir, 'cache') },
+      ),
     );
     const w = results(events, 'Write the image to the root disk');
-    expect(Object.values(w).map((r) => r.status), JSON.stringify(w)).toEqual(['changed', 'changed', 'changed']);
+    expect(
+      Object.values(w).map((r) => r.status),
+      JSON.stringify(w),
+    ).toEqual(['changed', 'changed', 'changed']);
     expect(code).toBe(0);
     expect(server.downloads('disk.raw') - before).toBe(1);
     expect(Object.values(w).filter((r) => r.result.cache_downloaded === true)).toHaveLength(1);
@@ -139,11 +214,22 @@ describe('deploy-image.yml on the simulated lab', () => {
   it('a raw stream that loses its connection restarts from the beginning and still verifies', async () => {
     zeroDisks();
     server.dropAfter(5 * 1024 * 1024, 1);
-    const { code, events } = await run(inventory('drop', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }));
+    const { code, events } = await run(
+      inventory('drop', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }),
+    );
     const w = results(events, 'Write the image to the root disk');
     expect(code, JSON.stringify(w)).toBe(0);
-    expect(Object.values(w).map((r) => r.result.attempts as number).sort()).toEqual([1, 1, 2]);
-    expect(events.some((e) => e.type === 'retry' || (e.type === 'log' && JSON.stringify(e).includes('restarting the stream')))).toBe(true);
+    expect(
+      Object.values(w)
+        .map((r) => r.result.attempts as number)
+        .sort(),
+    ).toEqual([1, 1, 2]);
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'retry' || (e.type === 'log' && JSON.stringify(e).includes('restarting the stream')),
+      ),
+    ).toBe(true);
     for (const n of lab.nodes) expect(partitionDataSha(n.diskFile, img)).toBe(imageDataSha(img));
   }, 120_000);
 });

@@ -12,7 +12,9 @@ const RAMDISK = path.join(root, 'playbooks/deploy-ramdisk.yml');
 const INVENTORIES = ['lab.yml', 'sim.yml'].map((f) => path.join(root, 'inventory-examples', f));
 
 function tasks(nodes: TaskNode[]): Task[] {
-  return nodes.flatMap((n) => (n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : []));
+  return nodes.flatMap((n) =>
+    n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : [],
+  );
 }
 
 describe('image and ramdisk playbooks', () => {
@@ -28,17 +30,26 @@ describe('image and ramdisk playbooks', () => {
   it('validate against the example inventories', async () => {
     for (const inv of INVENTORIES) {
       const errors = await collectValidationErrors([IMAGE, RAMDISK], { inventory: [inv] });
-      expect(errors.map((e) => e.oneLine()), inv).toEqual([]);
+      expect(
+        errors.map((e) => e.oneLine()),
+        inv,
+      ).toEqual([]);
     }
   });
 
   it('deploy-image.yml is deploy-bootc.yml with the image role instead of deploy', () => {
     const bootc = loadPlaybook(path.join(root, 'playbooks/deploy-bootc.yml')).plays[0];
     const play = loadPlaybook(IMAGE).plays[0];
-    expect(play?.roles.map((r) => r.name)).toEqual(bootc?.roles.map((r) => (r.name === 'deploy' ? 'image' : r.name)));
+    expect(play?.roles.map((r) => r.name)).toEqual(
+      bootc?.roles.map((r) => (r.name === 'deploy' ? 'image' : r.name)),
+    );
     const all = tasks(play?.roleTasks ?? []);
     const steps = all.map((t) => t.module);
-    expect(steps.slice(steps.indexOf('root_device'), steps.indexOf('configdrive_write') + 1)).toEqual(['root_device', 'image_write', 'configdrive_write']);
+    expect(steps.slice(steps.indexOf('root_device'), steps.indexOf('configdrive_write') + 1)).toEqual([
+      'root_device',
+      'image_write',
+      'configdrive_write',
+    ]);
     expect(steps).not.toContain('podman_pull');
     expect(all.find((t) => t.module === 'image_write')?.args.device).toBe('{{ root.device }}');
   });
@@ -46,8 +57,17 @@ describe('image and ramdisk playbooks', () => {
   it('deploy-ramdisk.yml boots the ISO persistently and writes no disk', () => {
     const play = loadPlaybook(RAMDISK).plays[0];
     const all = tasks(play?.roleTasks ?? []);
-    expect(all.map((t) => t.module)).toEqual(['redfish_power', 'vmedia_boot', 'redfish_boot_device', 'redfish_power', 'wait_agent']);
-    expect(all.find((t) => t.module === 'redfish_boot_device')?.args).toMatchObject({ device: 'cd', persistent: true });
+    expect(all.map((t) => t.module)).toEqual([
+      'redfish_power',
+      'vmedia_boot',
+      'redfish_boot_device',
+      'redfish_power',
+      'wait_agent',
+    ]);
+    expect(all.find((t) => t.module === 'redfish_boot_device')?.args).toMatchObject({
+      device: 'cd',
+      persistent: true,
+    });
     expect(all.find((t) => t.module === 'vmedia_boot')?.args.boot).toBe(false);
   });
 });

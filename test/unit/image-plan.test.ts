@@ -5,19 +5,40 @@ import { parseContentLength } from '../../src/deploy/image-fetch.js';
 import { progressUpdate } from '../../src/deploy/image-progress.js';
 import { memoryVerdict } from '../../src/deploy/image-qcow2.js';
 import { displayUrl, planImage, urlSecrets } from '../../src/deploy/image-source.js';
-import { curlRetryable, lastDdBytes, parseStreamOutput, STREAM_SCRIPT, streamArgv } from '../../src/deploy/image-stream.js';
+import {
+  curlRetryable,
+  lastDdBytes,
+  parseStreamOutput,
+  STREAM_SCRIPT,
+  streamArgv,
+} from '../../src/deploy/image-stream.js';
 import { chooseEvictions } from '../../src/images/lru.js';
 
 const H256 = 'a'.repeat(64);
-const base = { source: 'https://img.example/os.raw', algo: 'sha256', hash: H256, format: undefined, allowMd5: false };
+const base = {
+  source: 'https://img.example/os.raw',
+  algo: 'sha256',
+  hash: H256,
+  format: undefined,
+  allowMd5: false,
+};
 
 describe('planImage', () => {
   it('accepts an http(s) raw image with a sha256', () => {
-    expect(planImage(base)).toEqual({ kind: 'http', location: 'https://img.example/os.raw', format: 'raw', algo: 'sha256', hash: H256 });
+    expect(planImage(base)).toEqual({
+      kind: 'http',
+      location: 'https://img.example/os.raw',
+      format: 'raw',
+      algo: 'sha256',
+      hash: H256,
+    });
   });
   it('guesses qcow2 from the URL and takes file:// as a controller path', () => {
     expect(planImage({ ...base, source: 'http://x/a.qcow2' }).format).toBe('qcow2');
-    expect(planImage({ ...base, source: 'file:///srv/img/a.raw' })).toMatchObject({ kind: 'file', location: '/srv/img/a.raw' });
+    expect(planImage({ ...base, source: 'file:///srv/img/a.raw' })).toMatchObject({
+      kind: 'file',
+      location: '/srv/img/a.raw',
+    });
   });
   it('requires a checksum of the right length and lower-cases it', () => {
     expect(() => planImage({ ...base, hash: undefined })).toThrow(/image_os_hash_value is required/);
@@ -46,7 +67,9 @@ describe('planImage', () => {
 
 describe('URL secrets', () => {
   it('registers passwords and whole URLs with credentials or a query', () => {
-    expect(urlSecrets('https://u:p%40ss@h/x')).toEqual(expect.arrayContaining(['p@ss', 'https://u:p%40ss@h/x']));
+    expect(urlSecrets('https://u:p%40ss@h/x')).toEqual(
+      expect.arrayContaining(['p@ss', 'https://u:p%40ss@h/x']),
+    );
     expect(urlSecrets('https://h/x?sig=abc')).toContain('https://h/x?sig=abc');
     expect(urlSecrets('https://h/x')).toEqual([]);
     expect(displayUrl('https://u:p@h/x')).toBe('https://***@h/x');
@@ -55,15 +78,29 @@ describe('URL secrets', () => {
 
 describe('stream script', () => {
   it('gets the URL from the environment, never from argv', () => {
-    const argv = streamArgv({ device: '/dev/sda', algo: 'sha512', workDir: '/tmp/w', directIo: true, tlsVerify: true, connectTimeoutS: 30 });
+    const argv = streamArgv({
+      device: '/dev/sda',
+      algo: 'sha512',
+      workDir: '/tmp/w',
+      directIo: true,
+      tlsVerify: true,
+      connectTimeoutS: 30,
+    });
     expect(argv.slice(0, 4)).toEqual(['sh', '-c', STREAM_SCRIPT, 'sh']);
     expect(argv.slice(4)).toEqual(['/dev/sda', 'sha512sum', '/tmp/w', 'direct', '0', '30']);
     expect(STREAM_SCRIPT).toContain('"$TSBM_IMAGE_URL"');
     expect(STREAM_SCRIPT).toContain('conv=notrunc,fsync');
   });
   it('parses the summary line and dd progress', () => {
-    const stderr = '1048576 bytes (1.0 MB, 1.0 MiB) copied, 1 s, 1 MB/s\r4194304 bytes (4.2 MB, 4.0 MiB) copied, 2 s\n1+0 records in\n';
-    expect(parseStreamOutput(`TSBM_STREAM curl=0 dd=0 hashrc=0 hash=${H256}\n`, stderr)).toEqual({ curlRc: 0, ddRc: 0, hashRc: 0, hash: H256, bytes: 4194304 });
+    const stderr =
+      '1048576 bytes (1.0 MB, 1.0 MiB) copied, 1 s, 1 MB/s\r4194304 bytes (4.2 MB, 4.0 MiB) copied, 2 s\n1+0 records in\n';
+    expect(parseStreamOutput(`TSBM_STREAM curl=0 dd=0 hashrc=0 hash=${H256}\n`, stderr)).toEqual({
+      curlRc: 0,
+      ddRc: 0,
+      hashRc: 0,
+      hash: H256,
+      bytes: 4194304,
+    });
     expect(parseStreamOutput('', '')).toBeUndefined();
     expect(lastDdBytes('0 bytes copied, 0.001 s')).toBe(0);
   });
@@ -79,7 +116,11 @@ describe('stream script', () => {
 
 describe('sizes and memory', () => {
   it('takes the last Content-Length after redirects', () => {
-    expect(parseContentLength('HTTP/1.1 302 Found\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1234\r\n')).toBe(1234);
+    expect(
+      parseContentLength(
+        'HTTP/1.1 302 Found\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1234\r\n',
+      ),
+    ).toBe(1234);
     expect(parseContentLength('HTTP/1.1 200 OK\r\n')).toBeUndefined();
   });
   it('refuses a qcow2 that does not fit MemAvailable with margin, with numbers', () => {

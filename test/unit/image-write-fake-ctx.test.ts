@@ -20,7 +20,12 @@ function fakeCtx(script: Script, vars: Record<string, unknown>, check = false) {
     diff: false,
     signal: new AbortController().signal,
     task: 'Write the image',
-    services: { playbookDir: '/', tmpDir: '/tmp', get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
+    services: {
+      playbookDir: '/',
+      tmpDir: '/tmp',
+      get: <T>(_k: string, c: () => T) => c(),
+      onClose: () => undefined,
+    },
     async exec(argv, opts) {
       const line = argv.join(' ');
       calls.push({ line, ...(opts ? { opts } : {}) });
@@ -45,11 +50,16 @@ function fakeCtx(script: Script, vars: Record<string, unknown>, check = false) {
   return { ctx, calls, secrets };
 }
 
-const info = (extra: Record<string, unknown> = {}) => ({ instance_info: { image_source: 'https://img.example/os.raw', image_os_hash_value: H, ...extra } });
+const info = (extra: Record<string, unknown> = {}) => ({
+  instance_info: { image_source: 'https://img.example/os.raw', image_os_hash_value: H, ...extra },
+});
 
 describe('image_write (scripted ramdisk)', () => {
   it('refuses md5 and a missing checksum with the host named, running nothing', async () => {
-    for (const v of [info({ image_os_hash_algo: 'md5', image_os_hash_value: 'a'.repeat(32) }), info({ image_os_hash_value: '' })]) {
+    for (const v of [
+      info({ image_os_hash_algo: 'md5', image_os_hash_value: 'a'.repeat(32) }),
+      info({ image_os_hash_value: '' }),
+    ]) {
       const { ctx, calls } = fakeCtx([], v);
       const e = await imageWriteModule.run(ctx, { device: '/dev/sda' }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(TsbmError);
@@ -63,7 +73,9 @@ describe('image_write (scripted ramdisk)', () => {
     const { ctx, calls } = fakeCtx([[/^blockdev --getsize64/, { stdout: '10737418240\n' }]], info(), true);
     const r = await imageWriteModule.run(ctx, { device: '/dev/sda' });
     expect(r).toMatchObject({ changed: true, device: '/dev/sda', disk_format: 'raw' });
-    expect(r.msg).toMatch(/would write raw image https:\/\/img\.example\/os\.raw to \/dev\/sda \(10\.0 GiB\)/);
+    expect(r.msg).toMatch(
+      /would write raw image https:\/\/img\.example\/os\.raw to \/dev\/sda \(10\.0 GiB\)/,
+    );
     expect(calls.map((c) => c.line)).toEqual(['blockdev --getsize64 /dev/sda']);
   });
 
@@ -75,7 +87,9 @@ describe('image_write (scripted ramdisk)', () => {
       ],
       info(),
     );
-    await expect(imageWriteModule.run(ctx, { device: '/dev/sda' })).rejects.toThrow(/larger than \/dev\/sda.*nothing was written/);
+    await expect(imageWriteModule.run(ctx, { device: '/dev/sda' })).rejects.toThrow(
+      /larger than \/dev\/sda.*nothing was written/,
+    );
     expect(calls.some((c) => c.line.includes(' dd ') || c.line.startsWith('dd'))).toBe(false);
   });
 
@@ -85,7 +99,13 @@ describe('image_write (scripted ramdisk)', () => {
       [
         [/^blockdev --getsize64/, { stdout: '10737418240\n' }],
         [/curl -fsSIL/, { stdout: 'Content-Length: 4194304\r\n' }],
-        [/^sh -c set -u/, { stdout: `TSBM_STREAM curl=0 dd=0 hashrc=0 hash=${H}\n`, stderr: '4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.1 s\n' }],
+        [
+          /^sh -c set -u/,
+          {
+            stdout: `TSBM_STREAM curl=0 dd=0 hashrc=0 hash=${H}\n`,
+            stderr: '4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.1 s\n',
+          },
+        ],
         [/^sfdisk --json/, { stdout: JSON.stringify({ partitiontable: { label: 'gpt' } }) }],
         [/^sgdisk -e/, {}],
       ],
@@ -112,7 +132,9 @@ describe('image_write (scripted ramdisk)', () => {
       ],
       info({ image_source: 'https://img.example/os.qcow2' }),
     );
-    await expect(imageWriteModule.run(ctx, { device: '/dev/sda' })).rejects.toThrow(/node9: the qcow2 image \(3\.0 GiB\).*MemAvailable 2\.9 GiB/);
+    await expect(imageWriteModule.run(ctx, { device: '/dev/sda' })).rejects.toThrow(
+      /node9: the qcow2 image \(3\.0 GiB\).*MemAvailable 2\.9 GiB/,
+    );
     expect(calls.some((c) => c.line.includes('-C -'))).toBe(false);
   });
 });
