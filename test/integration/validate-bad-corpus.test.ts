@@ -93,6 +93,15 @@ describe('validate: absurd sizes', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('survives absurdly deep nesting with a positioned error, not a crash', async () => {
+    const file = join(dir, 'deep.yml');
+    writeFileSync(file, `- hosts: all\n  vars:\n    x: ${'['.repeat(20000)}${']'.repeat(20000)}\n  tasks: []\n`);
+    const r = await tsbm('validate', file);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:\\d+: YAML syntax error`));
+    noStack(r);
+  });
+
   it('refuses a playbook larger than 16 MiB without reading it as YAML', async () => {
     const file = join(dir, 'huge.yml');
     writeFileSync(file, `- hosts: all\n  vars:\n    pad: "${'x'.repeat(17 * 1024 * 1024)}"\n`);
