@@ -73,6 +73,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     started: new Set(),
     names: new Map(),
     includes: new Map(),
+    magic: new Map(),
   };
   for (const h of hosts) {
     const s = rt.state.host(h);

@@ -46,6 +46,8 @@ export interface PlayRuntime extends RunRuntime {
   runOnce: Map<string, Promise<unknown>>;
   /** task_start already emitted, by step key. */
   started: Set<string>;
+  /** Magic vars per host for this play. */
+  magic: Map<string, Vars>;
   /** include_tasks files loaded in this play, by include id and file. */
   includes: Map<string, TaskNode[]>;
   /** Display names (templated once per step), by step key. */

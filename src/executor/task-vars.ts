@@ -31,6 +31,16 @@ function magic(rt: RunRuntime, host: string, playHosts: string[]): Vars {
   };
 }
 
+/** Magic vars are the same for every task of a play on a host: built once. */
+function playMagic(pr: PlayRuntime, host: string): Vars {
+  let m = pr.magic.get(host);
+  if (!m) {
+    m = magic(pr, host, pr.playHosts);
+    pr.magic.set(host, m);
+  }
+  return m;
+}
+
 /** What `hostvars[h]` shows: inventory vars, facts, extra vars and magic vars (no play scope). */
 export function hostVars(rt: RunRuntime, host: string): Vars {
   return composeVars({
@@ -62,7 +72,7 @@ export function taskVars(pr: PlayRuntime, host: string, chain: readonly TaskKeyw
     task: task.vars,
     facts: pr.state.host(host).facts,
     extra: pr.extraVars,
-    magic: magic(pr, host, pr.playHosts),
+    magic: playMagic(pr, host),
   });
 }
 

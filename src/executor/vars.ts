@@ -48,19 +48,12 @@ export interface HostVarsSource {
 }
 
 /**
- * `hostvars` as a lazy read-only view: a host's vars are computed only when a template
- * looks at them. Own-property traps make Handlebars (prototype access off) see the keys.
+ * `hostvars` as a lazy read-only view: a host's vars are computed when a template looks at
+ * them (not cached: facts change during the play). Own-property traps make Handlebars
+ * (prototype access off) see the keys.
  */
 export function hostvarsView(src: HostVarsSource): Vars {
-  const cache = new Map<string, Vars>();
-  const get = (h: string): Vars => {
-    let v = cache.get(h);
-    if (!v) {
-      v = src.varsOf(h);
-      cache.set(h, v);
-    }
-    return v;
-  };
+  const get = (h: string): Vars => src.varsOf(h);
   const known = (p: string | symbol): p is string => typeof p === 'string' && src.hosts().includes(p);
   return new Proxy({} as Vars, {
     get: (_t, p) => (known(p) ? get(p) : undefined),

@@ -96,6 +96,14 @@ describe('composeVars, magic vars, hostvars and lazy templating', () => {
     );
     expect(r.resultOf('a', 'd')!.result!.msg).toBe('blue fact-b /pb');
   });
+  it('hostvars sees facts set after an earlier look in the same play', async () => {
+    const look = (n: string) => task('debug', { msg: '{{ default hostvars.b.late "unset" }}' }, { name: n });
+    const r = await runModel(playbook(play([look('d1'), task('set_fact', { late: 'now' }), look('d2')])), {
+      inventory: { hosts: { a: {}, b: {} } },
+    });
+    expect(r.resultOf('a', 'd1')!.result!.msg).toBe('unset');
+    expect(r.resultOf('a', 'd2')!.result!.msg).toBe('now');
+  });
   it('vars referring to vars are rendered when used, keeping types', async () => {
     const r = await runModel(
       playbook(play([task('debug', { msg: '{{ a }}' }, { name: 'd' })], { vars: { a: '{{ b }}', b: '{{ c }}', c: [1, 2] } })),
