@@ -42,14 +42,10 @@ export function relaxForTemplates(schema: unknown, top = true): unknown {
   // The root keeps its own shape: a whole task or module argument map is never one template.
   // A $ref keeps its shape too: what it points to is relaxed where it is defined.
   if (top || acceptsAnyString(src) || '$ref' in src) return out;
-  const { description, examples, default: dflt, title, $id, ...rest } = out;
-  void rest;
+  // Annotations move to the wrapper so editors still show them on hover.
   const meta: JsonSchema = {};
-  if (description !== undefined) meta.description = description;
-  if (title !== undefined) meta.title = title;
-  if (examples !== undefined) meta.examples = examples;
-  if (dflt !== undefined) meta.default = dflt;
-  if ($id !== undefined) meta.$id = $id;
+  for (const k of ['description', 'title', 'examples', 'default', '$id'])
+    if (out[k] !== undefined) meta[k] = out[k];
   const inner: JsonSchema = { ...out };
   delete inner.$id;
   return { ...meta, anyOf: [inner, TEMPLATE_STRING] };
