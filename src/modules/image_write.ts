@@ -14,7 +14,7 @@ import { writeRawImage } from '../deploy/image-raw.js';
 import { displayUrl, type ImagePlan, ImagePlanError, planImage, urlSecrets } from '../deploy/image-source.js';
 import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
-import { runFileServer } from '../http/run-file-server.js';
+import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { cachedImage, DEFAULT_CACHE_DIR, ImageCacheError } from '../images/cache.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -114,6 +114,18 @@ async function diskBytes(
   return root?.device === device ? root.size_mib * MIB : undefined;
 }
 
+/** Serves a controller file to the ramdisk; warns when a loopback address cannot reach a remote one. */
+async function publishForRamdisk(ctx: ModuleContext, file: string): Promise<string> {
+  const server = await runFileServer(ctx.services, ctx.vars);
+  const target = firstSet(undefined, ctx.vars, 'ssh_host', 'ansible_host');
+  if (isLoopback(new URL(server.url).hostname) && typeof target === 'string' && !isLoopback(target)) {
+    ctx.warn(
+      `serving ${file} on loopback (${server.url}); the ramdisk at ${target} cannot reach it: set tsbm_http_address to a controller address the ramdisks reach`,
+    );
+  }
+  return server.publish(file);
+}
+
 /** The URL the ramdisk fetches: the source itself, or one tsbm's file server publishes. */
 async function ramdiskUrl(
   ctx: ModuleContext,
@@ -144,7 +156,7 @@ async function ramdiskUrl(
         `image file ${file} does not exist on the controller`,
         'fix the file:// path in image_source',
       );
-    return { url: await (await runFileServer(ctx.services, ctx.vars)).publish(file) };
+    return { url: await publishForRamdisk(ctx, file) };
   }
   if (source === 'http') return { url: plan.location };
   const dir =
@@ -179,7 +191,7 @@ async function ramdiskUrl(
         }),
     });
     return {
-      url: await (await runFileServer(ctx.services, ctx.vars)).publish(c.file),
+      url: await publishForRamdisk(ctx, c.file),
       cached: { file: c.file, downloaded: c.downloaded },
     };
   } catch (e) {
