@@ -137,4 +137,27 @@ describe('image_write (scripted ramdisk)', () => {
     );
     expect(calls.some((c) => c.line.includes('-C -'))).toBe(false);
   });
+
+  it('a stream that times out fails the host and wipes the partial image', async () => {
+    const { ctx, calls } = fakeCtx(
+      [
+        [/^blockdev --getsize64/, { stdout: '10737418240\n' }],
+        [/^sgdisk --zap-all/, {}],
+        [/^wipefs/, {}],
+        [/^sfdisk --json/, { rc: 1, stderr: 'does not contain a recognized partition table' }],
+      ],
+      info(),
+    );
+    const exec = ctx.exec.bind(ctx);
+    (ctx as { exec: ModuleContext['exec'] }).exec = async (argv, opts) => {
+      if (argv[0] === 'sh' && String(argv[2]).startsWith('set -u')) throw new Error('command timed out');
+      return exec(argv, opts);
+    };
+    await expect(imageWriteModule.run(ctx, { device: '/dev/sda', timeout: 5 })).rejects.toThrow(
+      /node9: writing https:\/\/img\.example\/os\.raw to \/dev\/sda did not finish within 5s; the partition table on \/dev\/sda was wiped/,
+    );
+    expect(calls.map((c) => c.line)).toEqual(
+      expect.arrayContaining(['sgdisk --zap-all /dev/sda', 'wipefs -a -f /dev/sda']),
+    );
+  });
 });
