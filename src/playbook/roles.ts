@@ -9,7 +9,7 @@ import type { Vars } from '../types.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
 import type { Block, Handler, RoleContext } from './model.js';
 import { loadTaskFileInto, parseHandler, taskId } from './task.js';
-import { isMapping, toExprs, toStringList } from './values.js';
+import { isMapping, keyPositions, toExprs, toStringList } from './values.js';
 
 /** A path as the operator would write it: relative to the working directory when inside it. */
 export function displayPath(p: string): string {
@@ -77,7 +77,7 @@ export function loadRole(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw
     id: taskId(ctx, src, path),
     name: `role ${context.name}`,
     pos: at,
-    keyPos: {},
+    keyPos: isMapping(raw) ? keyPositions(src, path, raw) : {},
     when: toExprs(entry.when, src, [...path, 'when']),
     tags: toStringList(entry.tags),
     // Role parameters (`- role: x` with `vars:`) apply to the role's tasks.
