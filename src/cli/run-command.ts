@@ -6,6 +6,7 @@ import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
 import { redactor, tsbmVersion } from './context.js';
+import type { ResumeState } from '../journal/resume.js';
 import type { RunJournal } from './run-journal.js';
 import { DEFAULT_JOURNAL_DIR } from './runs.js';
 import type { RunOptions } from '../executor/options.js';
@@ -54,7 +55,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const sim = await startSimInventories(opts.inventories);
   let code: number;
   try {
-    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags));
+    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags), resumeSettings(flags));
   } finally {
     await sim.stop();
   }
@@ -68,11 +69,22 @@ function journalSettings(flags: Record<string, unknown>): string | undefined {
   return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : DEFAULT_JOURNAL_DIR;
 }
 
+/** `--resume RUN|last` [`--force`]. */
+function resumeSettings(flags: Record<string, unknown>): { ref: string; force: boolean } | undefined {
+  if (typeof flags.resume !== 'string') {
+    if (flags.force) throw optionsError('--force only applies with --resume', 'add --resume RUN, or drop --force');
+    return undefined;
+  }
+  if (flags.journal === false) throw optionsError('--resume needs the run journal', 'drop --no-journal');
+  return { ref: flags.resume, force: flags.force === true };
+}
+
 async function runWith(
   executor: typeof import('../executor/run.js'),
   opts: RunOptions,
   verbosity: Verbosity,
   journalDir: string | undefined,
+  resumeRef?: { ref: string; force: boolean },
 ): Promise<number> {
   const stdout = process.stdout;
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
@@ -90,11 +102,26 @@ async function runWith(
     attached.push(attachJUnit(bus, opts.junit));
   }
 
+  let resume: ResumeState | undefined;
+  if (resumeRef && journalDir) {
+    const { readJournal, resolveRun } = await import('../journal/reader.js');
+    const { checkResumable, resumeStateFrom } = await import('../journal/resume.js');
+    const { runHashes } = await import('./run-journal.js');
+    const previous = readJournal(resolveRun(journalDir, resumeRef.ref));
+    resume = resumeStateFrom(previous);
+    try {
+      checkResumable(previous, runHashes(opts), resumeRef.force);
+    } catch (e) {
+      for (const a of attached) await a.done();
+      throw e;
+    }
+  }
+
   let journal: RunJournal | undefined;
   if (journalDir) {
     const { openRunJournal } = await import('./run-journal.js');
     try {
-      journal = openRunJournal(opts, { bus, redactor, journalDir, version: tsbmVersion() });
+      journal = openRunJournal(opts, { bus, redactor, journalDir, version: tsbmVersion(), ...(resume ? { resume } : {}) });
     } catch (e) {
       for (const a of attached) await a.done();
       throw new TsbmError('runtime', `cannot open the run journal in ${journalDir}: ${(e as Error).message}`, {

@@ -1,5 +1,6 @@
 // Validates the raw `tsbm run` flags into RunOptions (src/executor/options.ts). Pure, so every
 // rule is unit-tested without spawning the CLI.
+import { parseShard } from '../executor/shard.js';
 import { optionsError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
 import { parseExtraVars } from './extra-vars.js';
@@ -21,6 +22,7 @@ export interface RawRunFlags {
   syntaxCheck?: boolean;
   output?: string;
   junit?: string;
+  shard?: string;
 }
 
 export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
@@ -84,5 +86,6 @@ export function buildRunOptions(
   if (limits.length > 0) opts.limit = limits.join(':');
   if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
   if (raw.junit !== undefined) opts.junit = raw.junit;
+  if (raw.shard !== undefined) opts.shard = parseShard(raw.shard);
   return opts;
 }

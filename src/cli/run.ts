@@ -18,6 +18,8 @@ Examples:
   tsbm run deploy.yml -i inventory.yml -t power --skip-tags slow --check --diff
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
+  tsbm run deploy.yml -i inventory.yml --resume last    continue where each host stopped
+  tsbm run deploy.yml -i inventory.yml --shard 2/4      second of four parallel slices
 
 Output: live tree on a terminal, one line per host result otherwise (--output plain),
 JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
@@ -51,6 +53,9 @@ export function register(program: Command): void {
       ]),
     )
     .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .option('--resume <run>', 'continue a run (id from `tsbm runs list`, or "last"): skip what completed, restore registered values')
+    .option('--force', 'with --resume: resume even though the playbook or inventory changed')
+    .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
     .option('--no-journal', 'do not write a run journal (and take no host locks)')
     .addHelpText('after', EXAMPLES)

@@ -29,6 +29,8 @@ export interface RunHooks {
    * stops the run before any unrecorded remote work: no new tasks, exit code of the error.
    */
   beforeTask?(host: string, taskId: string): Promise<void>;
+  /** Awaited when a play starts, with the hosts it targets (node locks); a rejection stops the run. */
+  beforePlay?(hosts: string[]): Promise<void>;
   /** --resume: registered variables and facts to restore for a host when it first appears. */
   restore?(host: string): Vars | undefined;
   /**

@@ -49,6 +49,17 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
   rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos });
+  if (rt.deps.hooks?.beforePlay && hosts.length > 0) {
+    try {
+      await rt.deps.hooks.beforePlay(hosts);
+    } catch (e) {
+      // e.g. a node locked by another run: nothing of this run may touch any node
+      rt.state.fatal = e instanceof Error ? e : new Error(String(e));
+      rt.state.interrupted = true;
+      rt.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${rt.state.fatal.message}` });
+      return;
+    }
+  }
   rt.redactor.addFromVars(play.vars);
   for (const f of play.varsFiles) rt.redactor.addFromVars(f);
 

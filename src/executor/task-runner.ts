@@ -1,6 +1,7 @@
 // Runs one task on one host: when, loop, until/retries, timeout, failed_when/changed_when,
 // ignore_errors, register, notify, no_log, check mode, delegation. Returns the outcome the
 // host walker needs; everything else goes out as events and into the host's state.
+import { rerunNeeded } from './resume-plan.js';
 import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
@@ -66,7 +67,11 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       taskId: task.id,
       args: r.noLog ? 'censored (no_log)' : task.args,
     });
-    if (kw.resume !== 'rerun' && pr.deps.hooks?.completed?.(host, task.id)) {
+    const completed = pr.deps.hooks?.completed;
+    if (
+      completed?.(host, task.id) &&
+      (kw.resume !== 'rerun' || !rerunNeeded(pr.play, task, host, completed, pr.deps.modules ?? getModule))
+    ) {
       r.resumed = true;
       reg = skippedResult('done in the resumed run');
     } else {
@@ -391,7 +396,7 @@ function itemStatus(reg: Registered): HostStatus {
   return reg.changed ? 'changed' : 'ok';
 }
 
-function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, item?: unknown): void {
+function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, item?: unknown, vars?: Vars): void {
   const shown = r.noLog ? censor(reg) : reg;
   const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
   const failMsg =
@@ -412,6 +417,7 @@ function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: num
     ...(item !== undefined ? { item: r.noLog ? 'censored (no_log)' : item } : {}),
     result: shown,
     durationMs,
+    ...(vars && !r.noLog ? { vars } : {}),
   });
 }
 
@@ -478,7 +484,9 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       hs.everUnreachable = true;
       break;
   }
-  emitResult(r, status, reg, Date.now() - r.started);
+  // What this task set, for the journal: --resume restores it when the task is skipped.
+  const setVars: Vars = { ...(task.register && !r.resumed ? { [task.register]: reg } : {}), ...(set ?? {}) };
+  emitResult(r, status, reg, Date.now() - r.started, undefined, Object.keys(setVars).length ? setVars : undefined);
   const meta = metaOf(reg);
   if (meta === 'end_play' && !reg.failed) pr.endPlay = true;
   if (meta === 'end_host' && !reg.failed) hs.ended = true;

@@ -85,6 +85,11 @@ export const hostResultEvent = event('host_result', 'A task finished on one host
     ),
   ),
   durationMs: Type.Number({ minimum: 0 }),
+  vars: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Host variables the task set (register, set_fact, facts), recorded so --resume can restore them',
+    }),
+  ),
 });
 
 export const retryEvent = event('retry', 'An until/retries attempt failed and the task will run again', {

@@ -1,0 +1,67 @@
+// --resume: what a previous run's journal says each host already did. A task counts as done on
+// a host when its final result (not a loop item's) was ok, changed or skipped; the variables
+// tasks set (register, set_fact, facts) come back in the order they were set. The executor
+// skips done tasks (unless they say `resume: rerun`) and restores the variables.
+import { TsbmError } from '../errors.js';
+import type { Vars } from '../types.js';
+import type { JournalContents } from './reader.js';
+
+export interface ResumeState {
+  runId: string;
+  completed(host: string, taskId: string): boolean;
+  restore(host: string): Vars | undefined;
+}
+
+const DONE = new Set(['ok', 'changed', 'skipped']);
+
+export function resumeStateFrom(journal: JournalContents): ResumeState {
+  const runId = journal.header?.runId;
+  if (!runId) {
+    throw new TsbmError('options', `${journal.file} is not a run journal (no header)`, { hint: 'pass a run id from `tsbm runs list`' });
+  }
+  const done = new Map<string, Set<string>>();
+  const vars = new Map<string, Vars>();
+  for (const r of journal.records) {
+    if (r.type !== 'host_result' || r.item !== undefined) continue;
+    if (DONE.has(r.status)) {
+      const s = done.get(r.host) ?? new Set<string>();
+      s.add(r.taskId);
+      done.set(r.host, s);
+    }
+    if (r.vars) {
+      const v = vars.get(r.host) ?? {};
+      for (const [k, val] of Object.entries(r.vars)) {
+        const old = v[k];
+        v[k] = (k === 'facts' || k === 'ansible_facts') && isMap(old) && isMap(val) ? { ...old, ...val } : val;
+      }
+      vars.set(r.host, v);
+    }
+  }
+  return {
+    runId,
+    completed: (host, taskId) => done.get(host)?.has(taskId) ?? false,
+    restore: (host) => vars.get(host),
+  };
+}
+
+function isMap(v: unknown): v is Vars {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Refuses a resume whose playbook or inventory changed since the journal was written. */
+export function checkResumable(
+  journal: JournalContents,
+  now: { playbookHash: string; inventoryHash: string },
+  force: boolean,
+): void {
+  const h = journal.header!;
+  const changed = [
+    h.playbookHash !== now.playbookHash ? 'the playbook (or a role/file it uses)' : '',
+    h.inventoryHash !== now.inventoryHash ? 'the inventory' : '',
+  ].filter(Boolean);
+  if (changed.length && !force) {
+    throw new TsbmError('options', `cannot resume run ${h.runId}: ${changed.join(' and ')} changed since it ran`, {
+      hint: 'resume with the same files, or add --force to resume anyway (done tasks are still skipped)',
+    });
+  }
+}
