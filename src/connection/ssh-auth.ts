@@ -1,6 +1,8 @@
 // Credentials for one SSH login: key file (OpenSSH or PEM; passphrase from a named env var),
 // ssh-agent, password. Parsed up front so a bad key is an operator error, not a hang.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AuthenticationType, ConnectConfig } from 'ssh2';
 import { utils } from './ssh2-lib.js';
 import { TsbmError } from '../errors.js';
@@ -43,6 +45,13 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
     if (passphrase !== undefined) out.passphrase = passphrase;
     methods.push('publickey');
   }
+  if (!spec.privateKeyFile) {
+    const key = defaultIdentity(spec);
+    if (key) {
+      out.privateKey = key;
+      methods.push('publickey');
+    }
+  }
   const agent = spec.agent === undefined ? process.env.SSH_AUTH_SOCK : spec.agent;
   if (agent) {
     out.agent = agent;
@@ -55,9 +64,26 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
   if (methods.length === 0) {
     throw new TsbmError('options', `no SSH credentials for ${spec.host}`, {
       host: spec.host,
-      hint: 'set ssh_private_key_file, run an ssh-agent (SSH_AUTH_SOCK), or set ssh_password',
+      hint: 'set ssh_private_key_file, run an ssh-agent (SSH_AUTH_SOCK), create ~/.ssh/id_ed25519, or set ssh_password',
     });
   }
   out.authHandler = methods;
   return out;
+}
+
+// Like OpenSSH without -i: the user's usual identity files, the first one usable without a
+// passphrase. (Encrypted ones need ssh_private_key_file + ssh_private_key_passphrase_env.)
+const DEFAULT_IDENTITIES = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
+
+function defaultIdentity(spec: ConnectionSpec): Buffer | undefined {
+  for (const name of DEFAULT_IDENTITIES) {
+    let key: Buffer;
+    try {
+      key = readFileSync(path.join(os.homedir(), '.ssh', name));
+    } catch {
+      continue;
+    }
+    if (!(utils.parseKey(key) instanceof Error)) return key;
+  }
+  return undefined;
 }

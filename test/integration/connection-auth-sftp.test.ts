@@ -43,6 +43,29 @@ describe.skipIf(!haveAgent)('ssh-agent auth (needs ssh-agent, ssh-add)', () => {
   });
 });
 
+describe('default identity', () => {
+  it('without ssh_private_key_file, uses ~/.ssh/id_ed25519 like OpenSSH', async () => {
+    const h = await startSshHost();
+    const home = mkdtempSync(path.join(os.tmpdir(), 'tsbm-home-'));
+    const oldHome = process.env.HOME;
+    try {
+      mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+      writeFileSync(path.join(home, '.ssh', 'id_ed25519'), readFileSync(h.spec.privateKeyFile!), { mode: 0o600 });
+      process.env.HOME = home;
+      const c = await openSsh({ ...h.spec, privateKeyFile: undefined });
+      expect((await c.exec(['echo', 'default-key'])).stdout).toBe('default-key\n');
+      await c.close();
+      process.env.HOME = path.join(home, 'empty');
+      const err = await openSsh({ ...h.spec, privateKeyFile: undefined }).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(/no SSH credentials/);
+    } finally {
+      process.env.HOME = oldHome;
+      rmSync(home, { recursive: true, force: true });
+      await h.close();
+    }
+  });
+});
+
 describe('PEM keys', () => {
   it('accepts a PKCS#1 PEM RSA private key', async () => {
     const { privateKey } = generateKeyPairSync('rsa', {
