@@ -46,7 +46,7 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
     methods.push('publickey');
   }
   if (!spec.privateKeyFile) {
-    const key = defaultIdentity(spec);
+    const key = defaultIdentity();
     if (key) {
       out.privateKey = key;
       methods.push('publickey');
@@ -75,7 +75,7 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
 // passphrase. (Encrypted ones need ssh_private_key_file + ssh_private_key_passphrase_env.)
 const DEFAULT_IDENTITIES = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
 
-function defaultIdentity(spec: ConnectionSpec): Buffer | undefined {
+function defaultIdentity(): Buffer | undefined {
   for (const name of DEFAULT_IDENTITIES) {
     let key: Buffer;
     try {
