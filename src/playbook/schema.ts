@@ -122,6 +122,9 @@ export const handlerKeywordsSchema = Type.Object(
 );
 
 const TaskList = (description: string) => Type.Array(Type.Unknown(), { description });
+/** A play section left empty (`tasks:` with nothing after it) is an empty list, as in Ansible. */
+const PlayList = (description: string) =>
+  Type.Union([Type.Array(Type.Unknown()), Type.Null()], { description });
 
 export const blockSchema = Type.Object(
   {
@@ -179,7 +182,9 @@ export const playSchema = Type.Object(
     }),
     ...opt({
       name: Str('What this play does.', ['Deploy bootc image']),
-      vars: VarsMap('Play variables.'),
+      vars: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+        description: 'Play variables.',
+      }),
       vars_files: Type.Union([Type.String(), Type.Array(Type.String())], {
         description: 'YAML files of variables, relative to the playbook; later files win.',
         examples: [['vars/images.yml']],
@@ -211,11 +216,13 @@ export const playSchema = Type.Object(
       become: Bool('Privilege escalation for every task.'),
       become_user: Str('User to become.'),
       environment: Env,
-      pre_tasks: TaskList('Tasks before roles.'),
-      roles: Type.Array(roleRefSchema, { description: 'Roles, run after pre_tasks and before tasks.' }),
-      tasks: TaskList('Tasks.'),
-      post_tasks: TaskList('Tasks after tasks.'),
-      handlers: TaskList('Tasks run at the end of the play when notified.'),
+      pre_tasks: PlayList('Tasks before roles.'),
+      roles: Type.Union([Type.Array(roleRefSchema), Type.Null()], {
+        description: 'Roles, run after pre_tasks and before tasks.',
+      }),
+      tasks: PlayList('Tasks.'),
+      post_tasks: PlayList('Tasks after tasks.'),
+      handlers: PlayList('Tasks run at the end of the play when notified.'),
     }),
   },
   { additionalProperties: false },
@@ -266,8 +273,14 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
   const taskList = { type: 'array', items: ref('taskNode') };
   const withLists = (schema: TSchema, lists: string[]) => {
     const s = JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown> };
-    for (const l of lists)
-      if (s.properties[l]) s.properties[l] = { ...(s.properties[l] as object), ...taskList };
+    for (const l of lists) {
+      const old = s.properties[l] as { description?: string; anyOf?: unknown[] } | undefined;
+      if (!old) continue;
+      // Play sections may be left empty (null); block lists may not.
+      s.properties[l] = old.anyOf
+        ? { description: old.description, anyOf: [taskList, { type: 'null' }] }
+        : { ...old, ...taskList };
+    }
     return s;
   };
   const task = Type.Object(opt({ ...commonKeywords, ...taskOnlyKeywords, ...moduleProps }), {
@@ -282,7 +295,10 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
     },
   );
   const play = withLists(playSchema, ['pre_tasks', 'tasks', 'post_tasks']);
-  (play.properties as Record<string, unknown>).handlers = { type: 'array', items: ref('handler') };
+  (play.properties as Record<string, unknown>).handlers = {
+    description: 'Tasks run at the end of the play when notified.',
+    anyOf: [{ type: 'array', items: ref('handler') }, { type: 'null' }],
+  };
   // Editors should accept what tsbm accepts: a template string wherever a typed value goes.
   // The result is plain JSON (no TypeBox symbols), exactly what schemas/playbook.json holds.
   const published = relaxForTemplates({

@@ -143,6 +143,13 @@ const TYPE_NAMES: Record<string, string> = {
   null: 'null',
 };
 
+/** "null" is allowed for "leave it empty"; it is not worth naming next to real types. */
+function withoutNull(types: string[]): string[] {
+  const uniq = [...new Set(types)];
+  const real = uniq.filter((t) => t !== 'null');
+  return real.length > 0 ? real : uniq;
+}
+
 function typeText(t: unknown): string {
   const list = Array.isArray(t) ? t : [t];
   const names = list.map((x) => TYPE_NAMES[String(x)] ?? String(x));
@@ -195,7 +202,7 @@ function describe(
         .filter((x) => x.keyword === 'type' && x.instancePath === e.instancePath && !isTemplateBranch(x))
         .flatMap((x) => (Array.isArray(x.params.type) ? x.params.type : [x.params.type]) as string[]);
       return parseError(
-        `${name} must be ${typeText([...new Set(types.length > 0 ? types : [p.type as string])])}, got ${shown}${where}`,
+        `${name} must be ${typeText(withoutNull(types.length > 0 ? types : [p.type as string]))}, got ${shown}${where}`,
         src.pos(path),
         here === null ? 'a key with nothing after the colon is null; give it a value' : undefined,
       );

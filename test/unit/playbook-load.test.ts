@@ -154,3 +154,11 @@ describe('loadTasksFile (include_tasks at run time)', () => {
     );
   });
 });
+
+describe('empty play sections', () => {
+  it('treats `tasks:` (and vars, roles, handlers) with nothing after them as empty, as Ansible does', () => {
+    const pb = load(join(BAD, '..', 'playbooks', 'empty-sections.yml'));
+    const p = pb.plays[0]!;
+    expect([p.vars, p.tasks, p.preTasks, p.postTasks, p.handlers, p.roles]).toEqual([{}, [], [], [], [], []]);
+  });
+});
