@@ -4,7 +4,7 @@
 import { TsbmError } from '../errors.js';
 import type { ModuleDef } from '../modules/types.js';
 import type { PathSeg, YamlSource } from '../schema/yaml-source.js';
-import type { RoleContext } from './model.js';
+import type { Handler, RoleContext } from './model.js';
 
 export interface LoadOptions {
   /** Module lookup (default: src/modules/registry.ts). Tests may pass their own. */
@@ -25,6 +25,8 @@ export interface LoadContext {
   /** Files being imported, outermost first. */
   chain: string[];
   role?: RoleContext;
+  /** Handlers of roles imported by tasks (import_role); the play appends them to its own. */
+  playHandlers?: Handler[];
   getModule: (name: string) => ModuleDef | undefined;
   moduleNames: () => string[];
   report: (err: TsbmError) => void;

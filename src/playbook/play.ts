@@ -90,7 +90,9 @@ export function parsePlay(
   if (typeof raw.become_user === 'string') play.becomeUser = raw.become_user;
   if (isMapping(raw.environment)) play.environment = raw.environment;
 
-  const list = (key: string): TaskNode[] => parseTaskList(ctx, src, [...path, key], raw[key]);
+  const imported: Handler[] = [];
+  const pctx: LoadContext = { ...ctx, playHandlers: imported };
+  const list = (key: string): TaskNode[] => parseTaskList(pctx, src, [...path, key], raw[key]);
   play.preTasks = list('pre_tasks');
   const roleHandlers: Handler[] = [];
   const roles: RoleContext[] = [];
@@ -113,7 +115,7 @@ export function parsePlay(
       if (parsed) handlers.push(parsed);
     });
   }
-  play.handlers = [...handlers, ...roleHandlers];
+  play.handlers = [...handlers, ...roleHandlers, ...imported];
   rememberSource(play, src, path);
   return play;
 }

@@ -54,7 +54,13 @@ export interface LoadedRole {
   handlers: Handler[];
 }
 
-export function loadRole(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): LoadedRole {
+export function loadRole(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: unknown,
+  tasksFrom?: string,
+): LoadedRole {
   const entry = isMapping(raw) ? raw : {};
   const name = typeof raw === 'string' ? raw : String(entry.role ?? entry.name ?? '');
   const at = src.pos(path);
@@ -70,7 +76,9 @@ export function loadRole(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw
     vars: loadVarsFile(mainFile(join(dir, 'vars')), at),
   };
   const inner: LoadContext = { ...ctx, role: context, baseDir: dir, file: join(dir, 'tasks', 'main.yml') };
-  const tasksFile = mainFile(join(dir, 'tasks'));
+  const tasksFile = tasksFrom
+    ? join(dir, 'tasks', /\.ya?ml$/.test(tasksFrom) ? tasksFrom : `${tasksFrom}.yml`)
+    : mainFile(join(dir, 'tasks'));
   const tasks = tasksFile ? loadTaskFileInto({ ...inner, file: tasksFile }, tasksFile, at) : [];
   const block: Block = {
     kind: 'block',

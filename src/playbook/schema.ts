@@ -155,6 +155,25 @@ export const includeTasksSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const RoleImport = Type.Object(
+  {
+    name: Str('Role name or path.', ['deploy']),
+    ...opt({
+      tasks_from: Str("File under the role's tasks/ to run instead of main.yml.", ['power']),
+      vars: VarsMap('Role parameters.'),
+    }),
+  },
+  { additionalProperties: false, description: 'A role run here, inlined when the playbook loads.' },
+);
+export const importRoleSchema = Type.Object(
+  { ...opt(commonKeywords), import_role: RoleImport },
+  { additionalProperties: false },
+);
+export const includeRoleSchema = Type.Object(
+  { ...opt(commonKeywords), include_role: RoleImport },
+  { additionalProperties: false },
+);
+
 export const roleRefSchema = Type.Union(
   [
     Type.String(),
@@ -312,12 +331,23 @@ export function publishedPlaybookSchema(modules: readonly ModuleDef[]): Record<s
     $defs: {
       play,
       importPlaybook: importPlaybookSchema,
-      taskNode: { anyOf: [ref('task'), ref('block'), ref('importTasks'), ref('includeTasks')] },
+      taskNode: {
+        anyOf: [
+          ref('task'),
+          ref('block'),
+          ref('importTasks'),
+          ref('includeTasks'),
+          ref('importRole'),
+          ref('includeRole'),
+        ],
+      },
       task,
       handler,
       block: withLists(blockSchema, ['block', 'rescue', 'always']),
       importTasks: importTasksSchema,
       includeTasks: includeTasksSchema,
+      importRole: importRoleSchema,
+      includeRole: includeRoleSchema,
       ...moduleDefs,
     },
   });

@@ -6,11 +6,14 @@ import { checkAt, printable } from '../schema/ajv.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
+import { loadRole } from './roles.js';
 import type { Block, Handler, IncludeTasks, LoopControl, Task, TaskKeywords, TaskNode } from './model.js';
 import {
   blockSchema,
   handlerKeywordsSchema,
   importTasksSchema,
+  importRoleSchema,
+  includeRoleSchema,
   includeTasksSchema,
   shortName,
   taskKeywordNames,
@@ -113,6 +116,7 @@ export function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[]
   if ('block' in norm) return parseBlock(ctx, src, path, norm);
   if ('import_tasks' in norm) return parseImportTasks(ctx, src, path, norm, origKey);
   if ('include_tasks' in norm) return parseIncludeTasks(ctx, src, path, norm, origKey);
+  if ('import_role' in norm || 'include_role' in norm) return parseImportRole(ctx, src, path, norm, origKey);
   return parseTask(ctx, src, path, norm, origKey, false);
 }
 
@@ -224,6 +228,47 @@ function parseIncludeTasks(
   return node;
 }
 
+/**
+ * `import_role` (and `include_role` with a literal name, treated the same way): the role's
+ * tasks inlined as a block carrying its RoleContext; its handlers join the play's.
+ */
+function parseImportRole(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+  origKey: Record<string, string>,
+): Block {
+  const key = 'import_role' in raw ? 'import_role' : 'include_role';
+  fail(
+    checkAt(key === 'import_role' ? importRoleSchema : includeRoleSchema, raw, src, path, label(raw, key)),
+  );
+  const spec = raw[key] as { name: string; tasks_from?: string; vars?: Record<string, unknown> };
+  const keyPath = [...path, origKey[key] ?? key];
+  if (isTemplated(spec.name)) {
+    throw parseError(
+      `${key} needs a literal role name`,
+      src.pos([...keyPath, 'name']),
+      'write the role name',
+    );
+  }
+  const loaded = loadRole(ctx, src, keyPath, { role: spec.name }, spec.tasks_from);
+  ctx.playHandlers?.push(...loaded.handlers);
+  const kw = keywords(ctx, src, path, raw);
+  const block: Block = {
+    ...loaded.block,
+    ...kw,
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    name: kw.name ?? loaded.block.name,
+    role: loaded.context,
+    baseDir: loaded.context.path,
+    vars: { ...(spec.vars ?? {}), ...kw.vars },
+  };
+  rememberSource(block, src, path);
+  return block;
+}
+
 function loopControl(raw: unknown): LoopControl | undefined {
   if (!isMapping(raw)) return undefined;
   const lc: LoopControl = { loopVar: typeof raw.loop_var === 'string' ? raw.loop_var : 'item' };
@@ -252,7 +297,14 @@ export function parseTask(
     }
     const orig = origKey[k] ?? k;
     const shown = printable(orig);
-    const asKeyword = didYouMean(k, [...allowed, 'block', 'import_tasks', 'include_tasks']);
+    const asKeyword = didYouMean(k, [
+      ...allowed,
+      'block',
+      'import_tasks',
+      'include_tasks',
+      'import_role',
+      'include_role',
+    ]);
     if (asKeyword) {
       throw parseError(
         `unknown key "${shown}" in ${what} (did you mean "${asKeyword}"?)`,

@@ -162,3 +162,18 @@ describe('empty play sections', () => {
     expect([p.vars, p.tasks, p.preTasks, p.postTasks, p.handlers, p.roles]).toEqual([{}, [], [], [], [], []]);
   });
 });
+
+describe('import_role / include_role', () => {
+  it('inlines the role (tasks_from, parameters, keywords) and adds its handlers to the play', () => {
+    const pb = load(join(FIX, 'import-role.yml'));
+    const [first, second] = pb.plays[0]!.tasks as Block[];
+    expect(first!.kind).toBe('block');
+    expect(first!.role?.name).toBe('power');
+    expect(first!.vars).toEqual({ power_state: 'On' });
+    expect(first!.when.map((w) => w.expr)).toEqual(['do_power']);
+    expect((first!.block[0] as Task).name).toBe('Cycle power');
+    expect((first!.block[0] as Task).role?.defaults).toEqual({ power_state: 'Off', role_default: 'd' });
+    expect((second!.block[0] as Task).name).toBe('Power the node');
+    expect(pb.plays[0]!.handlers.map((h) => h.name)).toEqual(['power handler', 'power handler']);
+  });
+});
