@@ -1,9 +1,11 @@
 // Roles: found by name in roles/ beside the playbook, then beside the including file (or by
 // path); `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The
 // role's tasks come back wrapped in one Block carrying the RoleContext.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseError, type SourcePos } from '../errors.js';
+import { printable } from '../schema/ajv.js';
+import { suggestion } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
@@ -67,7 +69,20 @@ export function loadRole(
   if (!name) throw parseError('role entry has no name', at, 'write "- role: NAME" or "- NAME"');
   const dir = findRole(ctx, name);
   if (!dir) {
-    throw parseError(`role "${name}" not found`, at, `looked in ${roleSearchPath(ctx).join(', ')}`);
+    const known = roleSearchPath(ctx).flatMap((d) => {
+      try {
+        return readdirSync(d, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => e.name);
+      } catch {
+        return [];
+      }
+    });
+    throw parseError(
+      `role "${printable(name)}" not found${suggestion(name, known)}`,
+      at,
+      `looked in ${roleSearchPath(ctx).join(', ')}`,
+    );
   }
   const context: RoleContext = {
     name: name.includes('/') ? name.split('/').pop()! : name,
