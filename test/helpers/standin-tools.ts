@@ -1,15 +1,13 @@
-// Where the simulated ramdisk tools live, for tests and the simulated lab: put this directory
-// first on a simulated ramdisk's PATH and point TSBM_SIM_STATE at the node's state directory.
+// Stand-in ramdisk tools for module tests that script a single node's disk and tool answers
+// directly (TSBM_SIM_STATE). The simulated lab product (`tsbm sim`) has its own sandboxed
+// toolset in src/sim/ramdisk/bin; these stay test-only.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SIM_TOOLS = ['podman', 'bootc', 'lsblk', 'getenforce', 'sfdisk', 'ip'] as const;
 
 export function simToolsDir(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  if (existsSync(`${here}/podman`)) return here;
-  // Built code runs from dist/src/sim/tools; the shell scripts stay in the source tree.
-  const src = fileURLToPath(new URL('../../../../src/sim/tools/', import.meta.url));
-  if (existsSync(`${src}/podman`)) return src;
-  throw new Error(`simulated ramdisk tools not found next to ${here}`);
+  const dir = fileURLToPath(new URL('../standin/ramdisk-tools/', import.meta.url));
+  if (existsSync(`${dir}/podman`)) return dir;
+  throw new Error(`stand-in ramdisk tools not found in ${dir}`);
 }

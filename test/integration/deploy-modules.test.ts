@@ -1,4 +1,4 @@
-// The deploy modules against a simulated ramdisk over real SSH (src/sim/tools on PATH).
+// The deploy modules against a simulated ramdisk over real SSH (test/standin/ramdisk-tools on PATH).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Test harness for the deploy modules: a simulated ramdisk (in-process SSH server whose
-// commands see src/sim/tools first on PATH) and a ModuleContext over a real SSH connection
+// commands see test/standin/ramdisk-tools first on PATH) and a ModuleContext over a real SSH connection
 // that records every event, so tests can check argv, files and secrecy end to end.
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import type { Connection } from '../../src/connection/types.js';
 import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/modules/types.js';
 import { Redactor } from '../../src/output/redact.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
-import { simToolsDir } from '../../src/sim/tools/index.js';
+import { simToolsDir } from '../helpers/standin-tools.js';
 import type { Vars } from '../../src/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 
