@@ -4,7 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SshdHosts {
@@ -28,11 +28,27 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A dedicated login with a plain /bin/sh and no rc files: root's interactive setup here (pyenv)
+ * costs ~0.5 s per SSH session, which would drown the runner overhead being measured.
+ */
+function benchUser(): string {
+  const name = 'tsbm-bench';
+  try {
+    execFileSync('id', [name], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['-M', '-d', '/tmp', '-s', '/bin/sh', name]);
+  }
+  execFileSync('usermod', ['-p', '*', name]); // a locked account is refused even with a key (UsePAM no)
+  return name;
+}
+
 export async function startSshdHosts(n: number): Promise<SshdHosts> {
   const dir = mkdtempSync(join(tmpdir(), 'tsbm-bench-'));
-  const user = userInfo().username;
+  const user = benchUser();
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')]);
+  execFileSync('chmod', ['755', dir]);
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_key.pub')));
   execFileSync('mkdir', ['-p', '/run/sshd']);
   const ports: number[] = [];
