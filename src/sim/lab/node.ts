@@ -232,5 +232,12 @@ function hex(n: number): string {
 }
 
 function baseEnv(): Record<string, string> {
-  return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', HOME: '/root' };
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    LANG: 'C',
+    HOME: '/root',
+    // The sgdisk stand-in (src/sim/gpt) runs on this node binary; tests can force it over gdisk's.
+    TSBM_SIM_NODE: process.execPath,
+    ...(process.env.TSBM_SIM_FORCE_JS_SGDISK ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK } : {}),
+  };
 }
