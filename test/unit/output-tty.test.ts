@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../src/output/events.js';
 import { attach } from '../../src/output/renderers/tty.js';
 import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
@@ -15,21 +15,48 @@ function screen(output: string): string[] {
       if (lines.length <= row) lines.push('');
     } else if (tok === '\r') {
       // carriage return: the renderer always rewrites whole lines, so nothing to do
-    } else if (m[2] === 'F') {
+    } else if (m[2] === 'F' || m[2] === 'A') {
       row = Math.max(0, row - Number(m[1] || 1));
     } else if (m[2] === 'J') {
       lines.length = row + 1;
       lines[row] = '';
+    } else if (m[2] === 'K') {
+      lines[row] = '';
     } else if (m[2] === undefined) {
       lines[row] = (lines[row] ?? '') + tok;
     }
-    // colours (m), cursor show/hide (h/l) change nothing visible here
+    // colours (m), cursor show/hide (h/l) and column 0 (G: lines are always rewritten whole) change nothing visible here
   }
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }
 
-afterEach(() => vi.useRealTimers());
+// listr2 wraps to process.stdout's width (the CLI draws on stdout); tests pin it per case.
+const realColumns = Object.getOwnPropertyDescriptor(process.stdout, 'columns');
+const setColumns = (columns: number) =>
+  Object.defineProperty(process.stdout, 'columns', { value: columns, configurable: true, writable: true });
+
+beforeAll(async () => {
+  // warm listr2 and its lazily imported helpers so fake-timer tests see a drawn frame
+  const bus = new EventBus();
+  const r = attach(bus, { stream: new MemoryStream({ columns: 80, rows: 24 }).asStream(), verbosity: 0, color: false });
+  bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'warm', taskId: 'w', module: 'm' });
+  await new Promise((res) => setTimeout(res, 50));
+  await r.done();
+});
+beforeEach(() => setColumns(100));
+afterEach(() => {
+  vi.useRealTimers();
+  if (realColumns) Object.defineProperty(process.stdout, 'columns', realColumns);
+  else Reflect.deleteProperty(process.stdout, 'columns');
+});
+
+/** Lets the renderer's queued work and one frame run under fake timers. */
+async function frame(): Promise<void> {
+  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(100);
+}
+
+const SPIN = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /;
 
 describe('tty renderer', () => {
   it('ends with a clean tree of finished tasks, host lines and the recap', async () => {
@@ -43,7 +70,6 @@ describe('tty renderer', () => {
     }
     await r.done();
     expect(screen(out.text)).toEqual([
-      '',
       'PLAY [Deploy]',
       '✖ Power off  1.2s  (1 changed, 1 failed)',
       '    ✔ node1  changed 0.4s',
@@ -53,18 +79,18 @@ describe('tty renderer', () => {
       '    ✔ node1  ok 10.0s: agent up',
       '✔ HANDLER Install  0.2s  (1 ok)',
       '    ✔ node1 (item={"n":1})  ok 0.2s',
-      '',
       'PLAY RECAP',
       'node1 : ok=3    changed=1    unreachable=0    failed=0    skipped=1    rescued=0    ignored=0',
       'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',
       'Wall time: 12.0s',
     ]);
-    // cursor hidden while live, shown again at the end
+    // cursor hidden while live, shown again at the end; no colour when none was asked for
     expect(out.text.startsWith('\x1b[?25l')).toBe(true);
     expect(out.text.endsWith('\x1b[?25h')).toBe(true);
+    expect(out.text).not.toMatch(/\x1b\[\d+m/);
   });
 
-  it('shows running hosts live with elapsed time, retries and progress', () => {
+  it('shows running hosts live with elapsed time, retries and a progress line', async () => {
     vi.useFakeTimers();
     const bus = new EventBus();
     const out = new MemoryStream({ columns: 120, rows: 40 });
@@ -77,29 +103,37 @@ describe('tty renderer', () => {
       bus.emit(e);
     }
     now = T0 + 9300;
-    vi.advanceTimersByTime(100);
+    await frame();
     const live = screen(out.text);
-    expect(live.slice(-2).map((l) => l.replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /, ''))).toEqual([
-      'Wait for agent  8.0s',
-      '    node1  8.0s  retrying 2/10: connection refused  pulling image · 1.0 GiB/4.0 GiB 25% ETA 18.0s',
+    expect(live.slice(-3).map((l) => l.replace(SPIN, ''))).toEqual([
+      '❯ Wait for agent  8.0s',
+      '    node1  8.0s  retrying 2/10: connection refused',
+      '        › pulling image · 1.0 GiB/4.0 GiB 25% ETA 18.0s',
     ]);
+    expect(live.at(-2)).toMatch(SPIN);
     // the first task is finished and permanent above the live part
     expect(live).toContain('✖ Power off  1.2s  (1 changed, 1 failed)');
+    // elapsed time keeps ticking without new events
+    now = T0 + 12_300;
+    await frame();
+    expect(screen(out.text).at(-2)).toMatch(/node1 {2}11\.0s {2}retrying 2\/10/);
   });
 
-  it('never draws a line wider than the terminal and caps the live part to its height', () => {
+  it('never draws a line wider than the terminal and caps the live part to its height', async () => {
     vi.useFakeTimers();
+    setColumns(40);
     const bus = new EventBus();
     const out = new MemoryStream({ columns: 40, rows: 8 });
     const now = T0 + 5000;
     attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'A very long task name that goes on and on', taskId: 't', module: 'm' });
     for (let i = 0; i < 30; i++) bus.emit({ type: 'host_task_start', time: T0, host: `node${i}`, task: 'x', taskId: 't' });
-    vi.advanceTimersByTime(100);
+    await frame();
     const lines = screen(out.text);
     for (const l of lines) expect([...l].length).toBeLessThan(40);
-    expect(lines.length).toBeLessThanOrEqual(6);
-    expect(lines[lines.length - 1]).toMatch(/… \d+ more lines/);
+    expect(lines.length).toBeLessThanOrEqual(8);
+    expect(lines[0]).toMatch(/A very long task/);
+    expect(lines[lines.length - 1]).toMatch(/^ {4}… \d+ more hosts$/);
   });
 
   it('lists only the hosts that did not go well for big finished tasks, unless -v', async () => {
@@ -126,7 +160,38 @@ describe('tty renderer', () => {
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'S', taskId: 's', module: 'm' });
     bus.emit({ type: 'host_result', time: T0, host: 'a', task: 'S', taskId: 's', status: 'skipped', changed: false, durationMs: 0 });
     await r.done();
-    expect(screen(out.text)[0]).toBe('↷ S  0.0s  (1 skipped)');
+    expect(screen(out.text)[0]).toBe('↓ S  0.0s  (1 skipped)');
+  });
+
+  it('shows -v arguments and results under their host, and -vv log lines', async () => {
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    let now = T0;
+    const r = attach(bus, { stream: out.asStream(), verbosity: 2, color: false, now: () => now });
+    for (const e of sampleRun()) {
+      now = e.time;
+      bus.emit(e);
+    }
+    await r.done();
+    const lines = screen(out.text);
+    expect(lines).toContain('  [node1] POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset');
+    expect(lines).not.toContain('  [node1] line one');
+    expect(lines).toContain('        · args: {"state":"off"}');
+    expect(lines).toContain('        · result: {"uuid":"abc"}');
+  });
+
+  it('keeps long failure messages whole (wrapped, never cut)', async () => {
+    setColumns(60);
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 60, rows: 40 });
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
+    const msg = `${'x'.repeat(70)} END`;
+    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'T', taskId: 't', module: 'm' });
+    bus.emit({ type: 'host_result', time: T0, host: 'a', task: 'T', taskId: 't', status: 'failed', changed: false, msg, durationMs: 0 });
+    await r.done();
+    const lines = screen(out.text);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(60);
+    expect(lines.join('').replace(/\s+/g, '')).toContain(`${'x'.repeat(70)}END`);
   });
 });
 
@@ -167,12 +232,12 @@ describe('tty renderer with loops', () => {
       bus.emit({ type: 'host_result', time: T0 + i * 1000, host: 'h', task: 'Loop', taskId: 'l', status, changed: true, item: `disk${i}`, msg: `m${i}`, durationMs: 1000 });
     }
     now = T0 + 2500;
-    vi.advanceTimersByTime(100);
+    await frame();
     expect(screen(out.text).at(-1)).toMatch(/^ {4}. h \(item=disk2\) {2}2\.5s {2}2 items done$/);
     now = T0 + 3000;
     bus.emit({ type: 'host_result', time: now, host: 'h', task: 'Loop', taskId: 'l', status: 'ignored', changed: true, msg: 'One or more items failed', durationMs: 3000 });
     bus.emit({ type: 'recap', time: now, stats: {}, durationMs: 3000 });
     await r.done();
-    expect(screen(out.text).slice(0, 2)).toEqual(['! Loop  3.0s  (1 ignored)', '    ! h  ignored 3.0s: One or more items failed']);
+    expect(screen(out.text).slice(0, 2)).toEqual(['✔ Loop  3.0s  (1 ignored)', '    ✔ h  ignored 3.0s: One or more items failed']);
   });
 });

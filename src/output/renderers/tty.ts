@@ -1,29 +1,18 @@
-// Live renderer for a terminal: a tree play -> task -> hosts with spinners, elapsed times,
-// "retrying 2/10" and a progress line for long waits. Written on plain ANSI escapes rather
-// than listr2: the executor drives the run and we only observe events, which listr2's
-// task-runner model does not fit. Finished tasks scroll up as permanent text; only unfinished
-// ones are redrawn (cursor up + erase below), truncated to the terminal width so nothing wraps.
-import { type ColorName, painter, STATUS_COLOR } from '../color.js';
+// Live renderer for a terminal, on listr2: a tree task -> hosts with spinners, elapsed times,
+// "retrying 2/10" and a progress line for long waits, under permanent PLAY headers. The
+// executor runs the tasks; this file keeps a model of them from events and drives listr2 Tasks
+// (tty-listr.ts) from it. Finished tasks become permanent text; only unfinished ones stay live.
+import { painter, STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
+import { createListrView, type ListrTask, type ListrView, type TaskState } from './tty-listr.js';
 
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const FRAME_MS = 100;
+const TICK_MS = 100;
 /** Above this many hosts a finished task lists only the hosts that did not go well (unless -v). */
 const LIST_ALL_HOSTS_UP_TO = 10;
-
-const ICON: Record<HostStatus, string> = {
-  ok: '✔',
-  changed: '✔',
-  failed: '✖',
-  unreachable: '✖',
-  skipped: '↷',
-  rescued: '↺',
-  ignored: '!',
-};
 
 interface HostView {
   host: string;
@@ -38,6 +27,7 @@ interface HostView {
   progress?: string;
   /** -v lines (arguments, results) shown under the host once its task is finished. */
   details: string[];
+  lt: ListrTask;
 }
 
 interface TaskView {
@@ -47,71 +37,100 @@ interface TaskView {
   startedAt: number;
   endedAt: number;
   hosts: Map<string, HostView>;
-}
-
-interface Row {
-  indent: number;
-  icon: string;
-  color: ColorName;
-  text: string;
+  lt: ListrTask;
+  /** "… N more hosts" under a live task taller than the terminal allows. */
+  more?: ListrTask;
 }
 
 const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
 const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
   a === undefined || WORSE.indexOf(b) > WORSE.indexOf(a) ? b : a;
 
+/** listr2 knows done, failed and skipped; the status word in the title says the rest. */
+const STATE: Record<HostStatus, TaskState> = {
+  ok: 'ok',
+  changed: 'ok',
+  rescued: 'ok',
+  ignored: 'ok',
+  skipped: 'skipped',
+  failed: 'failed',
+  unreachable: 'failed',
+};
+
 export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const { stream, verbosity } = opts;
   const now = opts.now ?? Date.now;
   const paint = painter(opts.color !== false);
-  const tty = stream as NodeJS.WritableStream & { columns?: number; rows?: number };
-  const tasks: TaskView[] = [];
-  let pending: string[] = []; // permanent lines not yet written
-  let liveLines = 0;
-  let timer: NodeJS.Timeout | undefined;
+  const viewReady = createListrView(stream, opts.color !== false);
+  let view: ListrView | undefined;
+  const tasks: TaskView[] = []; // unfinished (live) tasks, in start order
+  let permanent: ListrTask[] = []; // finished tasks and text lines not yet printed
+  let shownLive = '';
+  let chain: Promise<void> = viewReady.then((v) => {
+    view = v;
+  });
+  let ticker: NodeJS.Timeout | undefined;
   let finished = false;
 
-  const showCursor = () => stream.write('\x1b[?25h');
-
-  /** A host's status for the permanent text: a loop that never reported its end shows its worst item. */
   const finalStatus = (h: HostView): HostStatus | undefined => h.status ?? h.worst;
+  const taskTitle = (t: TaskView) => (t.handler ? `HANDLER ${t.name}` : t.name);
 
-  const hostRow = (h: HostView, indent: number, t: number, final = false): Row => {
-    const item = formatItem(h.item);
-    const status = final ? finalStatus(h) : h.status;
-    if (status === undefined && final) {
-      // settled without a result (interrupted, or the play ended): say so instead of spinning forever
-      return { indent, icon: '…', color: 'gray', text: `${h.host}${item}  unfinished` };
+  const runningHostTitle = (h: HostView, t: number): string => {
+    const items = h.itemsDone > 0 ? `${h.itemsDone} item${h.itemsDone === 1 ? '' : 's'} done` : '';
+    const extra = [items, h.retry].filter(Boolean).join('  ');
+    return `${h.host}${formatItem(h.item)}  ${formatDuration(t - h.startedAt)}${extra ? `  ${extra}` : ''}`;
+  };
+
+  /**
+   * Live titles: elapsed times tick, retries and progress show as they arrive. The live tree
+   * is cut to the terminal's height, running hosts first (they are what the operator waits for).
+   */
+  const refresh = (v: ListrView) => {
+    const t = now();
+    const tty = stream as NodeJS.WritableStream & { rows?: number };
+    let room = Math.max(3, (tty.rows ?? 24) - 2) - tasks.length;
+    for (const task of tasks) {
+      task.lt.title$ = `${taskTitle(task)}  ${formatDuration(t - task.startedAt)}`;
+      for (const h of task.hosts.values()) {
+        if (h.status !== undefined) continue;
+        h.lt.title$ = runningHostTitle(h, t);
+        if (h.progress !== undefined && h.lt.output !== h.progress) h.lt.output$ = h.progress;
+      }
+      const hosts = [...task.hosts.values()].sort((a, b) => Number(a.status !== undefined) - Number(b.status !== undefined));
+      const lines = (h: HostView) => (h.status === undefined && h.progress !== undefined ? 2 : 1);
+      const shown: HostView[] = [];
+      let used = 0;
+      for (const h of hosts) {
+        if (used + lines(h) > room - (shown.length < hosts.length - 1 ? 1 : 0)) break;
+        shown.push(h);
+        used += lines(h);
+      }
+      const children = shown.map((h) => h.lt);
+      if (shown.length < hosts.length) {
+        task.more ??= v.text('');
+        task.more.title$ = `… ${hosts.length - shown.length} more hosts`;
+        children.push(task.more);
+        used++;
+      }
+      room = Math.max(0, room - used);
+      const current = task.lt.subtasks ?? [];
+      if (current.length !== children.length || current.some((c, i) => c !== children[i])) v.setChildren(task.lt, children);
     }
+  };
+
+  const settleHost = (v: ListrView, h: HostView, task: TaskView) => {
+    const status = finalStatus(h);
     if (status === undefined) {
-      const items = h.itemsDone > 0 ? `${h.itemsDone} item${h.itemsDone === 1 ? '' : 's'} done` : '';
-      const extra = [items, h.retry, h.progress].filter(Boolean).join('  ');
-      return {
-        indent,
-        icon: SPINNER[Math.floor(t / 80) % SPINNER.length]!,
-        color: 'cyan',
-        text: `${h.host}${item}  ${formatDuration(t - h.startedAt)}${extra ? `  ${extra}` : ''}`,
-      };
+      // settled without a result (interrupted, or the play ended): say so instead of spinning forever
+      h.lt.title$ = `${h.host}${formatItem(h.item)}  unfinished`;
+      v.setState(h.lt, 'skipped');
+      return;
     }
     const msg = h.msg ? `: ${oneLine(h.msg)}` : '';
-    return {
-      indent,
-      icon: ICON[status],
-      color: STATUS_COLOR[status],
-      text: `${h.host}${item}  ${status} ${formatDuration(h.durationMs)}${msg}`,
-    };
+    const duration = h.status === undefined ? task.endedAt - h.startedAt : h.durationMs;
+    h.lt.title$ = `${h.host}${formatItem(h.status === undefined ? h.item : undefined)}  ${paint(STATUS_COLOR[status], status)} ${formatDuration(duration)}${msg}`;
+    v.setState(h.lt, STATE[status]);
   };
-
-  const taskOutcome = (task: TaskView): HostStatus | undefined => {
-    let out: HostStatus | undefined;
-    for (const h of task.hosts.values()) {
-      if (h.status === undefined) return undefined;
-      out = worse(out, h.status);
-    }
-    return out;
-  };
-
-  const taskTitle = (task: TaskView) => (task.handler ? `HANDLER ${task.name}` : task.name);
 
   const summary = (task: TaskView): string => {
     const counts = new Map<HostStatus, number>();
@@ -124,138 +143,81 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       .join(', ');
   };
 
-  /** Permanent text of a finished task. */
-  const settledRows = (task: TaskView): Row[] => {
+  const settleTask = (v: ListrView, task: TaskView) => {
     let worst: HostStatus | undefined;
     for (const h of task.hosts.values()) {
+      settleHost(v, h, task);
+      for (const d of h.details) v.task(`· ${d}`, h.lt);
       const st = finalStatus(h);
       if (st) worst = worse(worst, st);
     }
-    const outcome = worst ?? 'ok';
-    const head: Row = {
-      indent: 0,
-      icon: ICON[outcome],
-      color: STATUS_COLOR[outcome],
-      text: `${taskTitle(task)}  ${formatDuration(task.endedAt - task.startedAt)}${task.hosts.size ? `  (${summary(task)})` : ''}`,
-    };
     const listAll = verbosity >= 1 || task.hosts.size <= LIST_ALL_HOSTS_UP_TO;
-    const hosts = [...task.hosts.values()].filter(
-      (h) => listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? 'unfinished'),
+    const listed = [...task.hosts.values()].filter(
+      (h) => listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? ''),
     );
-    return [
-      head,
-      ...hosts.flatMap((h) => [
-        hostRow(h, 4, task.endedAt, true),
-        ...h.details.map((text): Row => ({ indent: 6, icon: '·', color: 'gray', text })),
-      ]),
-    ];
+    v.setChildren(task.lt, listed.map((h) => h.lt));
+    const counts = task.hosts.size ? `  (${summary(task)})` : '';
+    task.lt.title$ = `${taskTitle(task)}  ${formatDuration(task.endedAt - task.startedAt)}${counts}`;
+    v.setState(task.lt, STATE[worst ?? 'ok']);
+    permanent.push(task.lt);
   };
 
-  /** Rows of the unfinished tasks, cut to fit the terminal height. */
-  const liveRows = (t: number, maxRows: number): Row[] => {
-    const rows: Row[] = [];
-    for (const task of tasks) {
-      rows.push({
-        indent: 0,
-        icon: SPINNER[Math.floor(t / 80) % SPINNER.length]!,
-        color: 'cyan',
-        text: `${taskTitle(task)}  ${formatDuration(t - task.startedAt)}`,
-      });
-      // running hosts first: they are what the operator is waiting for
-      const hosts = [...task.hosts.values()].sort((a, b) => Number(a.status !== undefined) - Number(b.status !== undefined));
-      for (const h of hosts) rows.push(hostRow(h, 4, t));
-    }
-    if (rows.length <= maxRows) return rows;
-    const shown = rows.slice(0, Math.max(1, maxRows - 1));
-    shown.push({ indent: 4, icon: '…', color: 'gray', text: `${rows.length - shown.length} more lines` });
-    return shown;
-  };
-
-  const fitRow = (r: Row, width: number): string => {
-    const room = Math.max(1, width - r.indent - 2);
-    const text = r.text.length > room ? `${r.text.slice(0, room - 1)}…` : r.text;
-    return `${' '.repeat(r.indent)}${paint(r.color, r.icon)} ${text}`;
-  };
-
-  /** Moves settled tasks (a finished prefix, keeping order) to the permanent output. */
-  const settle = (all: boolean) => {
+  /** Moves finished tasks (a finished prefix, keeping order) to the permanent output. */
+  const settle = (v: ListrView, all: boolean) => {
     while (tasks.length > 0) {
       const first = tasks[0]!;
-      const done = taskOutcome(first) !== undefined || first.hosts.size === 0;
+      const done = first.hosts.size === 0 || [...first.hosts.values()].every((h) => h.status !== undefined);
       if (!all && (!done || tasks.length === 1)) break;
       tasks.shift();
-      // permanent text may wrap (it is never redrawn), so it keeps every character
-      pending.push(...settledRows(first).map((r) => fitRow(r, Number.POSITIVE_INFINITY)));
+      settleTask(v, first);
     }
   };
 
-  const render = () => {
-    const t = now();
-    const width = Math.max(20, (tty.columns ?? 80) - 1);
-    const maxRows = Math.max(3, (tty.rows ?? 24) - 2);
-    let out = liveLines > 0 ? `\x1b[${liveLines}F\x1b[J` : '';
-    if (pending.length > 0) out += `${pending.join('\n')}\n`;
-    pending = [];
-    const live = finished ? [] : liveRows(t, maxRows).map((r) => fitRow(r, width));
-    if (live.length > 0) out += `${live.join('\n')}\n`;
-    liveLines = live.length;
-    if (out) stream.write(out);
+  const text = (v: ListrView, ...lines: string[]) => {
+    for (const l of lines) permanent.push(v.text(l));
   };
 
   /** The view of a task, re-opened if it was already settled (free strategy: a slow host arrives late). */
-  const taskOf = (e: { taskId: string; task: string; time: number }): TaskView => {
+  const taskOf = (v: ListrView, e: { taskId: string; task: string; time: number }, handler = false): TaskView => {
     let task = tasks.find((x) => x.taskId === e.taskId);
     if (!task) {
-      task = { taskId: e.taskId, name: e.task, handler: false, startedAt: e.time, endedAt: e.time, hosts: new Map() };
+      const lt = v.task(e.task);
+      v.setState(lt, 'running');
+      task = { taskId: e.taskId, name: e.task, handler, startedAt: e.time, endedAt: e.time, hosts: new Map(), lt };
       tasks.push(task);
     }
     return task;
   };
 
-  const hostOf = (e: { taskId: string; task: string; host: string }, time: number): HostView => {
-    const task = taskOf({ ...e, time });
+  const hostOf = (v: ListrView, e: { taskId: string; task: string; host: string }, time: number): HostView => {
+    const task = taskOf(v, { ...e, time });
     let h = task.hosts.get(e.host);
     if (!h) {
-      h = { host: e.host, startedAt: time, durationMs: 0, itemsDone: 0, details: [] };
+      const lt = v.task(e.host, task.lt);
+      v.setState(lt, 'running');
+      h = { host: e.host, startedAt: time, durationMs: 0, itemsDone: 0, details: [], lt };
       task.hosts.set(e.host, h);
     }
     return h;
   };
 
-  const permanent = (...lines: string[]) => pending.push(...lines);
-
-  const start = () => {
-    if (timer || finished) return;
-    stream.write('\x1b[?25l');
-    process.once('exit', showCursor);
-    timer = setInterval(render, FRAME_MS);
-    timer.unref();
-  };
-
-  const onEvent = (raw: TsbmEvent): void => {
+  const handle = (v: ListrView, raw: TsbmEvent): void => {
     const e = sanitizeDeep(raw);
-    if (e.type !== 'run_end') start();
     switch (e.type) {
       case 'run_start':
-        if (verbosity >= 1) permanent(`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`);
+        if (verbosity >= 1) text(v, `tsbm ${e.version}: run ${e.runId} of ${e.playbook}`);
         break;
       case 'play_start':
-        settle(true);
-        permanent('', paint('bold', `PLAY [${e.play}]`));
+        settle(v, true);
+        text(v, paint('bold', `PLAY [${e.play}]`));
         break;
       case 'task_start':
-        tasks.push({
-          taskId: e.taskId,
-          name: e.task,
-          handler: e.handler === true,
-          startedAt: e.time,
-          endedAt: e.time,
-          hosts: new Map(),
-        });
-        settle(false);
+        taskOf(v, e, e.handler === true);
+        settle(v, false);
         break;
       case 'host_task_start': {
-        const h = hostOf(e, e.time);
+        const h = hostOf(v, e, e.time);
+        if (h.status !== undefined) v.setState(h.lt, 'running');
         h.status = undefined;
         h.retry = undefined;
         h.progress = undefined;
@@ -264,8 +226,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         break;
       }
       case 'host_result': {
-        const h = hostOf(e, e.time - e.durationMs);
-        const task = taskOf(e);
+        const h = hostOf(v, e, e.time - e.durationMs);
+        const task = taskOf(v, e);
         if (e.item !== undefined) {
           // one loop item: the host keeps running until the loop's own result arrives
           h.worst = worse(h.worst, e.status);
@@ -282,58 +244,84 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         h.retry = undefined;
         h.progress = undefined;
         task.endedAt = Math.max(task.endedAt, e.time);
-        if (e.diff) permanent(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
+        if (h.status !== undefined) settleHost(v, h, task);
+        if (e.diff) text(v, ...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
         if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
           h.details.push(`result${formatItem(e.item)}: ${compactJson(e.result)}`);
         }
-        settle(false);
+        settle(v, false);
         break;
       }
       case 'retry': {
-        const h = hostOf(e, e.time);
+        const h = hostOf(v, e, e.time);
         h.retry = `retrying ${e.attempt}/${e.retries}${e.msg ? `: ${oneLine(e.msg, 80)}` : ''}`;
         break;
       }
       case 'progress': {
-        const h = hostOf(e, e.time);
+        const h = hostOf(v, e, e.time);
         h.progress = formatProgress(e, false); // the host line shows elapsed time already
         break;
       }
       case 'log':
         if (e.level <= verbosity) {
           const prefix = `  ${e.host ? `[${e.host}] ` : ''}`;
-          permanent(...e.message.split('\n').map((l) => paint('gray', prefix + l)));
+          text(v, ...e.message.split('\n').map((l) => paint('gray', prefix + l)));
         }
         break;
       case 'warning':
-        permanent(`${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`);
+        text(v, `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`);
         break;
       case 'recap':
-        settle(true);
-        permanent('', ...recapLines(e.stats, e.durationMs, paint));
+        settle(v, true);
+        text(v, ...recapLines(e.stats, e.durationMs, paint));
         break;
       case 'run_end':
-        stop();
-        return;
+        settle(v, true);
+        finished = true;
+        break;
     }
-    if (pending.length > 0) render();
   };
 
-  const stop = () => {
-    if (finished) return;
-    settle(true);
-    finished = true;
-    if (timer) clearInterval(timer);
-    render();
-    if (timer) showCursor();
-    process.removeListener('exit', showCursor);
+  /** Hands what changed to listr2: permanent text printed, live tree swapped when its tasks change. */
+  const sync = async (v: ListrView) => {
+    refresh(v);
+    const live = finished ? [] : tasks.map((t) => t.lt);
+    const key = live.map((t) => t.id).join(',');
+    if (permanent.length === 0 && key === shownLive) return;
+    const out = permanent;
+    permanent = [];
+    shownLive = key;
+    await v.flush(out, live);
+  };
+
+  const onEvent = (e: TsbmEvent): void => {
+    if (!ticker && !finished) {
+      ticker = setInterval(() => {
+        if (view && !finished) refresh(view);
+      }, TICK_MS);
+      ticker.unref();
+    }
+    chain = chain.then(async () => {
+      if (!view || (finished && e.type !== 'run_end')) return;
+      handle(view, e);
+      await sync(view);
+    });
   };
 
   const off = bus.on(onEvent);
   return {
     done: async () => {
       off();
-      stop();
+      await chain.catch(() => undefined);
+      if (ticker) clearInterval(ticker);
+      if (view) {
+        if (!finished) {
+          settle(view, true);
+          finished = true;
+          await sync(view);
+        }
+        await view.stop();
+      }
       await flushed(stream);
     },
   };
