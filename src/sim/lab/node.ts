@@ -237,7 +237,7 @@ function baseEnv(): Record<string, string> {
     LANG: 'C',
     HOME: '/root',
     // The sgdisk stand-in (src/sim/gpt) runs on this node binary; tests can force it over gdisk's.
-    TSBM_SIM_NODE: process.execPath,
+    TSBM_SIM_NODE_BIN: process.execPath,
     ...(process.env.TSBM_SIM_FORCE_JS_SGDISK ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK } : {}),
   };
 }

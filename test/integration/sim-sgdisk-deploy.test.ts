@@ -1,0 +1,103 @@
+// The simulated deploy on a machine without gdisk: TSBM_SIM_FORCE_JS_SGDISK=1 makes the
+// ramdisk's sgdisk the pure-TypeScript stand-in (src/sim/gpt) even here, and the resulting
+// disks must read back right with the lab's GPT reader and with util-linux's sfdisk.
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const TSBM = join(ROOT, 'bin', 'tsbm.js');
+const CLI = join(ROOT, 'dist', 'sim', 'gpt', 'sgdisk-cli.js');
+const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
+const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
+
+interface SfdiskJson {
+  partitiontable: {
+    label: string;
+    lastlba: number;
+    partitions: { start: number; size: number; type: string; name?: string }[];
+  };
+}
+
+describe.skipIf(!existsSync(CLI))(
+  'simulated deploy with the TypeScript sgdisk (needs `npm run build`)',
+  () => {
+    let dir: string;
+    let lab: Lab;
+    const saved = process.env.TSBM_SIM_FORCE_JS_SGDISK;
+    beforeAll(async () => {
+      process.env.TSBM_SIM_FORCE_JS_SGDISK = '1';
+      dir = mkdtempSync(join(tmpdir(), 'tsbm-sgdisk-js-'));
+      lab = await startLab({ nodes: 2, dir, bootDelayMs: 200, powerDelayMs: 50 });
+    });
+    afterAll(async () => {
+      await lab?.close();
+      if (saved === undefined) delete process.env.TSBM_SIM_FORCE_JS_SGDISK;
+      else process.env.TSBM_SIM_FORCE_JS_SGDISK = saved;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('deploy-bootc.yml succeeds; ESP, root and config-2 are where bootc and configdrive_write put them', async () => {
+      const r = await run(
+        'node',
+        [TSBM, 'run', join(ROOT, 'playbooks/deploy-bootc.yml'), '-i', lab.inventory, '--output', 'json'],
+        {
+          maxBuffer: 64 * 1024 * 1024,
+          timeout: 240_000,
+        },
+      ).then(
+        (x) => ({ code: 0, stdout: x.stdout, stderr: x.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      const failed = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as { type: string; status?: string; host?: string; task?: string; msg?: string },
+        )
+        .filter((e) => e.type === 'host_result' && (e.status === 'failed' || e.status === 'unreachable'));
+      expect(failed).toEqual([]);
+      expect(r.code, r.stderr).toBe(0);
+      for (const n of lab.nodes) {
+        // The stand-in ran, not gdisk's sgdisk: bootc's zap + layout, then configdrive's -e and -n.
+        const ran = readFileSync(join(n.root, 'sim/sgdisk-js-args'), 'utf8');
+        expect(ran).toMatch(/^--zap-all .*\/dev\/vda$/m);
+        expect(ran).toMatch(/^-n 1:0:\+512M -t 1:ef00 -c 1:EFI-SYSTEM -n 2:0:\+\d+M -t 2:8304 -c 2:root /m);
+        expect(ran).toMatch(/^-e .*\/dev\/vda$/m);
+        expect(ran).toMatch(/^-n 3:\d+:\d+ -c 3:config-2 /m);
+
+        const layout = await n.diskLayout();
+        expect(layout.partitions.map((p) => [p.name, p.typeGuid])).toEqual([
+          ['EFI-SYSTEM', 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B'],
+          ['root', '4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709'],
+          ['config-2', '0FC63DAF-8483-4772-8E79-3D69D8477DE4'],
+        ]);
+        const [esp, root, cfg] = layout.partitions;
+        expect(esp!.startBytes).toBe(1024 * 1024);
+        expect(esp!.sizeBytes).toBe(512 * 1024 * 1024);
+        expect(root!.startBytes).toBe(esp!.startBytes + esp!.sizeBytes);
+        expect(cfg!.startBytes).toBeGreaterThanOrEqual(n.cfg.diskBytes - 66 * 1024 * 1024);
+        expect(cfg!.startBytes + cfg!.sizeBytes).toBeLessThanOrEqual(n.cfg.diskBytes - 33 * 512);
+
+        const disk = join(n.root, 'dev/vda');
+        if (SFDISK) {
+          const j = JSON.parse(execFileSync(SFDISK, ['--json', disk], { encoding: 'utf8' })) as SfdiskJson;
+          expect(j.partitiontable.label).toBe('gpt');
+          // The backup header sits at the disk end (sgdisk -e ran before the config drive).
+          expect(j.partitiontable.lastlba).toBe(n.cfg.diskBytes / 512 - 34);
+          expect(j.partitiontable.partitions.map((p) => [p.name, p.start * 512, p.size * 512])).toEqual(
+            layout.partitions.map((p) => [p.name, p.startBytes, p.sizeBytes]),
+          );
+        }
+        if (SGDISK)
+          expect(execFileSync(SGDISK, ['-v', disk], { encoding: 'utf8' })).toMatch(/No problems found/);
+      }
+    }, 240_000);
+  },
+);
