@@ -93,13 +93,17 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
     const logger = new ListrLogger({ useIcons: true, processOutput: new ProcessOutput(stream as NodeJS.WriteStream, other) });
     const renderer = new DefaultRenderer(tasks, { ...options, logger }, events);
     segment = { renderer, tasks, events };
+    // a hard exit (second Ctrl-C) mid-segment: put the cursor back and let held stderr lines out
+    process.once('exit', onExit);
     await renderer.render();
   };
+  const onExit = () => endSegment([...(segment?.tasks ?? [])]);
 
   const endSegment = (printed: ListrTask[]) => {
     if (!segment) return;
     const s = segment;
     segment = undefined;
+    process.removeListener('exit', onExit);
     s.tasks.splice(0, s.tasks.length, ...printed);
     s.events.complete();
     s.renderer.end(); // clears the live tree and prints `printed` for good (clearOutput: false)
