@@ -51,21 +51,34 @@ describe('executor: journal and resume hooks', () => {
     expect(r.events.some((e) => e.type === 'warning' && e.message.includes('disk full'))).toBe(true);
   });
 
-  it('resume: restores registered vars, skips completed tasks, re-runs `resume: rerun` ones', async () => {
+  it('resume: restores registered vars, skips completed tasks, re-runs `resume: rerun` ones while target work remains', async () => {
     const first = cmd('echo first', { register: 'f' });
     const again = cmd('echo again', { resume: 'rerun' });
     const show = task('debug', { msg: '{{ f.stdout }}' }, { name: 'show' });
-    const r = await withHooks(playbook(play([first, again, show])), {
+    const later = cmd('echo later');
+    const r = await withHooks(playbook(play([first, again, show, later])), {
       restore: (h) => (h === 'a' ? { f: { stdout: 'from before', changed: true, failed: false } } : undefined),
       completed: (h, id) => h === 'a' && (id === first.id || id === again.id),
     });
     expect(r.lab.calls.map((c) => `${c.host}:${c.argv.join(' ')}`).sort()).toEqual([
       'a:echo again',
+      'a:echo later',
       'b:echo again',
       'b:echo first',
+      'b:echo later',
     ]);
     const shown = r.events.find((e) => e.type === 'host_result' && e.host === 'a' && e.task === 'show');
     expect((shown as unknown as { result: { msg: string } }).result.msg).toBe('from before');
+  });
+
+  it('resume: a `resume: rerun` task stays skipped when no target work is left after it', async () => {
+    const again = cmd('echo again', { resume: 'rerun' });
+    const done = cmd('echo done');
+    const show = task('debug', { msg: 'controller only' }, { name: 'show' });
+    const r = await withHooks(playbook(play([again, done, show])), {
+      completed: (h, id) => h === 'a' && (id === again.id || id === done.id),
+    });
+    expect(r.lab.calls.map((c) => `${c.host}:${c.argv.join(' ')}`).sort()).toEqual(['b:echo again', 'b:echo done']);
   });
 });
 
