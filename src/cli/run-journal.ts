@@ -16,6 +16,12 @@ import type { Redactor } from '../output/redact.js';
 
 export const DEFAULT_LOCK_DIR = '.tsbm/locks';
 
+/** Where host locks live: TSBM_LOCK_DIR when set (tests and shared controllers), else .tsbm/locks. */
+export function lockDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const d = env.TSBM_LOCK_DIR?.trim();
+  return d ? d : DEFAULT_LOCK_DIR;
+}
+
 export interface RunJournal {
   runId: string;
   hooks: RunHooks;
@@ -90,7 +96,7 @@ export function openRunJournal(
     ...(deps.resume ? { resumedFrom: deps.resume.runId } : {}),
     options: deps.redactor.redactDeep({ ...opts } as Record<string, unknown>),
   });
-  const lockDir = deps.lockDir ?? DEFAULT_LOCK_DIR;
+  const lockDir = deps.lockDir ?? lockDirFromEnv();
   const locks = new Map<string, NodeLocks>();
 
   const hooks: RunHooks = {

@@ -404,7 +404,10 @@ export class SshConnection implements Connection {
           client.sftp((e, s) => {
             if (e) {
               this.sftp = undefined;
-              return reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${e.message}`, { host: this.host, hint: 'the sshd must enable the sftp subsystem' }));
+              // ssh2 says "No response from server" when the connection dropped under the request.
+              const dropped = /no response from server/i.test(e.message);
+              const why = dropped ? `the connection was lost (${e.message})` : e.message;
+              return reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: dropped ? LOST_HINT : 'the sshd must enable the sftp subsystem' }));
             }
             s.on('close', () => {
               this.sftp = undefined;

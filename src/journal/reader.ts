@@ -75,7 +75,11 @@ export function listRuns(dir: string): RunSummary[] {
 export function resolveRun(dir: string, ref: string): string {
   const runs = listRuns(dir);
   if (runs.length === 0) throw new TsbmError('options', `no runs recorded in ${dir}`, { hint: 'run `tsbm run` first, or pass --journal-dir' });
-  if (ref === 'last') return runs[runs.length - 1]!.file;
+  if (ref === 'last') {
+    // A run killed before its header reached the disk recorded nothing to resume from.
+    const usable = runs.filter((r) => r.playbook !== undefined);
+    return (usable[usable.length - 1] ?? runs[runs.length - 1]!).file;
+  }
   const hits = runs.filter((r) => r.runId.startsWith(ref));
   if (hits.length === 1) return hits[0]!.file;
   const known = runs.slice(-5).map((r) => r.runId).join(', ');

@@ -2,9 +2,11 @@
 // a host when its final result (not a loop item's) was ok, changed or skipped; the variables
 // tasks set (register, set_fact, facts) come back in the order they were set. The executor
 // skips done tasks (unless they say `resume: rerun`) and restores the variables.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { Vars } from '../types.js';
-import type { JournalContents } from './reader.js';
+import { type JournalContents, readJournal } from './reader.js';
 
 export interface ResumeState {
   runId: string;
@@ -21,20 +23,23 @@ export function resumeStateFrom(journal: JournalContents): ResumeState {
   }
   const done = new Map<string, Set<string>>();
   const vars = new Map<string, Vars>();
-  for (const r of journal.records) {
-    if (r.type !== 'host_result' || r.item !== undefined) continue;
-    if (DONE.has(r.status)) {
+  // A resumed run that is itself killed before reaching a host's skipped tasks never records
+  // them; so the state is the whole chain of resumes, oldest first, a later result overriding.
+  for (const j of resumeChain(journal)) {
+    for (const r of j.records) {
+      if (r.type !== 'host_result' || r.item !== undefined) continue;
       const s = done.get(r.host) ?? new Set<string>();
-      s.add(r.taskId);
+      if (DONE.has(r.status)) s.add(r.taskId);
+      else s.delete(r.taskId); // failed or unreachable since: to be run again
       done.set(r.host, s);
-    }
-    if (r.vars) {
-      const v = vars.get(r.host) ?? {};
-      for (const [k, val] of Object.entries(r.vars)) {
-        const old = v[k];
-        v[k] = (k === 'facts' || k === 'ansible_facts') && isMap(old) && isMap(val) ? { ...old, ...val } : val;
+      if (r.vars) {
+        const v = vars.get(r.host) ?? {};
+        for (const [k, val] of Object.entries(r.vars)) {
+          const old = v[k];
+          v[k] = (k === 'facts' || k === 'ansible_facts') && isMap(old) && isMap(val) ? { ...old, ...val } : val;
+        }
+        vars.set(r.host, v);
       }
-      vars.set(r.host, v);
     }
   }
   return {
@@ -42,6 +47,22 @@ export function resumeStateFrom(journal: JournalContents): ResumeState {
     completed: (host, taskId) => done.get(host)?.has(taskId) ?? false,
     restore: (host) => vars.get(host),
   };
+}
+
+/** The journal and the ones it resumed from (same directory), oldest first; a missing link ends the chain. */
+export function resumeChain(journal: JournalContents): JournalContents[] {
+  const chain = [journal];
+  const seen = new Set([journal.header?.runId]);
+  let from = journal.header?.resumedFrom;
+  while (from && !seen.has(from) && chain.length < 10_000) {
+    seen.add(from);
+    const file = join(dirname(journal.file), `${from}.jsonl`);
+    if (!existsSync(file)) break;
+    const prev = readJournal(file);
+    chain.unshift(prev);
+    from = prev.header?.resumedFrom;
+  }
+  return chain;
 }
 
 function isMap(v: unknown): v is Vars {
