@@ -27,6 +27,20 @@ export function getAjv(): Ajv {
   return instance;
 }
 
+let coercing: Ajv | undefined;
+
+/**
+ * For rendered module arguments only: a template or a `-e k=v` extra var yields "5" or "true"
+ * where the module wants a number or a boolean; Ansible converts those, and so does this.
+ */
+export function getCoercingAjv(): Ajv {
+  if (!coercing) {
+    coercing = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, coerceTypes: true });
+    addFormats(coercing);
+  }
+  return coercing;
+}
+
 /** Compiles (once per schema object) a validator that also accepts template strings for typed values. */
 export function compile(schema: TSchema): ValidateFunction {
   let v = cache.get(schema);
