@@ -38,7 +38,7 @@ const plain = (s: string) => s;
 
 export async function createListrView(stream: NodeJS.WritableStream, color: boolean): Promise<ListrView> {
   const l2: Listr2 = await import('listr2');
-  const { Listr: ListrClass, DefaultRenderer, ListrEventManager, ListrEventType, ListrLogger, ListrTaskState, ProcessOutput, figures } = l2;
+  const { Listr: ListrClass, DefaultRenderer, ListrEventManager, ListrLogger, ListrTaskState, ProcessOutput, figures } = l2;
   const lv = l2.ListrDefaultRendererLogLevels;
 
   const icon: ListrDefaultRendererOptions['icon'] = {
@@ -76,10 +76,9 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
   });
   const subLists = new Map<ListrTask, List>();
   let segment: Segment | undefined;
-  // every Task refreshes through the root's events; the current segment's renderer listens on its own
-  root.events.on(ListrEventType.SHOULD_REFRESH_RENDER, () =>
-    segment?.events.emit(ListrEventType.SHOULD_REFRESH_RENDER),
-  );
+  // Tasks ask for a redraw on every change; with hundreds of hosts that is a full tree per
+  // event. The renderer's own 100 ms frame is enough, so those requests are not passed on.
+
 
   const make = (list: List, title: string): ListrTask => {
     list.add({ title, task: () => undefined });
