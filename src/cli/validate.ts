@@ -20,8 +20,8 @@ export function register(program: Command): void {
     .description('check playbooks (and inventories) without connecting anywhere')
     .argument('<playbook...>', 'playbook files')
     .option(
-      '-i, --inventory <file>',
-      'inventory file or directory (repeatable): also check variables per host',
+      '-i, --inventory <files...>',
+      'inventory files or directories (one or more, after the playbooks; repeatable): also check variables per host',
       collect,
     )
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable)', collect)
