@@ -72,7 +72,7 @@ describe('tty renderer in tmux', () => {
   it.skipIf(!hasTmux)('draws a live tree with retries and progress, then leaves a clean summary', async () => {
     const r = tmux('new-session', '-d', '-s', 'demo', '-x', '100', '-y', '30', `${process.execPath} ${join(dir, 'demo.mjs')}; sleep 60`);
     expect(r.status).toBe(0);
-    const live = await waitForScreen((s) => s.includes('retrying 2/10'));
+    const live = await waitForScreen((s) => s.includes('retrying 2/10') && s.includes('› pulling'));
     expect(live).toContain('PLAY [Deploy]');
     expect(live).toMatch(/✖ Power off {2}\d+\.\ds {2}\(1 changed, 1 failed\)/);
     // listr2 marks a task with host lines by a pointer and spins on each running host

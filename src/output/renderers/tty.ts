@@ -94,7 +94,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       for (const h of task.hosts.values()) {
         if (h.status !== undefined) continue;
         h.lt.title$ = runningHostTitle(h, t);
-        if (h.progress !== undefined && h.lt.output !== h.progress) h.lt.output$ = h.progress;
+        // sent every tick: listr2 only buffers output for a host line it has drawn once
+        if (h.progress !== undefined) h.lt.output$ = h.progress;
       }
       const hosts = [...task.hosts.values()].sort((a, b) => Number(a.status !== undefined) - Number(b.status !== undefined));
       const lines = (h: HostView) => (h.status === undefined && h.progress !== undefined ? 2 : 1);
