@@ -11,6 +11,7 @@ import {
   readFileSync,
   rmSync,
   truncateSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -134,6 +135,27 @@ describe.skipIf(!SGDISK)(
       expect(z.ours).toEqual(z.real);
       expect(same(a, b)).toBe(true);
     });
+
+    it.each([
+      ['main header', 512 + 8],
+      ['main entry array', 2 * 512 + 40],
+    ])(
+      'a damaged %s: the same cautions, the table from the backup, the same repaired disk after -e',
+      (_what, offset) => {
+        const a = blank('a', 100 * 1024 * 1024);
+        execFileSync(SGDISK!, ['-n', '1:0:+10M', '-c', '1:one', '-n', '2:0:0', a], { stdio: 'ignore' });
+        const fd = openSync(a, 'r+');
+        writeSync(fd, Buffer.from('XXXX'), 0, 4, offset);
+        closeSync(fd);
+        const b = join(dir, 'b');
+        copyFileSync(a, b);
+        const p = twin(['-p'], a, b);
+        expect(p.ours).toEqual(p.real);
+        const e = twin(['-e'], a, b);
+        expect(e.ours).toEqual(e.real);
+        expect(same(a, b)).toBe(true);
+      },
+    );
 
     it('a disk that does not exist: exit 2 and the same message', () => {
       const { real: ra, ours: rb } = twin([], join(dir, 'missing'), join(dir, 'missing'));

@@ -16,6 +16,8 @@ export interface LoadedDisk {
   table: GptTable;
   /** How the table was found: primary, backup (primary damaged) or none (a new, empty one). */
   source: 'primary' | 'backup' | 'none';
+  /** With source backup: which part of the primary GPT was damaged. */
+  damaged?: 'header' | 'entries';
 }
 
 function readAt(fd: number, lba: number, sectors: number): Buffer {
@@ -68,7 +70,10 @@ export function loadTable(fd: number, sectors: number): LoadedDisk {
     return { fd, table: primary, source: 'primary' };
   }
   const backup = tryHeader(fd, sectors - 1, sectors);
-  if (backup) return { fd, table: backup, source: 'backup' };
+  if (backup) {
+    const damaged = parseHeader(readAt(fd, 1, 1)) ? 'entries' : 'header';
+    return { fd, table: backup, source: 'backup', damaged };
+  }
   return { fd, table: newTable(sectors), source: 'none' };
 }
 

@@ -133,6 +133,31 @@ function apply(s: State, op: SgdiskOp, fd: () => number): void {
   }
 }
 
+const STARS = '*'.repeat(76);
+const BEL = '\x07'; // sgdisk rings the terminal bell before its cautions
+
+/** What sgdisk says when it had to load the backup GPT (callers only see it; none parse it). */
+function reportDamage(s: State, header: boolean): void {
+  if (header)
+    s.err.push(
+      `${BEL}Caution: invalid main GPT header, but valid backup; regenerating main header\nfrom backup!\n\n`,
+      `${BEL}Warning: Invalid CRC on main header data; loaded backup partition table.\n`,
+    );
+  else {
+    s.out.push("Caution! After loading partitions, the CRC doesn't check out!\n");
+    s.err.push(
+      `${BEL}Warning! Main partition table CRC mismatch! Loaded backup partition table\ninstead of main partition table!\n\n`,
+    );
+  }
+  s.err.push(
+    `Warning! One or more CRCs don't match. You should repair the disk!\nMain header: ${header ? 'ERROR' : 'OK'}\nBackup header: OK\n`,
+    `Main partition table: ${header ? 'OK' : 'ERROR'}\nBackup partition table: OK\n\n`,
+  );
+  s.out.push(
+    `${BEL}${BEL}${STARS}\nCaution: Found protective or hybrid MBR and corrupt GPT. Using GPT, but disk\nverification and recovery are STRONGLY recommended.\n${STARS}\n`,
+  );
+}
+
 export function runSgdisk(argv: string[]): SgdiskResult {
   let cmd: ReturnType<typeof parseSgdiskArgs>;
   try {
@@ -165,10 +190,7 @@ export function runSgdisk(argv: string[]): SgdiskResult {
     err: [],
   };
   if (loaded.source === 'none') s.out.push('Creating new GPT entries in memory.\n');
-  if (loaded.source === 'backup')
-    s.out.push(
-      'Caution: invalid main GPT header, but valid backup; regenerating main header\nfrom backup!\n',
-    );
+  if (loaded.source === 'backup') reportDamage(s, loaded.damaged === 'header');
   let wfd: number | undefined;
   const writable = (): number => {
     wfd ??= openSync(cmd.device!, 'r+');
