@@ -55,12 +55,24 @@ await r.done();
 console.log('DEMO-END');
 `;
 
+// A process that dies mid-run (a second Ctrl-C exits at once) while a line is live.
+const hardExit = `
+import { EventBus } from '${root}/dist/output/events.js';
+import { attach } from '${root}/dist/output/renderers/tty.js';
+const bus = new EventBus();
+attach(bus, { stream: process.stdout, verbosity: 0, color: true });
+bus.emit({ type: 'task_start', time: Date.now(), play: 'p', task: 'Wait', taskId: 't1', module: 'm' });
+bus.emit({ type: 'host_task_start', time: Date.now(), host: 'n1', task: 'Wait', taskId: 't1' });
+setTimeout(() => { process.stderr.write('HELD-STDERR\\n'); process.exit(130); }, 800);
+`;
+
 beforeAll(() => {
   if (!hasTmux) return;
   if (!existsSync(join(root, 'dist/output/renderers/tty.js'))) {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root });
   }
   writeFileSync(join(dir, 'demo.mjs'), demo);
+  writeFileSync(join(dir, 'exit.mjs'), hardExit);
 }, 180_000);
 
 afterAll(() => {
@@ -97,5 +109,19 @@ describe('tty renderer in tmux', () => {
     ]);
     // no spinner frame or half-erased line left behind
     expect(end).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+
+  it.skipIf(!hasTmux)('a hard exit mid-run gives the cursor back and loses no stderr line', async () => {
+    const r = tmux('new-session', '-d', '-s', 'exit', '-x', '80', '-y', '20', `${process.execPath} ${join(dir, 'exit.mjs')}; echo EXIT=$?; sleep 60`);
+    expect(r.status).toBe(0);
+    let screen = '';
+    const end = Date.now() + 15_000;
+    while (Date.now() < end && !screen.includes('EXIT=')) {
+      await sleep(100);
+      screen = tmux('capture-pane', '-p', '-t', 'exit').stdout;
+    }
+    expect(screen).toContain('HELD-STDERR');
+    expect(screen).toContain('EXIT=130');
+    expect(tmux('display-message', '-p', '-t', 'exit', '#{cursor_flag}').stdout.trim()).toBe('1');
   });
 });
