@@ -21,7 +21,7 @@ const cache = new WeakMap<object, ValidateFunction>();
 
 export function getAjv(): Ajv {
   if (!instance) {
-    instance = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true });
+    instance = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, code: { optimize: false } });
     addFormats(instance);
   }
   return instance;
@@ -35,7 +35,7 @@ let coercing: Ajv | undefined;
  */
 export function getCoercingAjv(): Ajv {
   if (!coercing) {
-    coercing = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, coerceTypes: true });
+    coercing = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, coerceTypes: true, code: { optimize: false } });
     addFormats(coercing);
   }
   return coercing;
