@@ -81,38 +81,64 @@ afterAll(() => {
 });
 
 describe('tty renderer in tmux', () => {
-  it.skipIf(!hasTmux)('draws a live tree with retries and progress, then leaves a clean summary', async () => {
-    const r = tmux('new-session', '-d', '-s', 'demo', '-x', '100', '-y', '30', `${process.execPath} ${join(dir, 'demo.mjs')}; sleep 60`);
-    expect(r.status).toBe(0);
-    const live = await waitForScreen((s) => s.includes('retrying 2/10') && s.includes('› pulling'));
-    expect(live).toContain('PLAY [Deploy]');
-    expect(live).toMatch(/✖ Power off {2}\d+\.\ds {2}\(1 changed, 1 failed\)/);
-    // listr2 marks a task with host lines by a pointer and spins on each running host
-    expect(live).toMatch(/❯ Wait for agent {2}\d+\.\ds/);
-    expect(live).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] node1 {2}\d+\.\ds {2}retrying 2\/10/);
-    expect(live).toMatch(/\n {8}› pulling · 1\.0 GiB\/4\.0 GiB 25% ETA \d+\.\ds/);
+  it.skipIf(!hasTmux)(
+    'draws a live tree with retries and progress, then leaves a clean summary',
+    async () => {
+      const r = tmux(
+        'new-session',
+        '-d',
+        '-s',
+        'demo',
+        '-x',
+        '100',
+        '-y',
+        '30',
+        `${process.execPath} ${join(dir, 'demo.mjs')}; sleep 60`,
+      );
+      expect(r.status).toBe(0);
+      const live = await waitForScreen((s) => s.includes('retrying 2/10') && s.includes('› pulling'));
+      expect(live).toContain('PLAY [Deploy]');
+      expect(live).toMatch(/✖ Power off {2}\d+\.\ds {2}\(1 changed, 1 failed\)/);
+      // listr2 marks a task with host lines by a pointer and spins on each running host
+      expect(live).toMatch(/❯ Wait for agent {2}\d+\.\ds/);
+      expect(live).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] node1 {2}\d+\.\ds {2}retrying 2\/10/);
+      expect(live).toMatch(/\n {8}› pulling · 1\.0 GiB\/4\.0 GiB 25% ETA \d+\.\ds/);
 
-    const end = await waitForScreen((s) => s.includes('DEMO-END'));
-    const lines = end.split('\n').map((l) => l.trimEnd()).filter(Boolean);
-    expect(lines).toEqual([
-      'PLAY [Deploy]',
-      expect.stringMatching(/^✖ Power off {2}0\.\ds {2}\(1 changed, 1 failed\)$/),
-      expect.stringMatching(/^ {4}✔ node1 {2}changed 0\.\ds$/),
-      expect.stringMatching(/^ {4}✖ node2 {2}failed 0\.\ds: BMC said 401$/),
-      expect.stringMatching(/^✔ Wait for agent {2}2\.\ds {2}\(1 ok\)$/),
-      expect.stringMatching(/^ {4}✔ node1 {2}ok 2\.\ds$/),
-      'PLAY RECAP',
-      'node1 : ok=1    changed=1    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0',
-      'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',
-      expect.stringMatching(/^Wall time: \d+\.\ds$/),
-      'DEMO-END',
-    ]);
-    // no spinner frame or half-erased line left behind
-    expect(end).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-  });
+      const end = await waitForScreen((s) => s.includes('DEMO-END'));
+      const lines = end
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .filter(Boolean);
+      expect(lines).toEqual([
+        'PLAY [Deploy]',
+        expect.stringMatching(/^✖ Power off {2}0\.\ds {2}\(1 changed, 1 failed\)$/),
+        expect.stringMatching(/^ {4}✔ node1 {2}changed 0\.\ds$/),
+        expect.stringMatching(/^ {4}✖ node2 {2}failed 0\.\ds: BMC said 401$/),
+        expect.stringMatching(/^✔ Wait for agent {2}2\.\ds {2}\(1 ok\)$/),
+        expect.stringMatching(/^ {4}✔ node1 {2}ok 2\.\ds$/),
+        'PLAY RECAP',
+        'node1 : ok=1    changed=1    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0',
+        'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',
+        expect.stringMatching(/^Wall time: \d+\.\ds$/),
+        'DEMO-END',
+      ]);
+      // no spinner frame or half-erased line left behind
+      expect(end).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    },
+  );
 
   it.skipIf(!hasTmux)('a hard exit mid-run gives the cursor back and loses no stderr line', async () => {
-    const r = tmux('new-session', '-d', '-s', 'exit', '-x', '80', '-y', '20', `${process.execPath} ${join(dir, 'exit.mjs')}; echo EXIT=$?; sleep 60`);
+    const r = tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'exit',
+      '-x',
+      '80',
+      '-y',
+      '20',
+      `${process.execPath} ${join(dir, 'exit.mjs')}; echo EXIT=$?; sleep 60`,
+    );
     expect(r.status).toBe(0);
     let screen = '';
     const end = Date.now() + 15_000;

@@ -39,7 +39,11 @@ const setColumns = (columns: number) =>
 beforeAll(async () => {
   // warm listr2 and its lazily imported helpers so fake-timer tests see a drawn frame
   const bus = new EventBus();
-  const r = attach(bus, { stream: new MemoryStream({ columns: 80, rows: 24 }).asStream(), verbosity: 0, color: false });
+  const r = attach(bus, {
+    stream: new MemoryStream({ columns: 80, rows: 24 }).asStream(),
+    verbosity: 0,
+    color: false,
+  });
   bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'warm', taskId: 'w', module: 'm' });
   await new Promise((res) => setTimeout(res, 50));
   await r.done();
@@ -126,8 +130,16 @@ describe('tty renderer', () => {
     const out = new MemoryStream({ columns: 40, rows: 8 });
     const now = T0 + 5000;
     attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
-    bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'A very long task name that goes on and on', taskId: 't', module: 'm' });
-    for (let i = 0; i < 30; i++) bus.emit({ type: 'host_task_start', time: T0, host: `node${i}`, task: 'x', taskId: 't' });
+    bus.emit({
+      type: 'task_start',
+      time: T0,
+      play: 'p',
+      task: 'A very long task name that goes on and on',
+      taskId: 't',
+      module: 'm',
+    });
+    for (let i = 0; i < 30; i++)
+      bus.emit({ type: 'host_task_start', time: T0, host: `node${i}`, task: 'x', taskId: 't' });
     await frame();
     const lines = screen(out.text);
     for (const l of lines) expect([...l].length).toBeLessThan(40);
@@ -144,7 +156,16 @@ describe('tty renderer', () => {
       bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'T', taskId: 't', module: 'm' });
       for (let i = 0; i < 12; i++) {
         bus.emit({ type: 'host_task_start', time: T0, host: `n${i}`, task: 'T', taskId: 't' });
-        bus.emit({ type: 'host_result', time: T0 + 10, host: `n${i}`, task: 'T', taskId: 't', status: i === 5 ? 'unreachable' : 'ok', changed: false, durationMs: 10 });
+        bus.emit({
+          type: 'host_result',
+          time: T0 + 10,
+          host: `n${i}`,
+          task: 'T',
+          taskId: 't',
+          status: i === 5 ? 'unreachable' : 'ok',
+          changed: false,
+          durationMs: 10,
+        });
       }
       await r.done();
       return screen(out.text);
@@ -158,7 +179,16 @@ describe('tty renderer', () => {
     const out = new MemoryStream({ columns: 100, rows: 40 });
     const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'S', taskId: 's', module: 'm' });
-    bus.emit({ type: 'host_result', time: T0, host: 'a', task: 'S', taskId: 's', status: 'skipped', changed: false, durationMs: 0 });
+    bus.emit({
+      type: 'host_result',
+      time: T0,
+      host: 'a',
+      task: 'S',
+      taskId: 's',
+      status: 'skipped',
+      changed: false,
+      durationMs: 0,
+    });
     await r.done();
     expect(screen(out.text)[0]).toBe('↓ S  0.0s  (1 skipped)');
   });
@@ -187,7 +217,17 @@ describe('tty renderer', () => {
     const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
     const msg = `${'x'.repeat(70)} END`;
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'T', taskId: 't', module: 'm' });
-    bus.emit({ type: 'host_result', time: T0, host: 'a', task: 'T', taskId: 't', status: 'failed', changed: false, msg, durationMs: 0 });
+    bus.emit({
+      type: 'host_result',
+      time: T0,
+      host: 'a',
+      task: 'T',
+      taskId: 't',
+      status: 'failed',
+      changed: false,
+      msg,
+      durationMs: 0,
+    });
     await r.done();
     const lines = screen(out.text);
     for (const l of lines) expect([...l].length).toBeLessThanOrEqual(60);
@@ -201,7 +241,16 @@ describe('tty renderer with the free strategy', () => {
     const out = new MemoryStream({ columns: 100, rows: 40 });
     const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
     const res = (host: string, taskId: string, task: string, time: number) =>
-      bus.emit({ type: 'host_result', time, host, task, taskId, status: 'ok', changed: false, durationMs: 100 });
+      bus.emit({
+        type: 'host_result',
+        time,
+        host,
+        task,
+        taskId,
+        status: 'ok',
+        changed: false,
+        durationMs: 100,
+      });
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'A', taskId: 'a', module: 'm' });
     bus.emit({ type: 'host_task_start', time: T0, host: 'fast', task: 'A', taskId: 'a' });
     res('fast', 'a', 'A', T0 + 100);
@@ -228,16 +277,43 @@ describe('tty renderer with loops', () => {
     const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'Loop', taskId: 'l', module: 'command' });
     bus.emit({ type: 'host_task_start', time: T0, host: 'h', task: 'Loop', taskId: 'l' });
-    for (const [i, status] of [[1, 'changed'], [2, 'failed']] as const) {
-      bus.emit({ type: 'host_result', time: T0 + i * 1000, host: 'h', task: 'Loop', taskId: 'l', status, changed: true, item: `disk${i}`, msg: `m${i}`, durationMs: 1000 });
+    for (const [i, status] of [
+      [1, 'changed'],
+      [2, 'failed'],
+    ] as const) {
+      bus.emit({
+        type: 'host_result',
+        time: T0 + i * 1000,
+        host: 'h',
+        task: 'Loop',
+        taskId: 'l',
+        status,
+        changed: true,
+        item: `disk${i}`,
+        msg: `m${i}`,
+        durationMs: 1000,
+      });
     }
     now = T0 + 2500;
     await frame();
     expect(screen(out.text).at(-1)).toMatch(/^ {4}. h \(item=disk2\) {2}2\.5s {2}2 items done$/);
     now = T0 + 3000;
-    bus.emit({ type: 'host_result', time: now, host: 'h', task: 'Loop', taskId: 'l', status: 'ignored', changed: true, msg: 'One or more items failed', durationMs: 3000 });
+    bus.emit({
+      type: 'host_result',
+      time: now,
+      host: 'h',
+      task: 'Loop',
+      taskId: 'l',
+      status: 'ignored',
+      changed: true,
+      msg: 'One or more items failed',
+      durationMs: 3000,
+    });
     bus.emit({ type: 'recap', time: now, stats: {}, durationMs: 3000 });
     await r.done();
-    expect(screen(out.text).slice(0, 2)).toEqual(['✔ Loop  3.0s  (1 ignored)', '    ✔ h  ignored 3.0s: One or more items failed']);
+    expect(screen(out.text).slice(0, 2)).toEqual([
+      '✔ Loop  3.0s  (1 ignored)',
+      '    ✔ h  ignored 3.0s: One or more items failed',
+    ]);
   });
 });

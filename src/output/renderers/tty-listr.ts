@@ -5,7 +5,13 @@
 // up, and a live tree of unfinished tasks below it. listr2 redraws its whole tree every frame,
 // so the live tree holds only unfinished tasks; printing permanent text ends the current
 // DefaultRenderer (which prints what it holds for good) and starts a fresh one for the rest.
-import type { DefaultRenderer, Listr, ListrDefaultRendererOptions, ListrEventManager, ListrTaskObject } from 'listr2';
+import type {
+  DefaultRenderer,
+  Listr,
+  ListrDefaultRendererOptions,
+  ListrEventManager,
+  ListrTaskObject,
+} from 'listr2';
 
 type Listr2 = typeof import('listr2');
 type List = Listr<object, 'default', 'default'>;
@@ -38,7 +44,15 @@ const plain = (s: string) => s;
 
 export async function createListrView(stream: NodeJS.WritableStream, color: boolean): Promise<ListrView> {
   const l2: Listr2 = await import('listr2');
-  const { Listr: ListrClass, DefaultRenderer, ListrEventManager, ListrLogger, ListrTaskState, ProcessOutput, figures } = l2;
+  const {
+    Listr: ListrClass,
+    DefaultRenderer,
+    ListrEventManager,
+    ListrLogger,
+    ListrTaskState,
+    ProcessOutput,
+    figures,
+  } = l2;
   const lv = l2.ListrDefaultRendererLogLevels;
 
   const icon: ListrDefaultRendererOptions['icon'] = {
@@ -76,9 +90,8 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
   });
   const subLists = new Map<ListrTask, List>();
   let segment: Segment | undefined;
-  // Tasks ask for a redraw on every change; with hundreds of hosts that is a full tree per
-  // event. The renderer's own 100 ms frame is enough, so those requests are not passed on.
-
+  // Tasks ask for a redraw on every change (on root.events); with hundreds of hosts that is a
+  // full tree per event. The renderer's own 100 ms frame is enough, so nobody listens there.
 
   const make = (list: List, title: string): ListrTask => {
     list.add({ title, task: () => undefined });
@@ -89,7 +102,10 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
 
   const startSegment = async (tasks: ListrTask[]) => {
     const events = new ListrEventManager();
-    const logger = new ListrLogger({ useIcons: true, processOutput: new ProcessOutput(stream as NodeJS.WriteStream, other) });
+    const logger = new ListrLogger({
+      useIcons: true,
+      processOutput: new ProcessOutput(stream as NodeJS.WriteStream, other),
+    });
     const renderer = new DefaultRenderer(tasks, { ...options, logger }, events);
     segment = { renderer, tasks, events };
     // a hard exit (second Ctrl-C) mid-segment: put the cursor back and let held stderr lines out
@@ -143,6 +159,10 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
       if (permanent.length > 0) {
         if (!segment) await startSegment([]);
         endSegment(permanent);
+        // printed for good: let go of them so a long run does not keep every Task
+        const gone = new Set(all(permanent));
+        root.tasks = root.tasks.filter((t) => !gone.has(t));
+        for (const t of gone) subLists.delete(t);
       }
       if (live.length === 0) {
         endSegment([]);

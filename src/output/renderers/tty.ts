@@ -97,7 +97,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         // sent every tick: listr2 only buffers output for a host line it has drawn once
         if (h.progress !== undefined) h.lt.output$ = h.progress;
       }
-      const hosts = [...task.hosts.values()].sort((a, b) => Number(a.status !== undefined) - Number(b.status !== undefined));
+      const hosts = [...task.hosts.values()].sort(
+        (a, b) => Number(a.status !== undefined) - Number(b.status !== undefined),
+      );
       const lines = (h: HostView) => (h.status === undefined && h.progress !== undefined ? 2 : 1);
       const shown: HostView[] = [];
       let used = 0;
@@ -115,7 +117,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       }
       room = Math.max(0, room - used);
       const current = task.lt.subtasks ?? [];
-      if (current.length !== children.length || current.some((c, i) => c !== children[i])) v.setChildren(task.lt, children);
+      if (current.length !== children.length || current.some((c, i) => c !== children[i]))
+        v.setChildren(task.lt, children);
     }
   };
 
@@ -156,7 +159,10 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     const listed = [...task.hosts.values()].filter(
       (h) => listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? ''),
     );
-    v.setChildren(task.lt, listed.map((h) => h.lt));
+    v.setChildren(
+      task.lt,
+      listed.map((h) => h.lt),
+    );
     const counts = task.hosts.size ? `  (${summary(task)})` : '';
     task.lt.title$ = `${taskTitle(task)}  ${formatDuration(task.endedAt - task.startedAt)}${counts}`;
     v.setState(task.lt, STATE[worst ?? 'ok']);
@@ -179,18 +185,34 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   };
 
   /** The view of a task, re-opened if it was already settled (free strategy: a slow host arrives late). */
-  const taskOf = (v: ListrView, e: { taskId: string; task: string; time: number }, handler = false): TaskView => {
+  const taskOf = (
+    v: ListrView,
+    e: { taskId: string; task: string; time: number },
+    handler = false,
+  ): TaskView => {
     let task = tasks.find((x) => x.taskId === e.taskId);
     if (!task) {
       const lt = v.task(e.task);
       v.setState(lt, 'running');
-      task = { taskId: e.taskId, name: e.task, handler, startedAt: e.time, endedAt: e.time, hosts: new Map(), lt };
+      task = {
+        taskId: e.taskId,
+        name: e.task,
+        handler,
+        startedAt: e.time,
+        endedAt: e.time,
+        hosts: new Map(),
+        lt,
+      };
       tasks.push(task);
     }
     return task;
   };
 
-  const hostOf = (v: ListrView, e: { taskId: string; task: string; host: string }, time: number): HostView => {
+  const hostOf = (
+    v: ListrView,
+    e: { taskId: string; task: string; host: string },
+    time: number,
+  ): HostView => {
     const task = taskOf(v, { ...e, time });
     let h = task.hosts.get(e.host);
     if (!h) {
@@ -270,7 +292,10 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         }
         break;
       case 'warning':
-        text(v, `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`);
+        text(
+          v,
+          `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`,
+        );
         break;
       case 'recap':
         settle(v, true);
