@@ -157,6 +157,16 @@ describe.skipIf(!SGDISK)(
       },
     );
 
+    it('a disk too small for 2048-sector alignment: the partition starts at 34, -p keeps the alignment found at load', () => {
+      const a = blank('a', 1024 * 1024);
+      const b = blank('b', 1024 * 1024);
+      const n = twin(['-n', '1:0:0', '-p'], a, b);
+      const noGuid = (s: string) => s.replace(/Disk identifier \(GUID\): \S+/g, '');
+      expect(noGuid(n.ours.stdout)).toBe(noGuid(n.real.stdout));
+      expect(table(b)).toBe(table(a)); // reloaded: now 2-sector alignment, as gdisk computes it
+      expect(table(b)).toMatch(/aligned on 2-sector/);
+    });
+
     it('a disk that does not exist: exit 2 and the same message', () => {
       const { real: ra, ours: rb } = twin([], join(dir, 'missing'), join(dir, 'missing'));
       expect(rb).toEqual(ra);

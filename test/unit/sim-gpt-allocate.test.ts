@@ -120,7 +120,9 @@ describe('sizes as sgdisk prints them', () => {
     [2.7 * 1024 ** 3, '2.7 GiB'],
     [1000 * 1024, '1000.0 KiB'],
     [1007 * 1024, '1007.0 KiB'],
-    [1000, '1000.0 bytes'],
+    [1000, '1000 bytes'],
+    [1024, '1024 bytes'],
+    [0, '0 bytes'],
   ])('%i -> %s', (bytes, text) => {
     expect(ieeeSize(bytes)).toBe(text);
   });

@@ -3,7 +3,7 @@ import { computeAlignment, totalFree } from './allocate.js';
 import { ENTRY_COUNT, ENTRY_SECTORS, type GptTable, SECTOR } from './table.js';
 import { typeCodeOf } from './type-codes.js';
 
-/** Sizes as sgdisk shows them: one decimal, binary prefixes, a unit only past 1024 of the one below. */
+/** Sizes as sgdisk shows them: whole bytes, else one decimal with a binary prefix once past 1024. */
 export function ieeeSize(bytes: number): string {
   const prefixes = ['', 'K', 'M', 'G', 'T', 'P', 'E', 'Z'];
   let v = bytes;
@@ -12,10 +12,11 @@ export function ieeeSize(bytes: number): string {
     v /= 1024;
     i++;
   }
-  return i === 0 ? `${v.toFixed(1)} bytes` : `${v.toFixed(1)} ${prefixes[i]}iB`;
+  return i === 0 ? `${v} bytes` : `${v.toFixed(1)} ${prefixes[i]}iB`;
 }
 
-export function printTable(t: GptTable, device: string): string {
+/** `alignment` is the one sgdisk settled on when it loaded the disk (it does not recompute it). */
+export function printTable(t: GptTable, device: string, alignment = computeAlignment(t)): string {
   const free = totalFree(t);
   const lines = [
     `Disk ${device}: ${t.sectors} sectors, ${ieeeSize(t.sectors * SECTOR)}`,
@@ -24,7 +25,7 @@ export function printTable(t: GptTable, device: string): string {
     `Partition table holds up to ${ENTRY_COUNT} entries`,
     `Main partition table begins at sector 2 and ends at sector ${1 + ENTRY_SECTORS}`,
     `First usable sector is ${t.firstUsable}, last usable sector is ${t.lastUsable}`,
-    `Partitions will be aligned on ${computeAlignment(t)}-sector boundaries`,
+    `Partitions will be aligned on ${alignment}-sector boundaries`,
     `Total free space is ${free} sectors (${ieeeSize(free * SECTOR)})`,
     '',
     'Number  Start (sector)    End (sector)  Size       Code  Name',

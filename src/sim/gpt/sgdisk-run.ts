@@ -128,7 +128,7 @@ function apply(s: State, op: SgdiskOp, fd: () => number): void {
       s.save = true;
       return;
     case 'print':
-      s.out.push(printTable(t, s.device));
+      s.out.push(printTable(t, s.device, s.alignment));
       return;
   }
 }
