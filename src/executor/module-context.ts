@@ -91,6 +91,10 @@ export function createModuleContext(c: ContextInit): ModuleContext {
     warn(message: string): void {
       c.bus.emit({ type: 'warning', time: Date.now(), host: c.host, task: c.task, message });
     },
+    // Transport retries (a BMC answering 503) are events too, so operators and the journal see them.
+    retry(info: { attempt: number; retries: number; message: string }): void {
+      c.bus.emit({ type: 'retry', time: Date.now(), host: c.host, task: c.task, taskId: c.taskId, attempt: info.attempt, retries: info.retries, msg: info.message });
+    },
     progress(u: ProgressUpdate): void {
       c.bus.emit({
         type: 'progress',

@@ -84,7 +84,7 @@ function expectPositioned(e: TsbmError, file: string): void {
 }
 
 function tally(loader: string, counts: Map<string, Record<Outcome, number>>): void {
-  for (const [kind, c] of counts) {
+  for (const [kind, c] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
     recordFault(SOURCE, {
       fault: `${kind} -> ${loader}`,
       how: 'fast-check, seeded per run',
