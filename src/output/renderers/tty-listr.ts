@@ -12,6 +12,7 @@ import type {
   ListrEventManager,
   ListrTaskObject,
 } from 'listr2';
+import { foldLine } from './tty-fold.js';
 
 type Listr2 = typeof import('listr2');
 type List = Listr<object, 'default', 'default'>;
@@ -41,6 +42,7 @@ export interface ListrView {
 }
 
 const plain = (s: string) => s;
+const INDENT = 4;
 
 export async function createListrView(stream: NodeJS.WritableStream, color: boolean): Promise<ListrView> {
   const l2: Listr2 = await import('listr2');
@@ -67,7 +69,7 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
   // The live tree goes to our stream; stray writes to the other std stream wait until a segment ends.
   const other = (stream === process.stderr ? process.stdout : process.stderr) as NodeJS.WriteStream;
   const options: ListrDefaultRendererOptions = {
-    indentation: 4,
+    indentation: INDENT,
     showSubtasks: true,
     collapseSubtasks: false,
     collapseErrors: true,
@@ -76,7 +78,6 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
     showErrorMessage: false,
     clearOutput: false,
     removeEmptyLines: true,
-    formatOutput: 'wrap', // a long failure message wraps rather than losing its end
     icon,
     color: colors,
   };
@@ -100,13 +101,25 @@ export async function createListrView(stream: NodeJS.WritableStream, color: bool
     return t;
   };
 
+  /** listr2's renderer with lines folded to fit (see tty-fold.ts); everything else is listr2's. */
+  class FittingRenderer extends DefaultRenderer {
+    protected override format(message: string, icon: string, level: number): string[] {
+      if (message.trim() === '') return [];
+      const width = ((stream as NodeJS.WriteStream).columns ?? 80) - 1 - level * INDENT;
+      const pad = ' '.repeat(level * INDENT);
+      return foldLine(icon ? `${icon} ${message}` : message, width, ' '.repeat(INDENT))
+        .filter((l) => l.trim() !== '')
+        .map((l) => pad + l);
+    }
+  }
+
   const startSegment = async (tasks: ListrTask[]) => {
     const events = new ListrEventManager();
     const logger = new ListrLogger({
       useIcons: true,
       processOutput: new ProcessOutput(stream as NodeJS.WriteStream, other),
     });
-    const renderer = new DefaultRenderer(tasks, { ...options, logger }, events);
+    const renderer = new FittingRenderer(tasks, { ...options, logger }, events);
     segment = { renderer, tasks, events };
     // a hard exit (second Ctrl-C) mid-segment: put the cursor back and let held stderr lines out
     process.once('exit', onExit);
