@@ -1,6 +1,6 @@
 // Node locks: one lock file per targeted host so two runs never drive the same node. A lock
 // records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
-// is stale and taken over.
+// (or whose pid now belongs to a newer process) is stale and taken over.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ interface LockOwner {
   pid: number;
   machine: string;
   time: number;
+  /** The owner process's start time (Linux /proc), so a pid reused after a crash is not mistaken for the owner. */
+  started?: string;
 }
 
 export interface NodeLocks {
@@ -26,6 +28,25 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The holder's process is gone, or its pid now belongs to a process started later. */
+function ownerGone(holder: LockOwner): boolean {
+  if (holder.pid === -1 || !alive(holder.pid)) return true;
+  if (!holder.started) return false;
+  const now = processStart(holder.pid);
+  return now !== undefined && now !== holder.started;
 }
 
 function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
@@ -48,7 +69,8 @@ function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
 /** Takes every host's lock or none; throws naming the holder's run id. */
 export function acquireNodeLocks(dir: string, hosts: string[], runId: string): NodeLocks {
   mkdirSync(dir, { recursive: true });
-  const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now() };
+  const started = processStart(process.pid);
+  const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now(), ...(started ? { started } : {}) };
   const taken: string[] = [];
   const release = () => {
     for (const f of taken.splice(0)) {
@@ -63,7 +85,7 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
     for (const host of hosts) {
       const file = fileFor(dir, host);
       let holder = tryTake(file, owner);
-      if (holder && holder.machine === owner.machine && (holder.pid === -1 || !alive(holder.pid))) {
+      if (holder && holder.machine === owner.machine && ownerGone(holder)) {
         unlinkSync(file); // stale: its run died without releasing
         holder = tryTake(file, owner);
       }
