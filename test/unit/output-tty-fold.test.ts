@@ -7,6 +7,7 @@ describe('foldLine', () => {
   it('keeps short lines as they are and folds long ones with the continuation indent', () => {
     expect(foldLine('short', 10)).toEqual(['short']);
     expect(foldLine('abcdefghijkl', 5, '  ')).toEqual(['abcde', '  fgh', '  ijk', '  l']);
+    expect(foldLine('one two three four', 10, '  ')).toEqual(['one two', '  three', '  four']);
   });
 
   it('does not count colour codes as width', () => {
