@@ -190,7 +190,7 @@ describe('tty renderer', () => {
       durationMs: 0,
     });
     await r.done();
-    expect(screen(out.text)[0]).toBe('↓ S  0.0s  (1 skipped)');
+    expect(screen(out.text)).toEqual(['↓ S  0.0s  (1 skipped)']);
   });
 
   it('shows -v arguments and results under their host, and -vv log lines', async () => {

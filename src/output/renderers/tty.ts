@@ -156,8 +156,10 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       if (st) worst = worse(worst, st);
     }
     const listAll = verbosity >= 1 || task.hosts.size <= LIST_ALL_HOSTS_UP_TO;
+    // a task skipped everywhere is one line: listr2 would list its hosts only if it happened to
+    // draw them live first, so never list them rather than sometimes
     const listed = [...task.hosts.values()].filter(
-      (h) => listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? ''),
+      (h) => worst !== 'skipped' && (listAll || !['ok', 'changed', 'skipped'].includes(finalStatus(h) ?? '')),
     );
     v.setChildren(
       task.lt,
