@@ -2,15 +2,8 @@
 // created with O_EXCL, holding the owner's pid; a lock whose process is gone is taken over.
 import { open, readFile, unlink } from 'node:fs/promises';
 import { sleep } from '../util/wait.js';
+import { processAlive } from '../util/process-alive.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function tryLock(path: string): Promise<boolean> {
   try {
@@ -23,7 +16,7 @@ async function tryLock(path: string): Promise<boolean> {
     const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
     // Another process of this run or a dead one: stale (a same-pid lock is never legitimately
     // held here, the in-process promise map shares downloads inside one run).
-    if (!pid || pid === process.pid || !alive(pid)) {
+    if (!pid || pid === process.pid || !processAlive(pid)) {
       await unlink(path).catch(() => undefined);
       return tryLock(path);
     }

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
+import { processAlive } from '../util/process-alive.js';
 
 interface LockOwner {
   runId: string;
@@ -21,14 +22,6 @@ export interface NodeLocks {
 
 const fileFor = (dir: string, host: string) => join(dir, `${encodeURIComponent(host)}.lock`);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
 export function processStart(pid: number): string | undefined {
@@ -43,7 +36,7 @@ export function processStart(pid: number): string | undefined {
 
 /** The holder's process is gone, or its pid now belongs to a process started later. */
 function ownerGone(holder: LockOwner): boolean {
-  if (holder.pid === -1 || !alive(holder.pid)) return true;
+  if (holder.pid === -1 || !processAlive(holder.pid)) return true;
   if (!holder.started) return false;
   const now = processStart(holder.pid);
   return now !== undefined && now !== holder.started;
