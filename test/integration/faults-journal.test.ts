@@ -3,7 +3,7 @@
 // nothing), and a journal directory that fills up mid-run (root only: a tiny tmpfs) where the
 // run must stop before doing remote work it cannot record.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,33 @@ describe('node locks through the CLI', () => {
       },
     );
   }, 120_000);
+});
+
+describe('journal directory unusable at start', () => {
+  it('the run refuses before any task (the journal cannot be opened)', async () => {
+    await tryFault(
+      SOURCE,
+      { fault: 'journal directory unusable', how: '--journal-dir under a regular file (ENOTDIR)', cases: 1, outcome: 'refused with "cannot open the run journal" and a hint; no task started; nothing touched' },
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tsbm-nojournal-'));
+        cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+        const inventory = join(dir, 'inv.yml');
+        const playbook = join(dir, 'touch.yml');
+        const marker = join(dir, 'touched');
+        writeFileSync(inventory, 'all:\n  hosts:\n    alpha:\n      connection: local\n');
+        writeFileSync(playbook, `- hosts: all\n  tasks:\n    - name: Touch\n      command: touch ${marker}\n`);
+        writeFileSync(join(dir, 'file'), '');
+        const env = { ...process.env, TSBM_LOCK_DIR: join(dir, 'locks') };
+        const r = await runTsbm(['run', playbook, '-i', inventory, '--output', 'json', '--journal-dir', join(dir, 'file', 'runs')], { cwd: dir, env });
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).toMatch(/cannot open the run journal/);
+        expect(r.stderr).toMatch(/--journal-dir|--no-journal/);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+        expect(r.events.filter((e) => e.type === 'host_task_start')).toEqual([]);
+        expect(existsSync(marker)).toBe(false);
+      },
+    );
+  });
 });
 
 describe('journal directory runs out of space', () => {
