@@ -33,7 +33,7 @@ function withPartitions(parts: [number, number][]): GptTable {
 }
 
 describe('START/END values', () => {
-  const bases = { dflt: 2048, base: 2048, high: 204766 };
+  const bases = { dflt: 2048, base: 2048, high: 204766, inclusive: true };
   it.each([
     ['0', 2048],
     ['+0', 2048],
@@ -48,12 +48,18 @@ describe('START/END values', () => {
     expect(parseSectorValue(text, bases)).toBe(want);
   });
   it('END 0 is the end of the free block; +SIZE counts from the start given', () => {
-    expect(parseSectorValue('0', { dflt: 204766, base: 2049, high: 204766 })).toBe(204766);
-    expect(parseSectorValue('+1M', { dflt: 204766, base: 2049, high: 204766 })).toBe(4096);
+    expect(parseSectorValue('0', { dflt: 204766, base: 2049, high: 204766, inclusive: true })).toBe(204766);
+    expect(parseSectorValue('+1M', { dflt: 204766, base: 2049, high: 204766, inclusive: true })).toBe(4096);
   });
-  it('rejects what is not a number', () => {
-    expect(parseSectorValue('abc', bases)).toBeUndefined();
-    expect(parseSectorValue('1:2', bases)).toBeUndefined();
+  it('a START +SIZE adds SIZE whole from an aligned default, SIZE - 1 from an unaligned one (sgdisk 1.0.9)', () => {
+    expect(parseSectorValue('+1000', { dflt: 2048, base: 2048, high: 20446, inclusive: false })).toBe(3048);
+    expect(parseSectorValue('+1000', { dflt: 34, base: 34, high: 2021, inclusive: true })).toBe(1033);
+  });
+  it('text that is not a number, or -SIZE past the block, is 0; suffix letters past the first are ignored', () => {
+    expect(parseSectorValue('abc', bases)).toBe(0);
+    expect(parseSectorValue('-999999', bases)).toBe(0);
+    expect(parseSectorValue('0M', bases)).toBe(2048);
+    expect(parseSectorValue('10MiB', bases)).toBe(20480);
   });
 });
 

@@ -70,26 +70,43 @@ export function align(t: GptTable, sector: number, alignment: number): number {
   return sector;
 }
 
-const UNITS: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40, P: 2 ** 50 };
+const UNITS: Record<string, number> = {
+  K: 2 ** 10,
+  M: 2 ** 20,
+  G: 2 ** 30,
+  T: 2 ** 40,
+  P: 2 ** 50,
+  E: 2 ** 60,
+};
 
 export interface SectorBases {
-  /** What 0 (and +0) means. */
+  /** What 0 (also +0, -0, 0M) means. */
   dflt: number;
   /** Where +SIZE counts from (the start sector for an END). */
   base: number;
   /** Where -SIZE counts back from (the end of the free block). */
   high: number;
+  /**
+   * Whether +SIZE ends on the last sector of SIZE (base + SIZE - 1): true for an END; for a
+   * START the caller decides (see sgdisk-run.ts).
+   */
+  inclusive: boolean;
 }
 
-/** A START or END value of `-n`; undefined for text sgdisk would not accept as a number. */
-export function parseSectorValue(text: string, { dflt, base, high }: SectorBases): number | undefined {
-  const m = /^([+-]?)(\d+)([KMGTP]?)(?:i?B)?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const [, sign, digits, unit] = m;
+/**
+ * A START or END value of `-n`: sectors, or a size with a K/M/G/T/P/E suffix (only the first
+ * letter after the number counts), optionally +relative or -from-the-end. Text that does not
+ * start with a number, or -SIZE past the block, gives 0 (a sector GPT always uses), as sgdisk.
+ */
+export function parseSectorValue(text: string, { dflt, base, high, inclusive }: SectorBases): number {
+  const m = /^\s*([+-]?)(\d+)(\S?)/.exec(text);
+  if (!m) return 0;
+  const [, sign, digits, suffix = ''] = m;
   const n = Number(digits);
-  const sectors = unit ? Math.floor((n * UNITS[unit.toUpperCase()]!) / SECTOR) : n;
-  if (sign === '+') return sectors === 0 ? dflt : base + sectors - 1;
-  if (sign === '-') return high - sectors;
   if (n === 0) return dflt;
+  const unit = UNITS[suffix.toUpperCase()];
+  const sectors = unit ? Math.floor((n * unit) / SECTOR) : n;
+  if (sign === '+') return base + sectors - (inclusive ? 1 : 0);
+  if (sign === '-') return sectors > high ? 0 : high - sectors;
   return sectors;
 }

@@ -29,6 +29,7 @@ function split(value: string): { num: number; rest: string } {
 
 interface State {
   device: string;
+  loadedFromDisk: boolean;
   table: GptTable;
   alignment: number;
   save: boolean;
@@ -44,16 +45,28 @@ function newPartition(s: State, value: string): void {
   if (index < 0) index = t.entries.indexOf(undefined);
   const low = align(t, firstInLargest(t) ?? 0, s.alignment);
   const high = lastInFree(t, low);
-  const start = parseSectorValue(startText, { dflt: low, base: low, high }) ?? 0;
-  const end = parseSectorValue(endText, { dflt: high, base: start, high }) ?? 0;
+  // Observed in gdisk 1.0.9: a START of +SIZE is low + SIZE from an aligned default start,
+  // one less from an unaligned one. (When +SIZE runs past a free block followed by a partition,
+  // gdisk sometimes reports one sector less; creation fails either way.)
+  const inclusive = low % s.alignment !== 0;
+  const start = parseSectorValue(startText, { dflt: low, base: low, high, inclusive });
+  const end = parseSectorValue(endText, { dflt: high, base: start, high, inclusive: true });
+  const fail = () => {
+    s.err.push(`Could not create partition ${index + 1} from ${start} to ${end}\n`);
+    s.neverSave = true;
+  };
+  // sgdisk checks the number first; only then does it align (and say so) and check the range.
+  if (index < 0 || index >= ENTRY_COUNT || t.entries[index]) {
+    fail();
+    return;
+  }
   const first = align(t, start, s.alignment);
   if (first !== start)
     s.out.push(
       `Information: Moved requested sector from ${start} to ${first} in\norder to align on ${s.alignment}-sector boundaries.\n`,
     );
-  if (index < 0 || index >= ENTRY_COUNT || t.entries[index] || !isFree(t, first, end)) {
-    s.err.push(`Could not create partition ${index + 1} from ${start} to ${end}\n`);
-    s.neverSave = true;
+  if (!isFree(t, first, end)) {
+    fail();
     return;
   }
   t.entries[index] = {
@@ -100,8 +113,14 @@ function apply(s: State, op: SgdiskOp, fd: () => number): void {
     }
     case 'delete': {
       const { num } = split(op.value);
-      if (!t.entries[num - 1]) {
-        s.err.push(`Partition number ${num} out of range!\nError 0 deleting partition!\n`);
+      // In range means between the lowest and highest partition numbers in use; an empty slot
+      // between them deletes quietly (gdisk 1.0.9).
+      const used = t.entries.flatMap((e, i) => (e ? [i + 1] : []));
+      if (used.length === 0 || num < used[0]! || num > used[used.length - 1]!) {
+        // sgdisk prints errno here: ENOTTY (25) left by its ioctls on a loaded disk file, else 0.
+        s.err.push(
+          `Partition number ${num} out of range!\nError ${s.loadedFromDisk ? 25 : 0} deleting partition!\n`,
+        );
         s.neverSave = true;
         return;
       }
@@ -182,6 +201,7 @@ export function runSgdisk(argv: string[]): SgdiskResult {
   const loaded = loadTable(disk.fd, disk.sectors);
   const s: State = {
     device: cmd.device,
+    loadedFromDisk: loaded.source !== 'none',
     table: loaded.table,
     alignment: computeAlignment(loaded.table),
     save: false,
