@@ -100,7 +100,8 @@ export const redfishPower = defineModule({
         host: ctx.host,
       });
     }
-    if (choice.fallback) ctx.warn(`BMC ${client.endpoint.bmc} does not offer the preferred ResetType for ${args.state}; using ${choice.type}`);
+    // An equivalent substitute (ForceRestart for a cycle) is routine: detail for -v, not a warning.
+    if (choice.fallback) ctx.log(`BMC ${client.endpoint.bmc} does not offer the preferred ResetType for ${args.state}; using ${choice.type}`, 1);
     if (ctx.check) return { changed: true, msg: `would send ResetType ${choice.type} (PowerState ${before})`, reset_type: choice.type, ...(await identity(client, system)) };
 
     const acted = await postReset(client, action, choice.type);
