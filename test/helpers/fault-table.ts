@@ -16,8 +16,8 @@ export interface FaultRow {
   cases: number;
   /** What happened, as asserted by the test. */
   outcome: string;
-  /** pass when every assertion about it held; fail otherwise. */
-  result: 'pass' | 'fail';
+  /** pass when every assertion about it held; fail otherwise; skipped when it could not run here (e.g. needs root). */
+  result: 'pass' | 'fail' | 'skipped';
 }
 
 const TEST_DIR = resolve(import.meta.dirname, '..');
