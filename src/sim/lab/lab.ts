@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { utils } from '../../connection/ssh2-lib.js';
+import { generateSshKeyPair } from '../ssh/keys.js';
 import { stringify } from 'yaml';
 import { TsbmError } from '../../errors.js';
 import { faultsFor, parseFaultSpec } from './faults.js';
@@ -36,7 +36,7 @@ export interface Lab {
 const MAX_NODES = 5000;
 
 function keyPair(): { priv: string; pub: string } {
-  const k = utils.generateKeyPairSync('ed25519');
+  const k = generateSshKeyPair('ed25519');
   return { priv: k.private, pub: k.public };
 }
 

@@ -136,11 +136,13 @@ export class SimNode {
     const fromDisk = !fromCd && (info.bootSourceOverrideTarget === 'Hdd' || info.bootSourceOverrideTarget === undefined || info.bootSourceOverrideTarget === 'None');
     this.phase = 'booting';
     this.bootTimer = setTimeout(() => {
-      if (fromCd) {
-        if (this.cfg.faults.neverBoots) this.phase = 'firmware';
-        else void this.startRamdisk();
-      } else if (fromDisk) void this.startInstance();
-      else this.phase = 'firmware'; // PXE, BIOS setup, a CD boot without media: nothing answers
+      const boot = fromCd ? (this.cfg.faults.neverBoots ? undefined : this.startRamdisk()) : fromDisk ? this.startInstance() : undefined;
+      if (!boot) this.phase = 'firmware'; // PXE, BIOS setup, a CD boot without media, or a faulty node: nothing answers
+      // One node failing to come up must not take the whole lab down with it.
+      boot?.catch((e: unknown) => {
+        this.phase = 'firmware';
+        process.stderr.write(`${this.cfg.name}: boot failed: ${(e as Error).message}\n`);
+      });
     }, this.cfg.bootDelayMs);
   }
 
