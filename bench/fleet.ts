@@ -17,9 +17,14 @@ const rows: { n: number; wallS: number; cpuS: number; rssMiB: number; ok: boolea
 for (const n of plan) {
   const dir = mkdtempSync(join(tmpdir(), `tsbm-fleet-${n}-`));
   try {
-    execFileSync('node', [tsbm, 'sim', 'up', '--nodes', String(n), '--dir', dir, '--boot-delay', '200', '--power-delay', '50'], {
-      stdio: 'inherit',
-    });
+    try {
+      execFileSync('node', [tsbm, 'sim', 'up', '--nodes', String(n), '--dir', dir, '--boot-delay', '200', '--power-delay', '50'], {
+        stdio: 'inherit',
+      });
+    } catch {
+      rows.push({ n, wallS: 0, cpuS: 0, rssMiB: 0, ok: false });
+      continue;
+    }
     const m = measure([
       'node', tsbm, 'run', join(root, 'playbooks', 'deploy-bootc.yml'), '-i', join(dir, 'inventory.yml'),
       '--output', 'plain', '-f', String(Math.min(n, 1000)), '--journal-dir', join(dir, 'runs'),

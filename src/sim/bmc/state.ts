@@ -15,7 +15,21 @@ export function normPath(p: string): string {
   return trimmed === '' ? '/' : trimmed;
 }
 
+// Parsed once per directory per process: a 1000-node lab would otherwise read and parse the
+// same few hundred files a thousand times. Each BMC gets its own deep copy (its state).
+const parsed = new Map<string, Promise<Map<string, Json>>>();
+
 export async function loadTree(dir: string): Promise<Map<string, Json>> {
+  let p = parsed.get(dir);
+  if (!p) {
+    p = readTree(dir);
+    parsed.set(dir, p);
+    p.catch(() => parsed.delete(dir));
+  }
+  return structuredClone(await p);
+}
+
+async function readTree(dir: string): Promise<Map<string, Json>> {
   const tree = new Map<string, Json>();
   async function walk(rel: string): Promise<void> {
     const abs = join(dir, rel);

@@ -45,7 +45,12 @@ export async function labUp(o: UpOptions): Promise<LabRecord> {
   if (o.powerDelayMs !== undefined) args.push('--power-delay', String(o.powerDelayMs));
   const child = fork(join(PACKAGE_ROOT, 'bin', 'tsbm.js'), args, { detached: true, stdio: ['ignore', log, log, 'ipc'] });
   const record = await new Promise<LabRecord>((resolveP, reject) => {
-    const timer = setTimeout(() => reject(new TsbmError('runtime', 'the simulated lab did not start within 120 s', { hint: `see ${join(dir, 'lab.log')}` })), 120_000);
+    // Large labs take a while: every node gets keys, a disk file and an HTTPS BMC.
+    const limitS = 60 + Math.ceil(o.nodes / 5);
+    const timer = setTimeout(
+      () => reject(new TsbmError('runtime', `the simulated lab did not start within ${limitS} s`, { hint: `see ${join(dir, 'lab.log')}` })),
+      limitS * 1000,
+    );
     child.once('message', (m: { record?: LabRecord }) => {
       clearTimeout(timer);
       if (m.record) resolveP(m.record);
