@@ -4,6 +4,7 @@
 // "instance" SSH server instead. Commands run as real processes in the node's sandbox.
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { type FakeBmc, startFakeBmc } from '../bmc/server.js';
 import type { BootInfo } from '../bmc/state.js';
@@ -50,6 +51,8 @@ export class SimNode {
   phase: SimPhase = 'off';
   bmc: FakeBmc | undefined;
   private ssh: SshServerHandle | undefined;
+  /** The node's "network ports": held for the lab's life so nothing else can take them while the node is off. */
+  private readonly nics: Server[] = [];
   private bootTimer: NodeJS.Timeout | undefined;
   private lastBoot: BootInfo | undefined;
 
@@ -63,8 +66,27 @@ export class SimNode {
     return join(this.root, 'dev', 'vda');
   }
 
+  /** Listens on a port for the node's whole life; connections reach whatever server runs now. */
+  private async nic(port: number): Promise<void> {
+    const server = createServer((sock) => {
+      sock.on('error', () => {});
+      const handle = this.ssh;
+      if (handle && this.servingPort === port) handle.accept(sock);
+      else sock.destroy(); // powered off, or booted into something that does not listen here
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.nics.push(server);
+  }
+
+  private servingPort = 0;
+
   async start(): Promise<void> {
     const c = this.cfg;
+    await this.nic(c.sshPort);
+    await this.nic(c.instancePort);
     for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers', 'sys/class/dmi/id', 'proc', 'sim']) {
       mkdirSync(join(this.root, d), { recursive: true });
     }
@@ -156,13 +178,14 @@ export class SimNode {
     });
     const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, this.root), session);
     this.ssh = await startSshServer({
-      port: c.sshPort,
+      listen: false,
       hostKeys: [c.hostKey],
       authorizedKeys: [c.authorizedKey],
       exec,
       sftpRoot: this.root,
       ...(c.faults.sshDrop ? { dropAfter: c.faults.sshDrop } : {}),
     });
+    this.servingPort = c.sshPort;
     this.phase = 'ramdisk';
   }
 
@@ -178,12 +201,13 @@ export class SimNode {
     const shell = shellExecHandler({ cwd: instRoot, env: baseEnv() });
     const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, instRoot), session);
     this.ssh = await startSshServer({
-      port: this.cfg.instancePort,
+      listen: false,
       hostKeys: [this.cfg.instanceHostKey],
       authorizedKeys: [this.cfg.authorizedKey],
       exec,
       sftpRoot: instRoot,
     });
+    this.servingPort = this.cfg.instancePort;
     this.phase = 'instance';
   }
 
@@ -196,6 +220,7 @@ export class SimNode {
   private async stopSsh(): Promise<void> {
     const s = this.ssh;
     this.ssh = undefined;
+    this.servingPort = 0;
     if (s) {
       s.dropConnections();
       await s.close();
@@ -225,6 +250,7 @@ export class SimNode {
   async stop(): Promise<void> {
     clearTimeout(this.bootTimer);
     await this.stopSsh();
+    for (const n of this.nics.splice(0)) await new Promise((r) => n.close(r));
     await this.bmc?.close();
   }
 }

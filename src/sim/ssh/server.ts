@@ -34,6 +34,8 @@ export interface SshServerOptions {
   dropAfter?: number;
   /** Refuse session channels beyond this many open at once per connection (like OpenSSH's MaxSessions). */
   maxSessions?: number;
+  /** false: open no listener; connections come through the handle's accept(). Default true. */
+  listen?: boolean;
   /** Allow direct-tcpip (jump host use). Default true. */
   allowForwarding?: boolean;
 }
@@ -48,6 +50,8 @@ export interface SshServerHandle {
   readonly execs: number;
   /** Abruptly cut every open TCP connection (a "network drop"). */
   dropConnections(): void;
+  /** Serve a TCP connection accepted elsewhere (a simulated node keeps its own listener). */
+  accept(socket: net.Socket): void;
   close(): Promise<void>;
 }
 
@@ -191,20 +195,24 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     for (const s of sockets) s.destroy();
   }
 
-  const tcp = net.createServer((sock) => {
+  const accept = (sock: net.Socket) => {
     sockets.add(sock);
     sock.on('close', () => sockets.delete(sock));
     sock.on('error', () => {});
     ssh.injectSocket(sock);
-  });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(opts.port ?? 0, host, () => resolve());
-  });
-  const addr = tcp.address() as net.AddressInfo;
+  };
+  const tcp = opts.listen === false ? undefined : net.createServer(accept);
+  if (tcp) {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(opts.port ?? 0, host, () => resolve());
+    });
+  }
+  const addr = tcp?.address() as net.AddressInfo | undefined;
 
   return {
-    port: addr.port,
+    port: addr?.port ?? opts.port ?? 0,
+    accept,
     host,
     hostKeyFingerprint,
     get connections() {
@@ -217,7 +225,7 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     async close() {
       for (const c of children) c.kill('SIGKILL');
       dropAll();
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+      if (tcp) await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
   };
 }
