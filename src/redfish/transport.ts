@@ -132,7 +132,10 @@ export class Transport {
           ...(this.opts.signal ? { signal: this.opts.signal } : {}),
           retryable: (e) =>
             e instanceof RetryableStatus ||
-            (e instanceof ConnectionError && !TLS_CODES.has(e.code ?? '') && (method !== 'POST' || e.beforeSend)),
+            (e instanceof ConnectionError &&
+              !TLS_CODES.has(e.code ?? '') &&
+              // A login may be repeated safely (a duplicate session only expires); an action may not.
+              (method !== 'POST' || e.beforeSend || /\/SessionService\/Sessions\/?$/.test(path))),
           delayFor: (e) => {
             if (!(e instanceof RetryableStatus)) return undefined;
             const ra = Number(e.response.headers['retry-after']);
