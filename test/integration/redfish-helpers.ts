@@ -1,11 +1,20 @@
 // Test support for the Redfish suites: a minimal ModuleContext (the executor builds the real
 // one) that records logs/warnings/progress unredacted (so leak tests see what modules emit)
 // and registers secrets with the shared Redactor.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Redactor } from '../../src/output/redact.js';
 import type { ModuleContext, RunServices } from '../../src/modules/types.js';
 import type { Vars } from '../../src/types.js';
 
-export const MOCKUPS = '/work/shared/redfish-mockups';
+// The captured trees live in the project's shared folder beside the checkout (CI lays a copy
+// beside its clone); TSBM_MOCKUPS overrides.
+const MOCKUP_CANDIDATES = [
+  process.env.TSBM_MOCKUPS,
+  resolve(import.meta.dirname, '..', '..', '..', 'shared', 'redfish-mockups'),
+  '/work/shared/redfish-mockups',
+].filter((d): d is string => !!d);
+export const MOCKUPS = MOCKUP_CANDIDATES.find((d) => existsSync(join(d, 'hpe-ilo5-dl325-gen10plus'))) ?? MOCKUP_CANDIDATES[1]!;
 export const TREES = ['hpe-ilo5-dl325-gen10plus', 'openbmc-bmcweb-stock', 'dmtf-public-rackmount1', 'dell-idrac9-partial', 'supermicro-sys510t-partial'] as const;
 
 export interface TestCtx {
