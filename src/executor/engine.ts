@@ -2,9 +2,10 @@
 // connections and run services whatever happens. Returns the exit code.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { EXIT, TsbmError } from '../errors.js';
+import { EXIT, optionsError, TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
-import type { Playbook } from '../playbook/model.js';
+import type { Play, Playbook, TaskNode } from '../playbook/model.js';
+import { didYouMean } from '../schema/did-you-mean.js';
 import { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps } from './deps.js';
 import type { ExecutorTuning, RunOptions } from './options.js';
@@ -12,6 +13,7 @@ import type { RunRuntime } from './play-runtime.js';
 import { runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
+import { tasksBefore } from './start-at.js';
 import { RunServicesImpl } from './services.js';
 
 export const VERSION = '0.1.0';
@@ -36,7 +38,10 @@ export async function executePlaybook(
       }
     };
   }
-  if (opts.startAtTask !== undefined) state.startAtTask = opts.startAtTask;
+  if (opts.startAtTask !== undefined) {
+    checkStartAtTask(playbook, opts.startAtTask);
+    state.startAtTask = opts.startAtTask;
+  }
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // one listener per running task; forks may be in the hundreds
   const services = new RunServicesImpl(playbook.dir);
@@ -115,4 +120,28 @@ export async function executePlaybook(
   bus.emit({ type: 'recap', time: Date.now(), stats, durationMs });
   bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs });
   return code;
+}
+
+/** --start-at-task naming no task would silently run nothing: refuse before touching a host. */
+function checkStartAtTask(playbook: Playbook, pattern: string): void {
+  if (playbook.plays.some((p) => tasksBefore(p, pattern).found || hasInclude(p))) return;
+  const names = playbook.plays.flatMap((p) => [...p.preTasks, ...p.roleTasks, ...p.tasks, ...p.postTasks]).flatMap(taskNames);
+  const near = didYouMean(pattern, names);
+  throw optionsError(
+    `--start-at-task: no task named "${pattern}" in ${playbook.file}`,
+    near ? `did you mean "${near}"?` : 'see --list-tasks for the task names',
+  );
+}
+
+function taskNames(n: TaskNode): string[] {
+  if (n.kind === 'task') return n.name ? [n.name] : [];
+  if (n.kind === 'block') return [...n.block, ...n.rescue, ...n.always].flatMap(taskNames);
+  return [];
+}
+
+/** Tasks from include_tasks are only known at run time; a start task may be among them. */
+function hasInclude(p: Play): boolean {
+  const walk = (nodes: readonly TaskNode[]): boolean =>
+    nodes.some((n) => n.kind === 'include_tasks' || (n.kind === 'block' && walk([...n.block, ...n.rescue, ...n.always])));
+  return walk([...p.preTasks, ...p.roleTasks, ...p.tasks, ...p.postTasks]);
 }

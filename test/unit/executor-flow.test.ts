@@ -182,6 +182,14 @@ describe('executor: tags, --start-at-task, --limit', () => {
     );
     expect(r.lab.argvs('node1')).toEqual(['echo 3', 'echo 4']);
   });
+  it('--start-at-task naming no task is refused before anything runs, with a suggestion', async () => {
+    const pb = playbook(play([cmd('echo 1', { name: 'Pull the image' })]));
+    await expect(runModel(pb, { options: { startAtTask: 'Pull the imag' } })).rejects.toThrow(/no task named "Pull the imag"/);
+    await expect(runModel(pb, { options: { startAtTask: 'Pull the imag' } })).rejects.toMatchObject({
+      hint: 'did you mean "Pull the image"?',
+      exitCode: 5,
+    });
+  });
   it('--limit intersects with the play hosts', async () => {
     const r = await runModel(playbook(play([cmd('echo x')], { hosts: 'a:b' })), {
       inventory: { hosts: { a: {}, b: {}, c: {} } },
