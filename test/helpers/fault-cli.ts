@@ -89,14 +89,4 @@ export function recapOf(run: CliRun): Record<string, { ok: number; failed: numbe
   return r?.stats;
 }
 
-/** A small seeded PRNG (mulberry32) so a failing random schedule can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../src/util/seeded-random.js';

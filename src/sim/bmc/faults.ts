@@ -1,5 +1,6 @@
 // Fault knobs for the fake BMC. Rates draw from a seeded generator so a failing test replays
 // the same sequence; the `first*` counts give fully deterministic "fail N times, then work".
+import { seededRandom } from '../../util/seeded-random.js';
 
 export interface BmcFaults {
   /** Added to every response. */
@@ -35,7 +36,7 @@ export class FaultInjector {
   private rng: () => number;
 
   constructor(readonly faults: BmcFaults = {}) {
-    this.rng = mulberry32(faults.seed ?? 1);
+    this.rng = seededRandom(faults.seed ?? 1);
   }
 
   /** What happens to the next request. */
@@ -51,13 +52,3 @@ export class FaultInjector {
   }
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
