@@ -5,6 +5,7 @@ import { setMaxListeners } from 'node:events';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
 import type { Play, Playbook, TaskNode } from '../playbook/model.js';
+import { playNodes, staticTasks } from '../playbook/static-tasks.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps } from './deps.js';
@@ -125,7 +126,7 @@ export async function executePlaybook(
 /** --start-at-task naming no task would silently run nothing: refuse before touching a host. */
 function checkStartAtTask(playbook: Playbook, pattern: string): void {
   if (playbook.plays.some((p) => tasksBefore(p, pattern).found || hasInclude(p))) return;
-  const names = playbook.plays.flatMap((p) => [...p.preTasks, ...p.roleTasks, ...p.tasks, ...p.postTasks]).flatMap(taskNames);
+  const names = playbook.plays.flatMap((p) => staticTasks(playNodes(p))).flatMap((t) => (t.name ? [t.name] : []));
   const near = didYouMean(pattern, names);
   throw optionsError(
     `--start-at-task: no task named "${pattern}" in ${playbook.file}`,
@@ -133,15 +134,10 @@ function checkStartAtTask(playbook: Playbook, pattern: string): void {
   );
 }
 
-function taskNames(n: TaskNode): string[] {
-  if (n.kind === 'task') return n.name ? [n.name] : [];
-  if (n.kind === 'block') return [...n.block, ...n.rescue, ...n.always].flatMap(taskNames);
-  return [];
-}
 
 /** Tasks from include_tasks are only known at run time; a start task may be among them. */
 function hasInclude(p: Play): boolean {
   const walk = (nodes: readonly TaskNode[]): boolean =>
     nodes.some((n) => n.kind === 'include_tasks' || (n.kind === 'block' && walk([...n.block, ...n.rescue, ...n.always])));
-  return walk([...p.preTasks, ...p.roleTasks, ...p.tasks, ...p.postTasks]);
+  return walk(playNodes(p));
 }

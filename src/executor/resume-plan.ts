@@ -3,27 +3,15 @@
 // every ramdisk step (say it was killed during the finish steps) must not wait for a ramdisk
 // that is gone; a host killed during the install must reconnect and re-check identity first.
 import type { ModuleDef } from '../modules/types.js';
-import type { Play, Task, TaskNode } from '../playbook/model.js';
+import type { Play, Task } from '../playbook/model.js';
+import { playNodes, staticTasks } from '../playbook/static-tasks.js';
 
 const flatCache = new WeakMap<Play, Task[]>();
-
-function flatten(nodes: readonly TaskNode[], out: Task[]): void {
-  for (const n of nodes) {
-    if (n.kind === 'task') out.push(n);
-    else if (n.kind === 'block') {
-      flatten(n.block, out);
-      flatten(n.rescue, out);
-      flatten(n.always, out);
-    }
-    // include_tasks content is only known at run time: it does not count as later target work
-  }
-}
 
 function tasksOf(play: Play): Task[] {
   let list = flatCache.get(play);
   if (!list) {
-    list = [];
-    for (const section of [play.preTasks, play.roleTasks, play.tasks, play.postTasks]) flatten(section, list);
+    list = staticTasks(playNodes(play));
     flatCache.set(play, list);
   }
   return list;

@@ -4,18 +4,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectValidationErrors } from '../../src/cli/validate-command.js';
 import { loadPlaybook } from '../../src/playbook/load.js';
-import type { Task, TaskNode } from '../../src/playbook/model.js';
+import { staticTasks } from '../../src/playbook/static-tasks.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const DEPLOY = path.join(root, 'playbooks/deploy-bootc.yml');
 const UNDEPLOY = path.join(root, 'playbooks/undeploy.yml');
 const LAB = path.join(root, 'inventory-examples/lab.yml');
 
-function tasks(nodes: TaskNode[]): Task[] {
-  return nodes.flatMap((n) =>
-    n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : [],
-  );
-}
+const tasks = staticTasks;
 
 describe('shipped playbooks', () => {
   const saved = { ...process.env };

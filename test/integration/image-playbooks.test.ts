@@ -4,18 +4,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectValidationErrors } from '../../src/cli/validate-command.js';
 import { loadPlaybook } from '../../src/playbook/load.js';
-import type { Task, TaskNode } from '../../src/playbook/model.js';
+import { staticTasks } from '../../src/playbook/static-tasks.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const IMAGE = path.join(root, 'playbooks/deploy-image.yml');
 const RAMDISK = path.join(root, 'playbooks/deploy-ramdisk.yml');
 const INVENTORIES = ['lab.yml', 'sim.yml'].map((f) => path.join(root, 'inventory-examples', f));
 
-function tasks(nodes: TaskNode[]): Task[] {
-  return nodes.flatMap((n) =>
-    n.kind === 'task' ? [n] : n.kind === 'block' ? tasks([...n.block, ...n.rescue, ...n.always]) : [],
-  );
-}
+const tasks = staticTasks;
 
 describe('image and ramdisk playbooks', () => {
   const saved = { ...process.env };

@@ -1,0 +1,14 @@
+// The tasks a play holds statically, in tree order (block, rescue, always). include_tasks content
+// is only known at run time and is not part of it.
+import type { Play, Task, TaskNode } from './model.js';
+
+export function staticTasks(nodes: readonly TaskNode[]): Task[] {
+  return nodes.flatMap((n) =>
+    n.kind === 'task' ? [n] : n.kind === 'block' ? staticTasks([...n.block, ...n.rescue, ...n.always]) : [],
+  );
+}
+
+/** pre_tasks, role tasks, tasks, post_tasks, in the order a play runs them. */
+export function playNodes(play: Play): TaskNode[] {
+  return [...play.preTasks, ...play.roleTasks, ...play.tasks, ...play.postTasks];
+}
