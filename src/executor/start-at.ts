@@ -1,6 +1,7 @@
 // --start-at-task: the tasks of a play that come before the named one (in tree order) are
 // skipped. Matching is by task name, exact or as a `*` glob.
-import type { Play, Task, TaskNode } from '../playbook/model.js';
+import type { Play, Task } from '../playbook/model.js';
+import { playNodes, staticTasks } from '../playbook/static-tasks.js';
 
 export function matchesName(name: string | undefined, pattern: string): boolean {
   if (name === undefined) return false;
@@ -11,21 +12,7 @@ export function matchesName(name: string | undefined, pattern: string): boolean 
 
 /** Tasks to skip, and whether the start task was found in this play. */
 export function tasksBefore(play: Play, pattern: string): { skip: Set<Task>; found: boolean } {
-  const skip = new Set<Task>();
-  let found = false;
-  const visit = (nodes: readonly TaskNode[]) => {
-    for (const n of nodes) {
-      if (found) return;
-      if (n.kind === 'task') {
-        if (matchesName(n.name, pattern)) found = true;
-        else skip.add(n);
-      } else if (n.kind === 'block') {
-        visit(n.block);
-        visit(n.rescue);
-        visit(n.always);
-      }
-    }
-  };
-  visit([...play.preTasks, ...play.roleTasks, ...play.tasks, ...play.postTasks]);
-  return { skip, found };
+  const list = staticTasks(playNodes(play));
+  const at = list.findIndex((t) => matchesName(t.name, pattern));
+  return { skip: new Set(at < 0 ? list : list.slice(0, at)), found: at >= 0 };
 }
