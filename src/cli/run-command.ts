@@ -1,6 +1,6 @@
 // `tsbm run`: validates flags, attaches the renderer and the JUnit writer to a redacting
 // event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
@@ -51,8 +51,10 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const executor = await import('../executor/run.js');
 
   // An inventory with a `tsbm_sim` block gets a simulated lab for the length of this command.
-  const { startSimInventories } = await import('../sim/lab/auto.js');
-  const sim = await startSimInventories(opts.inventories);
+  // The lab code (BMCs, SSH server, ISO reader) is only loaded when an inventory mentions one.
+  const sim = opts.inventories.some(mentionsSim)
+    ? await (await import('../sim/lab/auto.js')).startSimInventories(opts.inventories)
+    : { inventories: opts.inventories, stop: async () => {} };
   let code: number;
   try {
     code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags), resumeSettings(flags));
@@ -61,6 +63,15 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   }
   setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
   return code;
+}
+
+/** Whether an inventory file may hold a `tsbm_sim` block (a directory or unreadable file cannot). */
+function mentionsSim(path: string): boolean {
+  try {
+    return readFileSync(path, 'utf8').includes('tsbm_sim');
+  } catch {
+    return false;
+  }
 }
 
 /** `--journal-dir DIR` (default .tsbm/runs) or `--no-journal`. */
