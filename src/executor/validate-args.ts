@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import { TsbmError } from '../errors.js';
 import type { ModuleDef } from '../modules/types.js';
 import type { Task } from '../playbook/model.js';
-import { getAjv, getCoercingAjv } from '../schema/ajv.js';
+import { argsSchemaJson, validatorForJson } from '../schema/ajv.js';
 
 const cache = new WeakMap<object, ValidateFunction>();
 const coercingCache = new WeakMap<object, ValidateFunction>();
@@ -13,9 +13,7 @@ function validatorFor(m: ModuleDef, coerce: boolean): ValidateFunction {
   const c = coerce ? coercingCache : cache;
   let v = c.get(m.args);
   if (!v) {
-    const schema = JSON.parse(JSON.stringify(m.args)) as Record<string, unknown>;
-    delete schema.$id; // the schema writer may publish the same object under an $id
-    v = (coerce ? getCoercingAjv() : getAjv()).compile(schema);
+    v = validatorForJson(coerce ? 'coerce' : 'plain', argsSchemaJson(m.args));
     c.set(m.args, v);
   }
   return v;

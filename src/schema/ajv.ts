@@ -1,53 +1,95 @@
-// The one Ajv instance: compiled validators are cached per schema object, and a failed
-// validation becomes a TsbmError pointing at the offending YAML node with a message an
+// Ajv setup (one instance per mode, or validators compiled at build time, see precompiled.ts):
+// validators are cached per schema object, and a failed validation becomes a TsbmError pointing at the offending YAML node with a message an
 // operator understands (not a JSON pointer).
+import { createRequire } from 'node:module';
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { parseError, type TsbmError } from '../errors.js';
 import { isSecretName, MASK } from '../output/redact.js';
 import { suggestion } from './did-you-mean.js';
+import { type AjvMode, precompiled } from './precompiled.js';
 import { relaxForTemplates, TEMPLATE_STRING } from './template-relax.js';
 import type { PathSeg, YamlSource } from './yaml-source.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-// ajv-formats is CommonJS; depending on the loader its function is the default or `.default`.
-const addFormats: FormatsPlugin =
-  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
-  (addFormatsModule as unknown as FormatsPlugin);
 
-let instance: Ajv | undefined;
-const cache = new WeakMap<object, ValidateFunction>();
-
-export function getAjv(): Ajv {
-  if (!instance) {
-    instance = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, code: { optimize: false } });
-    addFormats(instance);
-  }
-  return instance;
+/** The options of each mode; the build-time compiler (precompile.ts) uses the same ones. */
+export function ajvOptions(mode: AjvMode): Options {
+  return {
+    allErrors: false,
+    strict: true,
+    allowUnionTypes: true,
+    verbose: true,
+    ...(mode === 'coerce' ? { coerceTypes: true } : {}),
+    code: { optimize: false },
+  };
 }
 
-let coercing: Ajv | undefined;
+/**
+ * A new Ajv instance for `mode`, with formats. ajv is loaded on first use only: a run whose
+ * validators were all compiled at build time never loads it.
+ */
+export function newAjv(mode: AjvMode, extra: Options = {}): Ajv {
+  const load = createRequire(import.meta.url);
+  const { Ajv: AjvClass } = load('ajv') as typeof import('ajv');
+  const formats = load('ajv-formats') as { default?: FormatsPlugin } & FormatsPlugin;
+  // ajv-formats is CommonJS; depending on the loader its function is the default or `.default`.
+  const addFormats: FormatsPlugin = formats.default ?? formats;
+  const base = ajvOptions(mode);
+  const ajv = new AjvClass({ ...base, ...extra, code: { ...base.code, ...extra.code } });
+  addFormats(ajv);
+  return ajv;
+}
+
+const instances = new Map<AjvMode, Ajv>();
+
+function ajvFor(mode: AjvMode): Ajv {
+  let a = instances.get(mode);
+  if (!a) {
+    a = newAjv(mode);
+    instances.set(mode, a);
+  }
+  return a;
+}
+
+export function getAjv(): Ajv {
+  return ajvFor('plain');
+}
 
 /**
  * For rendered module arguments only: a template or a `-e k=v` extra var yields "5" or "true"
  * where the module wants a number or a boolean; Ansible converts those, and so does this.
  */
 export function getCoercingAjv(): Ajv {
-  if (!coercing) {
-    coercing = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true, coerceTypes: true, code: { optimize: false } });
-    addFormats(coercing);
-  }
-  return coercing;
+  return ajvFor('coerce');
 }
+
+/** The JSON schema the loader validates a definition with: templates allowed for typed values. */
+export function loaderSchemaJson(schema: TSchema): Record<string, unknown> {
+  const relaxed = relaxForTemplates(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
+  delete relaxed.$id; // the same published schema may be compiled more than once under test
+  return relaxed;
+}
+
+/** The JSON schema rendered module arguments are validated with (strict: templates are rendered). */
+export function argsSchemaJson(schema: TSchema): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  delete plain.$id; // the schema writer may publish the same object under an $id
+  return plain;
+}
+
+/** A validator for a JSON schema: the one compiled at build time if there is one, else compiled now. */
+export function validatorForJson(mode: AjvMode, json: Record<string, unknown>): ValidateFunction {
+  return precompiled(mode, json) ?? ajvFor(mode).compile(json);
+}
+
+const cache = new WeakMap<object, ValidateFunction>();
 
 /** Compiles (once per schema object) a validator that also accepts template strings for typed values. */
 export function compile(schema: TSchema): ValidateFunction {
   let v = cache.get(schema);
   if (!v) {
-    const relaxed = relaxForTemplates(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
-    delete relaxed.$id; // the same published schema may be compiled more than once under test
-    v = getAjv().compile(relaxed);
+    v = validatorForJson('plain', loaderSchemaJson(schema));
     cache.set(schema, v);
   }
   return v;
