@@ -9,6 +9,7 @@ import { TsbmError } from '../../errors.js';
 import { faultsFor, parseFaultSpec } from './faults.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
+import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, RAMDISK_TOOLS_DIR, resolveMockup } from './package-paths.js';
 import { freePorts } from './ports.js';
 
@@ -71,6 +72,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const ports = await freePorts(opts.nodes * 3);
   const width = Math.max(2, String(opts.nodes).length);
 
+  const spawner = await SpawnerPool.start();
   const nodes: SimNode[] = [];
   for (let i = 1; i <= opts.nodes; i++) {
     const name = `node${String(i).padStart(width, '0')}`;
@@ -101,6 +103,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         registryAuth,
         registryHost: SIM_REGISTRY,
         imagesDir,
+        ...(spawner ? { spawner } : {}),
       }),
     );
   }
@@ -109,6 +112,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     for (let i = 0; i < nodes.length; i += 50) await Promise.all(nodes.slice(i, i + 50).map((n) => n.start()));
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+    await spawner?.close();
     throw e;
   }
 
@@ -134,6 +138,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     status: () => Promise.all(nodes.map((n) => n.status())),
     async close() {
       await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+      await spawner?.close();
     },
   };
 }

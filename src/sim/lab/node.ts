@@ -10,6 +10,7 @@ import { type FakeBmc, startFakeBmc } from '../bmc/server.js';
 import type { BootInfo } from '../bmc/state.js';
 import { type SshServerHandle, shellExecHandler, startSshServer } from '../ssh/server.js';
 import type { SshExecHandler } from '../ssh/server.js';
+import type { SpawnerPool } from '../ssh/spawner-pool.js';
 import { sandboxCommand } from './command-rewrite.js';
 import type { NodeFaults } from './faults.js';
 import { readDiskLayout, type DiskLayout } from './disk-layout.js';
@@ -40,6 +41,8 @@ export interface SimNodeConfig {
   registryAuth: string;
   registryHost: string;
   imagesDir: string;
+  /** The lab's spawner processes; without them commands are forked from the lab itself. */
+  spawner?: SpawnerPool;
 }
 
 export type SimPhase = 'off' | 'booting' | 'ramdisk' | 'instance' | 'firmware';
@@ -175,6 +178,7 @@ export class SimNode {
       cwd: this.root,
       pathPrefix: [c.toolsDir],
       env: { ...baseEnv(), TSBM_SIM_ROOT: this.root, TSBM_SIM_ENV: join(this.root, 'sim/node.env') },
+      ...(c.spawner ? { spawner: c.spawner } : {}),
     });
     const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, this.root), session);
     this.ssh = await startSshServer({
@@ -198,7 +202,7 @@ export class SimNode {
     }
     const instRoot = join(this.cfg.dir, 'instance');
     await extractInstanceFiles(this.diskFile, layout, instRoot);
-    const shell = shellExecHandler({ cwd: instRoot, env: baseEnv() });
+    const shell = shellExecHandler({ cwd: instRoot, env: baseEnv(), ...(this.cfg.spawner ? { spawner: this.cfg.spawner } : {}) });
     const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, instRoot), session);
     this.ssh = await startSshServer({
       listen: false,

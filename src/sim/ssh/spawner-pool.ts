@@ -1,0 +1,174 @@
+// The lab's side of its spawner processes (spawner-worker.ts): commands are started there, and
+// their stdin/stdout and stderr arrive here as unix sockets the worker connected before it
+// spawned. A big lab process then never forks, so its event loop keeps serving BMCs and SSH.
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PassThrough } from 'node:stream';
+import type { SshExecProcess } from './exec.js';
+import { HEADER_BYTES, readStreamHeader, type SpawnReply, type SpawnRequest } from './spawner-protocol.js';
+
+/** The compiled worker: beside this file when running from dist, else in dist (tests run src). */
+function workerFile(): string | undefined {
+  const here = fileURLToPath(new URL('./spawner-worker.js', import.meta.url));
+  if (existsSync(here)) return here;
+  const built = fileURLToPath(new URL('../../../dist/sim/ssh/spawner-worker.js', import.meta.url));
+  return existsSync(built) ? built : undefined;
+}
+
+class PooledProcess extends EventEmitter implements SshExecProcess {
+  readonly stdin = new PassThrough();
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private openStreams = 2;
+  private finished = false;
+
+  constructor(
+    readonly id: number,
+    private readonly sendKill: (signal: NodeJS.Signals) => void,
+  ) {
+    super();
+  }
+
+  private io: Socket | undefined;
+  private isStarted = false;
+
+  attach(kind: number, sock: Socket): void {
+    if (kind === 0) {
+      this.io = sock;
+      sock.pipe(this.stdout);
+      this.feedStdin();
+    } else sock.pipe(this.stderr);
+    sock.once('end', () => this.streamEnded());
+    sock.on('error', () => this.streamEnded());
+  }
+
+  private streamEnded(): void {
+    this.openStreams--;
+    this.maybeClose();
+  }
+
+  started(): void {
+    this.isStarted = true;
+    this.feedStdin();
+  }
+
+  private feedStdin(): void {
+    if (this.io && this.isStarted) this.stdin.pipe(this.io);
+  }
+
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exit = { code, signal };
+    this.maybeClose();
+  }
+
+  failed(message: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.emit('error', new Error(message));
+  }
+
+  private maybeClose(): void {
+    if (this.finished || !this.exit || this.openStreams > 0) return;
+    this.finished = true;
+    this.emit('close', this.exit.code, this.exit.signal);
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    if (this.exit || this.finished) return false;
+    this.sendKill(signal);
+    return true;
+  }
+}
+
+export class SpawnerPool {
+  private next = 0;
+  private lastId = 0;
+  private readonly pending = new Map<number, PooledProcess>();
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly workers: ChildProcess[],
+    private readonly server: Server,
+  ) {
+    for (const w of workers) w.on('message', (m: SpawnReply) => this.onReply(m));
+  }
+
+  /** Starts `count` workers; undefined when the compiled worker is not there (run in-process instead). */
+  static async start(count = Math.min(4, Math.max(2, availableParallelism()))): Promise<SpawnerPool | undefined> {
+    const file = workerFile();
+    if (!file) return undefined;
+    const name = `tsbm-sim-spawn-${process.pid}-${randomBytes(6).toString('hex')}`;
+    let pool: SpawnerPool | undefined;
+    const server = createServer((sock) => pool?.onSocket(sock));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // A deep backlog: a thousand nodes' commands can start within one busy tick of the lab.
+      server.listen({ path: `\0${name}`, backlog: 4096 }, () => resolve());
+    });
+    const workers = Array.from({ length: count }, () =>
+      // Small heap, none of the parent's flags (a profiler or inspector would follow it).
+      fork(file, [`@${name}`], { execArgv: ['--max-old-space-size=64'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+    );
+    pool = new SpawnerPool(workers, server);
+    for (const w of workers) w.once('exit', () => pool?.workerGone(w));
+    return pool;
+  }
+
+  spawn(file: string, args: string[], opts: { cwd?: string; env: Record<string, string> }): SshExecProcess {
+    const id = (this.lastId = (this.lastId + 1) >>> 0 || 1);
+    const worker = this.workers[this.next++ % this.workers.length];
+    const proc = new PooledProcess(id, (signal) => worker?.send({ id, kill: signal }));
+    this.pending.set(id, proc);
+    proc.once('close', () => this.pending.delete(id));
+    proc.once('error', () => this.pending.delete(id));
+    const req: SpawnRequest = { id, file, args, env: opts.env, ...(opts.cwd ? { cwd: opts.cwd } : {}) };
+    if (!worker?.connected) queueMicrotask(() => proc.failed('the lab has no spawner process left'));
+    else worker.send(req);
+    return proc;
+  }
+
+  private onReply(m: SpawnReply): void {
+    const proc = this.pending.get(m.id);
+    if (!proc) return;
+    if ('error' in m) proc.failed(m.error);
+    else if ('started' in m) proc.started();
+    else proc.exited(m.code, m.signal);
+  }
+
+  private onSocket(sock: Socket): void {
+    this.sockets.add(sock);
+    sock.once('close', () => this.sockets.delete(sock));
+    sock.on('error', () => {});
+    const readHeader = (): void => {
+      const head = sock.read(HEADER_BYTES) as Buffer | null;
+      if (!head) return;
+      sock.off('readable', readHeader);
+      const { id, kind } = readStreamHeader(head);
+      const proc = this.pending.get(id);
+      if (proc) proc.attach(kind, sock);
+      else sock.destroy();
+    };
+    sock.on('readable', readHeader);
+  }
+
+  private workerGone(w: ChildProcess): void {
+    const i = this.workers.indexOf(w);
+    if (i >= 0) this.workers.splice(i, 1);
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.pending.values()) p.kill('SIGKILL');
+    for (const w of this.workers.splice(0)) {
+      if (w.connected) w.disconnect();
+    }
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
