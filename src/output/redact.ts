@@ -1,6 +1,8 @@
 // The single redaction mechanism. Every output path (renderers, journal, JUnit, errors,
 // remote argv logging) passes text and values through one Redactor.
 
+import { MIN_SECRET_LENGTH, SecretIndex } from './secret-index.js';
+
 const SECRET_NAME = /(password|secret|token|pull_secret|passphrase|_pass)$/i;
 export const MASK = '********';
 
@@ -10,20 +12,18 @@ export function isSecretName(name: string): boolean {
 }
 
 export class Redactor {
-  private readonly values = new Set<string>();
-  private pattern: RegExp | undefined;
+  private readonly index = new SecretIndex();
 
   /** Register a value; returns it unchanged so callers can write `ctx.secret(x)` inline. */
   add(value: unknown): void {
     if (typeof value !== 'string' && typeof value !== 'number') return;
     const s = String(value);
     // Very short values would mask ordinary words; they are still kept out of argv by callers.
-    if (s.length < 3 || this.values.has(s)) return;
-    this.values.add(s);
+    if (s.length < MIN_SECRET_LENGTH) return;
+    this.index.add(s);
     // Also catch the base64 forms a secret typically travels in (auth tokens, auth files).
     const b64 = Buffer.from(s).toString('base64');
-    if (b64.length >= 4) this.values.add(b64);
-    this.pattern = undefined;
+    if (b64.length >= 4) this.index.add(b64);
   }
 
   /** Register every value under secret-looking names in a vars tree. */
@@ -42,12 +42,8 @@ export class Redactor {
   }
 
   redact(text: string): string {
-    if (this.values.size === 0) return text;
-    if (!this.pattern) {
-      const parts = [...this.values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-      this.pattern = new RegExp(parts.join('|'), 'g');
-    }
-    return text.replace(this.pattern, MASK);
+    if (this.index.size === 0) return text;
+    return this.index.replaceAll(text, MASK);
   }
 
   /** Deep copy with secret strings masked and secret-named keys masked wholesale. */
@@ -64,8 +60,4 @@ export class Redactor {
     }
     return value;
   }
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
