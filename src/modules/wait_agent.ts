@@ -139,12 +139,14 @@ export const waitAgentModule = defineModule({
       };
       if (a.require_podman) {
         const pv = await conn.exec(['podman', '--version']);
-        if (pv.rc !== 0)
+        if (pv.rc !== 0) {
+          const said = (pv.stderr || pv.stdout).trim().split('\n').slice(-3).join(' | ');
           throw hostError(
             ctx,
-            'the ramdisk has no working podman',
+            `the ramdisk has no working podman (\`podman --version\` exited ${pv.rc}${said ? `: ${said}` : ''})`,
             'use a ramdisk image with podman (IPA ramdisks with the podman element)',
           );
+        }
         facts.podman_version = pv.stdout.trim();
       }
       if (a.min_memory_mib) {
