@@ -1,63 +1,75 @@
 // The module registry: the executor, the loader, `tsbm modules` and the schema writer find
-// modules only through here. Add one import and one entry per module file.
-import type { ModuleDef } from './types.js';
-import { redfishBootDevice } from './redfish_boot_device.js';
-import { redfishPower } from './redfish_power.js';
-import { vmediaBoot } from './vmedia_boot.js';
-import { assertModule } from './assert.js';
-import { debugModule } from './debug.js';
-import { failModule } from './fail.js';
-import { metaModule } from './meta.js';
-import { pauseModule } from './pause.js';
-import { setFactModule } from './set_fact.js';
-import { bootcInstallModule } from './bootc_install.js';
-import { configdriveWriteModule } from './configdrive_write.js';
-import { podmanPullModule } from './podman_pull.js';
-import { rootDeviceModule } from './root_device.js';
-import { waitAgentModule } from './wait_agent.js';
-import { imageWriteModule } from './image_write.js';
-import { commandModule } from './command.js';
-import { copyModule } from './copy.js';
-import { factsModuleDef, gatherFactsModule } from './facts.js';
-import { fileModule } from './file.js';
-import { shellModule } from './shell.js';
-import { slurpModule } from './slurp.js';
-import { statModule } from './stat.js';
-import { templateModule } from './template.js';
-import { waitForModule } from './wait_for.js';
-import { waitForConnectionModule } from './wait_for_connection.js';
+// modules only through here. What the loader and the docs need of a module (name, arguments,
+// summary, ...) comes from catalog.ts, which `npm run schemas` generates from the module files
+// (a test fails when it is stale); a module's file, with its code and libraries (Redfish,
+// configdrive, image writing, ...), is imported the first time a task runs it. So a run loads
+// only the modules its playbook uses.
+// Add a module: one line in LOADERS, then `npm run schemas`.
+import { MODULE_CATALOG } from './catalog.js';
+import type { ModuleContext, ModuleDef, ModuleInfo, ModuleResult } from './types.js';
 
-const modules: ModuleDef[] = [
-  redfishBootDevice as unknown as ModuleDef,
-  redfishPower as unknown as ModuleDef,
-  vmediaBoot as unknown as ModuleDef,
-  assertModule as unknown as ModuleDef,
-  debugModule as unknown as ModuleDef,
-  failModule as unknown as ModuleDef,
-  metaModule as unknown as ModuleDef,
-  pauseModule as unknown as ModuleDef,
-  setFactModule as unknown as ModuleDef,
-  bootcInstallModule as unknown as ModuleDef,
-  configdriveWriteModule as unknown as ModuleDef,
-  podmanPullModule as unknown as ModuleDef,
-  rootDeviceModule as unknown as ModuleDef,
-  waitAgentModule as unknown as ModuleDef,
-  imageWriteModule as unknown as ModuleDef,
-  commandModule as unknown as ModuleDef,
-  copyModule as unknown as ModuleDef,
-  factsModuleDef as unknown as ModuleDef,
-  gatherFactsModule as unknown as ModuleDef,
-  fileModule as unknown as ModuleDef,
-  shellModule as unknown as ModuleDef,
-  slurpModule as unknown as ModuleDef,
-  statModule as unknown as ModuleDef,
-  templateModule as unknown as ModuleDef,
-  waitForModule as unknown as ModuleDef,
-  waitForConnectionModule as unknown as ModuleDef,
-];
+type Loader = () => Promise<ModuleDef>;
+const def = (m: unknown) => m as ModuleDef;
+
+/** Module name -> its implementation (the module file's definition). */
+const LOADERS: Record<string, Loader> = {
+  redfish_boot_device: () => import('./redfish_boot_device.js').then((m) => def(m.redfishBootDevice)),
+  redfish_power: () => import('./redfish_power.js').then((m) => def(m.redfishPower)),
+  vmedia_boot: () => import('./vmedia_boot.js').then((m) => def(m.vmediaBoot)),
+  assert: () => import('./assert.js').then((m) => def(m.assertModule)),
+  debug: () => import('./debug.js').then((m) => def(m.debugModule)),
+  fail: () => import('./fail.js').then((m) => def(m.failModule)),
+  meta: () => import('./meta.js').then((m) => def(m.metaModule)),
+  pause: () => import('./pause.js').then((m) => def(m.pauseModule)),
+  set_fact: () => import('./set_fact.js').then((m) => def(m.setFactModule)),
+  bootc_install: () => import('./bootc_install.js').then((m) => def(m.bootcInstallModule)),
+  configdrive_write: () => import('./configdrive_write.js').then((m) => def(m.configdriveWriteModule)),
+  podman_pull: () => import('./podman_pull.js').then((m) => def(m.podmanPullModule)),
+  root_device: () => import('./root_device.js').then((m) => def(m.rootDeviceModule)),
+  wait_agent: () => import('./wait_agent.js').then((m) => def(m.waitAgentModule)),
+  image_write: () => import('./image_write.js').then((m) => def(m.imageWriteModule)),
+  command: () => import('./command.js').then((m) => def(m.commandModule)),
+  copy: () => import('./copy.js').then((m) => def(m.copyModule)),
+  facts: () => import('./facts.js').then((m) => def(m.factsModuleDef)),
+  gather_facts: () => import('./facts.js').then((m) => def(m.gatherFactsModule)),
+  file: () => import('./file.js').then((m) => def(m.fileModule)),
+  shell: () => import('./shell.js').then((m) => def(m.shellModule)),
+  slurp: () => import('./slurp.js').then((m) => def(m.slurpModule)),
+  stat: () => import('./stat.js').then((m) => def(m.statModule)),
+  template: () => import('./template.js').then((m) => def(m.templateModule)),
+  wait_for: () => import('./wait_for.js').then((m) => def(m.waitForModule)),
+  wait_for_connection: () => import('./wait_for_connection.js').then((m) => def(m.waitForConnectionModule)),
+};
+
+const loaded = new Map<string, Promise<ModuleDef>>();
+
+/** The module file's own definition (imported once). */
+export function loadModule(name: string): Promise<ModuleDef> {
+  let p = loaded.get(name);
+  if (!p) {
+    const load = LOADERS[name];
+    p = load ? load() : Promise.reject(new Error(`module ${name} has no implementation in registry.ts`));
+    loaded.set(name, p);
+  }
+  return p;
+}
+
+/** Every module file's own definition, sorted by name (for the catalog writer and its test). */
+export async function loadModuleDefs(): Promise<ModuleDef[]> {
+  const defs = await Promise.all(Object.keys(LOADERS).map((n) => loadModule(n)));
+  return defs.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A module as the catalog describes it, whose run() imports the implementation on first use. */
+function lazyModule(info: ModuleInfo): ModuleDef {
+  return {
+    ...info,
+    run: async (ctx: ModuleContext, args: unknown): Promise<ModuleResult> => (await loadModule(info.name)).run(ctx, args),
+  };
+}
 
 const byName = new Map<string, ModuleDef>();
-for (const m of modules) byName.set(m.name, m);
+for (const info of MODULE_CATALOG) byName.set(info.name, lazyModule(info));
 
 export function getModule(name: string): ModuleDef | undefined {
   return byName.get(name);
@@ -65,4 +77,9 @@ export function getModule(name: string): ModuleDef | undefined {
 
 export function allModules(): ModuleDef[] {
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Module names whose implementation the registry knows (the catalog must list exactly these). */
+export function moduleLoaderNames(): string[] {
+  return Object.keys(LOADERS).sort();
 }

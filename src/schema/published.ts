@@ -42,9 +42,11 @@ function moduleSchema(m: ModuleDef): Record<string, unknown> {
   };
 }
 
-/** File name under schemas/ -> JSON Schema. */
-export function publishedSchemas(): Record<string, object> {
-  const modules = allModules();
+/**
+ * File name under schemas/ -> JSON Schema. `modules` defaults to the registry's catalog; the
+ * writer passes the module files' own definitions (the catalog is generated from them too).
+ */
+export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): Record<string, object> {
   const out: Record<string, object> = {
     'playbook.json': publishedPlaybookSchema(modules),
     'inventory.json': {

@@ -1,12 +1,15 @@
 // `npm run schemas`: writes schemas/ from the schema definitions (see published.ts) and
 // removes files there that no longer correspond to anything (e.g. a renamed module).
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { moduleCatalogText } from '../modules/catalog-text.js';
+import { loadModuleDefs } from '../modules/registry.js';
+import type { ModuleDef } from '../modules/types.js';
 import { publishedSchemas, schemaText } from './published.js';
 
-export function writeSchemas(dir: string): string[] {
-  const files = publishedSchemas();
+export function writeSchemas(dir: string, modules?: readonly ModuleDef[]): string[] {
+  const files = publishedSchemas(modules);
   const written: string[] = [];
   for (const [name, schema] of Object.entries(files)) {
     const path = join(dir, name);
@@ -40,8 +43,15 @@ export function listJson(dir: string): string[] {
 
 const here = fileURLToPath(import.meta.url);
 if (process.argv[1] && resolve(process.argv[1]) === here) {
-  // dist/schema/write-schemas.js -> <package>/schemas
-  const dir = resolve(dirname(here), '..', '..', 'schemas');
-  const names = writeSchemas(dir);
+  // dist/schema/write-schemas.js -> <package>/schemas and <package>/src/modules/catalog.ts, both
+  // from the module files themselves (the catalog compiled into dist/ may be the stale one; the
+  // npm script builds again afterwards).
+  const root = resolve(dirname(here), '..', '..');
+  const modules = await loadModuleDefs();
+  const catalog = join(root, 'src', 'modules', 'catalog.ts');
+  const text = moduleCatalogText(modules);
+  if (readFileSync(catalog, 'utf8') !== text) writeFileSync(catalog, text);
+  const dir = join(root, 'schemas');
+  const names = writeSchemas(dir, modules);
   process.stdout.write(`wrote ${names.length} schemas to ${dir}\n`);
 }
