@@ -20,7 +20,7 @@ import { runSgdisk } from '../../src/sim/gpt/sgdisk-run.js';
 
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const WRAPPER = join(ROOT, 'src/sim/ramdisk/bin/sgdisk');
+const WRAPPER = join(ROOT, 'src/sim/ramdisk/sgdisk-standin/sgdisk');
 const CLI = join(ROOT, 'dist/sim/gpt/sgdisk-cli.js');
 
 let dir: string;

@@ -10,7 +10,7 @@ import { faultsFor, parseFaultSpec } from './faults.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
-import { DEFAULT_MOCKUPS, RAMDISK_TOOLS_DIR, resolveMockup } from './package-paths.js';
+import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
 import { freePorts } from './ports.js';
 
 export interface LabOptions {
@@ -94,7 +94,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         instanceHostKey: inst.priv,
         instanceHostKeyPub: inst.pub,
         authorizedKey: controller.pub,
-        toolsDir: RAMDISK_TOOLS_DIR,
+        toolDirs: ramdiskToolDirs(),
         bmcUser: 'admin',
         bmcPassword,
         bootDelayMs: opts.bootDelayMs ?? 1500,

@@ -31,7 +31,8 @@ export interface SimNodeConfig {
   instanceHostKey: string;
   instanceHostKeyPub: string;
   authorizedKey: string; // the controller's public key
-  toolsDir: string;
+  /** Simulated tools, first on the ramdisk's PATH. */
+  toolDirs: string[];
   bmcUser: string;
   bmcPassword: string;
   bootDelayMs: number;
@@ -111,6 +112,7 @@ export class SimNode {
         `TSBM_SIM_REGISTRY=${c.registryHost}`,
         `TSBM_SIM_REGISTRY_AUTH=${Buffer.from(c.registryAuth).toString('base64')}`,
         `TSBM_SIM_IMAGES=${c.imagesDir}`,
+        `TSBM_SIM_DISK_BYTES=${c.diskBytes}`,
         `TSBM_SIM_PULL_FAIL=${c.faults.pullFail ? 1 : 0}`,
         `TSBM_SIM_BOOTC_FAIL=${c.faults.bootcFail ? 1 : 0}`,
         '',
@@ -176,7 +178,7 @@ export class SimNode {
     const c = this.cfg;
     const shell = shellExecHandler({
       cwd: this.root,
-      pathPrefix: [c.toolsDir],
+      pathPrefix: c.toolDirs,
       env: { ...baseEnv(), TSBM_SIM_ROOT: this.root, TSBM_SIM_ENV: join(this.root, 'sim/node.env') },
       ...(c.spawner ? { spawner: c.spawner } : {}),
     });

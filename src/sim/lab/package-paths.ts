@@ -7,6 +7,17 @@ import { fileURLToPath } from 'node:url';
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const MOCKUPS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'mockups');
 export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bin');
+/** The sgdisk stand-in's wrapper: on the ramdisk's PATH only when it is needed (an extra exec per call otherwise). */
+export const SGDISK_STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'sgdisk-standin');
+
+let systemSgdisk: boolean | undefined;
+
+/** The directories put first on a simulated ramdisk's PATH. */
+export function ramdiskToolDirs(): string[] {
+  systemSgdisk ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin'].some((d) => existsSync(join(d, 'sgdisk')));
+  const standin = process.env.TSBM_SIM_FORCE_JS_SGDISK === '1' || !systemSgdisk;
+  return standin ? [RAMDISK_TOOLS_DIR, SGDISK_STANDIN_DIR] : [RAMDISK_TOOLS_DIR];
+}
 export const DEFAULT_MOCKUPS = ['hpe-ilo5-dl325-gen10plus', 'dmtf-public-rackmount1'];
 
 /** A shipped tree's name or a directory in the DMTF short-form layout. */

@@ -5,11 +5,33 @@
 SIM_DISK="$TSBM_SIM_ROOT/dev/vda"
 SIM_STATE="$TSBM_SIM_ROOT/sim"
 
-sim_key() { printf '%s' "$1" | tr '/:@' '___'; }
-sim_image_env() { printf '%s/%s.env' "$TSBM_SIM_IMAGES" "$(sim_key "$1")"; }
-sim_registry_of() {
+# Every helper sets a variable instead of printing: a $(...) costs a fork, and a thousand-node
+# lab runs these tens of thousands of times.
+sim_key() { # KEY=$1 with / : @ as _ (the catalogue's file names)
+  KEY=; _rest=$1
+  while [ -n "$_rest" ]; do
+    _c=${_rest%"${_rest#?}"}; _rest=${_rest#?}
+    case $_c in /|:|@) _c=_;; esac
+    KEY=$KEY$_c
+  done
+}
+sim_image_env() { sim_key "$1"; ENVF=$TSBM_SIM_IMAGES/$KEY.env; }
+sim_disk_bytes() { # DISK_BYTES: the node's disk size (fixed for the lab's life, so node.env has it)
+  if [ -n "${TSBM_SIM_DISK_BYTES:-}" ]; then DISK_BYTES=$TSBM_SIM_DISK_BYTES; else DISK_BYTES=$(stat -c %s "$SIM_DISK"); fi
+}
+sim_copy() { # $1 -> $2 with shell builtins only (small text files)
+  { while IFS= read -r _l || [ -n "$_l" ]; do printf '%s\n' "$_l"; done; } < "$1" > "$2"
+}
+sim_file_has() { # $1 file contains the literal $2
+  [ -r "$1" ] || return 1
+  while IFS= read -r _l || [ -n "$_l" ]; do
+    case $_l in *"$2"*) return 0;; esac
+  done < "$1"
+  return 1
+}
+sim_registry_of() { # REG: the registry part of an image reference
+  REG=docker.io
   case "$1" in
-    */*) r=${1%%/*}; case "$r" in *.*|*:*|localhost) printf '%s' "$r"; return;; esac;;
+    */*) _r=${1%%/*}; case "$_r" in *.*|*:*|localhost) REG=$_r;; esac;;
   esac
-  printf 'docker.io'
 }
