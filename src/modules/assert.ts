@@ -1,5 +1,5 @@
 // assert: every condition in `that` must hold (same expression syntax as `when`).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { evalCondition } from '../template/index.js';
 import { defineModule } from './types.js';
 

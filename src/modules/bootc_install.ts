@@ -1,6 +1,6 @@
 // bootc_install: runs IPA's `podman run ... bootc install to-disk` against the chosen disk,
 // with a timeout that kills podman, clear errors, and a check that a partition table exists.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import type { ExecResult } from '../connection/types.js';
 import {
   BootcPlanError,

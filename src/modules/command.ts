@@ -1,5 +1,5 @@
 // command: run a program on the target without a shell (argv, or a string split like sh words).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
 import { splitArgs } from './lib/split-args.js';

@@ -1,7 +1,7 @@
 // copy: put literal content or a controller file on the target, idempotent by sha256.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { findControllerFile } from './lib/controller-file.js';
 import { ensureFile } from './lib/ensure-file.js';

@@ -1,6 +1,6 @@
 // debug: show a message or a variable's value in the task's result (the executor's events
 // carry it; modules never print).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { defineModule, type ModuleResult } from './types.js';
 
 const args = Type.Object(

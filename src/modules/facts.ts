@@ -1,6 +1,6 @@
 // facts / gather_facts: memory, CPUs, disks, interfaces, system UUID, SELinux, podman, in ONE
 // remote command. Registered under `facts` (and `ansible_facts`, for Ansible habits).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { FACTS_SCRIPT, parseFacts } from './lib/facts-script.js';
 import { defineModule, type ModuleDef } from './types.js';

@@ -1,5 +1,5 @@
 // fail: stop the host with a message (usually under `when`).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { defineModule } from './types.js';
 
 const args = Type.Object(

@@ -1,5 +1,5 @@
 // file: make a path on the target a directory, an (existing) file, touched, or absent.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
 import { formatMode, parseMode } from './lib/file-mode.js';

@@ -4,7 +4,7 @@
 // image and serves it to the ramdisks itself.
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { MIB } from '../deploy/disk.js';
 import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from '../deploy/image-disk.js';
 import { remoteContentLength } from '../deploy/image-fetch.js';

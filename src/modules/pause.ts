@@ -1,5 +1,5 @@
 // pause: wait a fixed time (non-interactive: no prompt). Ends early, failing, on abort.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { sleep } from '../util/wait.js';
 import { defineModule } from './types.js';
 

@@ -1,5 +1,5 @@
 // redfish_boot_device: set the boot source override (once or persistent, optional mode) and read it back.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { applyBoot, BOOT_DEVICES, planBoot } from '../redfish/boot.js';
 import { findSystem } from '../redfish/discovery.js';
 import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';

@@ -1,7 +1,7 @@
 // redfish_power: decides what to ask the BMC for (src/redfish does the asking), waits for
 // PowerState to hold, escalates graceful to force after `force_after`, and registers the
 // node's identity (UUID, MACs) for later checks.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from '../redfish/client.js';
 import { findSystem } from '../redfish/discovery.js';

@@ -1,5 +1,5 @@
 // root_device: picks the disk to install on, with Ironic's root device hints.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { describeDisk, MIB } from '../deploy/disk.js';
 import { parseLsblk } from '../deploy/lsblk.js';
 import { firstSet } from '../deploy/node-data.js';

@@ -1,5 +1,5 @@
 // shell: run a command line through sh on the target (the only module allowed a raw string).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
 import { defineModule } from './types.js';
 

@@ -1,5 +1,5 @@
 // slurp: fetch a file from the target as base64 (over SFTP, no remote tools needed).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { defineModule } from './types.js';
 
 const args = Type.Object(

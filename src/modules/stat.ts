@@ -1,5 +1,5 @@
 // stat: facts about a path on the target (never changes anything).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { formatMode } from './lib/file-mode.js';
 import { remotePathInfo } from './lib/remote-path.js';
 import { defineModule } from './types.js';

@@ -1,7 +1,7 @@
 // template: render a Handlebars file from the controller with the task's vars, write it like copy.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { renderText } from '../template/render.js';
 import { findControllerFile } from './lib/controller-file.js';
 import { ensureFile } from './lib/ensure-file.js';

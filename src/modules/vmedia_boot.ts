@@ -2,7 +2,7 @@
 // A local ISO is served by the run's built-in HTTP server. Everything is read back.
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { applyBoot, planBoot } from '../redfish/boot.js';

@@ -1,6 +1,6 @@
 // wait_agent: waits for the node's ramdisk to accept SSH, then proves it is the machine the BMC
 // controls before anything destructive happens (Ironic trusts whoever looks up; tsbm checks).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import type { Connection } from '../connection/types.js';
 import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
 import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';

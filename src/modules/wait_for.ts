@@ -1,6 +1,6 @@
 // wait_for: wait, from the target, until a TCP port opens/closes, a path appears/disappears,
 // or a file contains a regex. Uses the shared wait loop and reports progress.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
 import { defineModule, type ModuleContext } from './types.js';

@@ -1,5 +1,5 @@
 // wait_for_connection: wait until the host accepts SSH again (after a reboot or a ramdisk boot).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
 import { defineModule } from './types.js';
 

@@ -2,7 +2,8 @@
 // schemas below (task lists are checked node by node so errors point at the right task), and
 // the published schemas/playbook.json is built from the same keyword definitions plus every
 // registered module's argument schema, so editors complete module names and their arguments.
-import { type Static, type TOptional, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import type { Static, TOptional, TProperties, TSchema } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import type { ModuleDef } from '../modules/types.js';
 import { relaxForTemplates } from '../schema/template-relax.js';
 

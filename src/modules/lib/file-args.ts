@@ -1,5 +1,5 @@
 // Argument fragments shared by the file-writing modules (one definition, same docs everywhere).
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema/type-builder.js';
 
 export const modeArg = Type.Optional(
   Type.Union([Type.String(), Type.Integer()], {
