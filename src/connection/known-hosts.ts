@@ -47,16 +47,29 @@ export function hostPatternMatches(patterns: string, name: string): boolean {
   return hit;
 }
 
-/** Entries of `file` recorded for `name`; a missing file has none. */
-export async function lookupKnownHosts(file: string, name: string): Promise<KnownHostEntry[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  const out: KnownHostEntry[] = [];
+interface ParsedLine {
+  line: number;
+  patterns: string;
+  keyType: string;
+  b64: string;
+  revoked: boolean;
+}
+
+/** One file's lines, parsed once: plain host names indexed, everything else (globs, hashes) scanned. */
+interface ParsedFile {
+  text: string;
+  byName: Map<string, ParsedLine[]>;
+  scan: ParsedLine[];
+}
+
+const PLAIN_NAMES = /^[^*?!|,]+(,[^*?!|,]+)*$/;
+// A fleet's known_hosts holds thousands of lines and every connection looks one up: parsing the
+// file and compiling every pattern per lookup made that quadratic. The file is still read every
+// time (cheap, and never stale); it is parsed again only when its text changed.
+const parsedFiles = new Map<string, ParsedFile>();
+
+function parseKnownHosts(text: string): ParsedFile {
+  const parsed: ParsedFile = { text, byName: new Map(), scan: [] };
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
@@ -69,10 +82,42 @@ export async function lookupKnownHosts(file: string, name: string): Promise<Know
     }
     const [patterns, keyType, b64] = fields;
     if (!patterns || !keyType || !b64) return;
-    if (!hostPatternMatches(patterns, name)) return;
-    out.push({ file, line: i + 1, keyType, key: Buffer.from(b64, 'base64'), revoked });
+    const entry: ParsedLine = { line: i + 1, patterns, keyType, b64, revoked };
+    if (!PLAIN_NAMES.test(patterns)) {
+      parsed.scan.push(entry);
+      return;
+    }
+    for (const name of new Set(patterns.toLowerCase().split(','))) {
+      const list = parsed.byName.get(name);
+      if (list) list.push(entry);
+      else parsed.byName.set(name, [entry]);
+    }
   });
-  return out;
+  return parsed;
+}
+
+async function readParsed(file: string): Promise<ParsedFile | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const cached = parsedFiles.get(file);
+  if (cached?.text === text) return cached;
+  const parsed = parseKnownHosts(text);
+  parsedFiles.set(file, parsed);
+  return parsed;
+}
+
+/** Entries of `file` recorded for `name`, in file order; a missing file has none. */
+export async function lookupKnownHosts(file: string, name: string): Promise<KnownHostEntry[]> {
+  const parsed = await readParsed(file);
+  if (!parsed) return [];
+  const hits = [...(parsed.byName.get(name.toLowerCase()) ?? []), ...parsed.scan.filter((e) => hostPatternMatches(e.patterns, name))];
+  hits.sort((a, b) => a.line - b.line);
+  return hits.map((e) => ({ file, line: e.line, keyType: e.keyType, key: Buffer.from(e.b64, 'base64'), revoked: e.revoked }));
 }
 
 /** Appends a hashed entry (like `ssh -o HashKnownHosts=yes`), creating the file 0600 if needed. */

@@ -78,3 +78,26 @@ describe('known_hosts', () => {
     expect(sameFingerprint(fp, 'SHA256:other')).toBe(false);
   });
 });
+
+describe('known_hosts lookups in a large file', () => {
+  it('finds plain, wildcard and hashed entries in file order, case-insensitively', async () => {
+    const f = path.join(dir, 'fleet_known_hosts');
+    const lines = Array.from({ length: 3000 }, (_, i) => `[127.0.0.1]:${20000 + i} ssh-ed25519 ${Buffer.from(`k${i}`).toString('base64')}`);
+    lines.splice(10, 0, `[127.0.0.1]:2*,!other ssh-rsa ${Buffer.from('glob').toString('base64')}`);
+    lines.push(`${hashed('[127.0.0.1]:21234')} ecdsa-sha2-nistp256 ${Buffer.from('hashed').toString('base64')}`);
+    lines.push(`[127.0.0.1]:21234,HOST.example ssh-ed25519 ${Buffer.from('second').toString('base64')}`);
+    writeFileSync(f, `${lines.join('\n')}\n`);
+    const hits = await lookupKnownHosts(f, '[127.0.0.1]:21234');
+    expect(hits.map((h) => h.key.toString())).toEqual(['glob', 'k1234', 'hashed', 'second']);
+    expect(hits.map((h) => h.line)).toEqual([11, 1236, 3002, 3003]);
+    expect((await lookupKnownHosts(f, 'host.EXAMPLE')).map((h) => h.key.toString())).toEqual(['second']);
+  });
+
+  it('sees a rewrite at once, even one of the same size within the same clock tick', async () => {
+    const f = path.join(dir, 'rewritten_known_hosts');
+    writeFileSync(f, `h1 ssh-ed25519 ${Buffer.from('AAAA').toString('base64')}\n`);
+    expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('AAAA');
+    writeFileSync(f, `h1 ssh-ed25519 ${Buffer.from('BBBB').toString('base64')}\n`);
+    expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('BBBB');
+  });
+});
