@@ -3,11 +3,13 @@
 // A dropped connection rejects what is in flight and is re-established on next use.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { Client } from './ssh2-lib.js';
 import { TsbmError, UnreachableError } from '../errors.js';
+import { coalesceWrites } from '../util/coalesce-writes.js';
 import { retry } from '../util/wait.js';
 import { buildRemoteCommand } from './command-line.js';
 import { prepareHostKeyCheck } from './host-key.js';
@@ -194,6 +196,9 @@ export class SshConnection implements Connection {
         reject(new UnreachableError(spec.host, `${spec.host}: ${d.message}`, err, d.hint));
       });
       client.connect(config);
+      // ssh2 keeps the socket it made in _sock (1.x); batch its per-packet writes when it is there.
+      const made = (client as unknown as { _sock?: unknown })._sock;
+      if (made instanceof Socket) coalesceWrites(made);
     });
   }
 

@@ -7,6 +7,7 @@ import type { AuthContext, ParsedKey, ServerChannel, Session } from 'ssh2';
 import { Server, utils } from '../../connection/ssh2-lib.js';
 import { sha256Fingerprint } from '../../connection/fingerprint.js';
 import { stripPidPrelude } from '../../connection/remote-pid.js';
+import { coalesceWrites } from '../../util/coalesce-writes.js';
 import { type SshExecHandler, type SshExecProcess, shellExecHandler } from './exec.js';
 import { serveSftp } from './sftp.js';
 
@@ -199,6 +200,7 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     sockets.add(sock);
     sock.on('close', () => sockets.delete(sock));
     sock.on('error', () => {});
+    coalesceWrites(sock);
     ssh.injectSocket(sock);
   };
   const tcp = opts.listen === false ? undefined : net.createServer(accept);
