@@ -3,7 +3,7 @@
 import type { SourcePos } from '../errors.js';
 import type { TsbmError } from '../errors.js';
 import { conditionSource } from './condition.js';
-import { checkCompile, hbs, HELPER_NAMES } from './engine.js';
+import { checkCompile, HELPER_NAMES, handlebars } from './engine.js';
 import { toTemplateError } from './errors.js';
 import { SOFT_ARG_HELPERS } from './helpers/index.js';
 
@@ -78,7 +78,7 @@ function collect(prog: hbs.AST.Program, scope: Scope, out: Set<string>): void {
 function refs(source: string): string[] {
   let ast: hbs.AST.Program;
   try {
-    ast = hbs.parse(source);
+    ast = handlebars().parse(source);
   } catch {
     return []; // syntax errors are checkTemplateSyntax's job
   }

@@ -1,6 +1,6 @@
 // The one Handlebars environment tsbm renders with: strict, no HTML escaping, no prototype
 // access, tsbm's helpers, and compiled templates cached by source.
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
 import { isSecretName } from '../output/redact.js';
 import { UndefinedVarFail } from './fail.js';
 import { resolvePath } from './lookup.js';
@@ -15,15 +15,25 @@ import {
 } from './rewrite.js';
 import type { TemplateContext } from './types.js';
 
-export const hbs = Handlebars.create();
-
 /** Names usable as helpers in templates (ours plus Handlebars' block helpers and `lookup`). */
 export const HELPER_NAMES: ReadonlySet<string> = new Set(HELPERS.map((h) => h.name));
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([...HELPER_NAMES, ...BUILTIN_BLOCKS, 'lookup']);
 
-for (const h of HELPERS) hbs.registerHelper(h.name, toHandlebars(h));
-// `log`, `helperMissing` and `blockHelperMissing` stay registered inside Handlebars, but the
-// rewrite step rejects any helper not in HELPER_NAMES, so templates cannot reach them.
+type HandlebarsEnv = ReturnType<typeof import('handlebars').create>;
+let env: HandlebarsEnv | undefined;
+
+/**
+ * The Handlebars environment, created (and Handlebars loaded) on the first template: a playbook
+ * and inventory without any template never pay for it.
+ */
+export function handlebars(): HandlebarsEnv {
+  if (!env) {
+    const Handlebars = createRequire(import.meta.url)('handlebars') as typeof import('handlebars');
+    env = Handlebars.create();
+    registerHelpers(env);
+  }
+  return env;
+}
 
 interface RunData {
   root?: unknown;
@@ -31,38 +41,44 @@ interface RunData {
   tsbmBox?: { value?: unknown; set?: boolean };
 }
 
-hbs.registerHelper(INTERNAL.get, function (this: unknown, original: string, ...rest: unknown[]) {
-  const opts = rest.pop() as { data?: RunData };
-  const parts = rest as string[];
-  const value = resolvePath(this, opts.data?.root, original, parts, true);
-  // A value read through a secret-looking name stays secret wherever the result goes.
-  const onSecret = opts.data?.tsbm?.onSecret;
-  if (onSecret && parts.some(isSecretName)) markSecret(value, onSecret);
-  return value;
-});
+function registerHelpers(hbs: HandlebarsEnv): void {
+  for (const h of HELPERS) hbs.registerHelper(h.name, toHandlebars(h));
+  // `log`, `helperMissing` and `blockHelperMissing` stay registered inside Handlebars, but the
+  // rewrite step rejects any helper not in HELPER_NAMES, so templates cannot reach them.
+
+  hbs.registerHelper(INTERNAL.get, function (this: unknown, original: string, ...rest: unknown[]) {
+    const opts = rest.pop() as { data?: RunData };
+    const parts = rest as string[];
+    const value = resolvePath(this, opts.data?.root, original, parts, true);
+    // A value read through a secret-looking name stays secret wherever the result goes.
+    const onSecret = opts.data?.tsbm?.onSecret;
+    if (onSecret && parts.some(isSecretName)) markSecret(value, onSecret);
+    return value;
+  });
+  hbs.registerHelper(INTERNAL.soft, function (this: unknown, original: string, ...rest: unknown[]) {
+    const opts = rest.pop() as { data?: RunData };
+    return resolvePath(this, opts.data?.root, original, rest as string[], false);
+  });
+  hbs.registerHelper(INTERNAL.capture, (value: unknown, opts: { data?: RunData }) => {
+    const box = opts.data?.tsbmBox;
+    if (box) {
+      box.value = value;
+      box.set = true;
+    }
+    return toText(value);
+  });
+  hbs.registerHelper(INTERNAL.required, (value: unknown, original: string) => {
+    if (value === undefined) throw new UndefinedVarFail(original, original);
+    return value;
+  });
+  hbs.registerHelper(INTERNAL.str, (value: unknown) => toText(value));
+}
 
 function markSecret(v: unknown, onSecret: (s: string) => void, depth = 0): void {
   if (typeof v === 'string' || typeof v === 'number') onSecret(String(v));
   else if (v && typeof v === 'object' && depth < 10)
     for (const x of Object.values(v)) markSecret(x, onSecret, depth + 1);
 }
-hbs.registerHelper(INTERNAL.soft, function (this: unknown, original: string, ...rest: unknown[]) {
-  const opts = rest.pop() as { data?: RunData };
-  return resolvePath(this, opts.data?.root, original, rest as string[], false);
-});
-hbs.registerHelper(INTERNAL.capture, (value: unknown, opts: { data?: RunData }) => {
-  const box = opts.data?.tsbmBox;
-  if (box) {
-    box.value = value;
-    box.set = true;
-  }
-  return toText(value);
-});
-hbs.registerHelper(INTERNAL.required, (value: unknown, original: string) => {
-  if (value === undefined) throw new UndefinedVarFail(original, original);
-  return value;
-});
-hbs.registerHelper(INTERNAL.str, (value: unknown) => toText(value));
 
 /** How a value prints inside a larger string. */
 export function toText(value: unknown): string {
@@ -84,6 +100,7 @@ export function compileTemplate(source: string, mode: RewriteMode): Compiled {
   const key = `${mode}\u0000${source}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  const hbs = handlebars();
   const ast = hbs.parse(source);
   const single = mode === 'typed' && singleMustacheIndex(ast.body) >= 0;
   rewriteProgram(ast, mode, HELPER_NAMES);
@@ -106,6 +123,7 @@ export function compileTemplate(source: string, mode: RewriteMode): Compiled {
 
 /** Parse and rewrite without running: for syntax checks. */
 export function checkCompile(source: string, mode: RewriteMode): void {
+  const hbs = handlebars();
   const ast = hbs.parse(source);
   rewriteProgram(ast, mode, HELPER_NAMES);
   hbs.precompile(ast, { strict: true, noEscape: true });
