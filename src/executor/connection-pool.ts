@@ -38,6 +38,15 @@ export class ConnectionPool {
     return p;
   }
 
+  /** Makes an already open connection this target's pooled one; a previous one is closed. */
+  adopt(spec: ConnectionSpec, conn: Connection): void {
+    const key = `${spec.connection}:${spec.host}`;
+    const old = this.conns.get(key);
+    this.conns.set(key, Promise.resolve(conn));
+    this.open.add(key);
+    if (old) old.then((c) => (c === conn ? undefined : c.close())).catch(() => {});
+  }
+
   /** True when a connection to this target is established (so a failure means it dropped). */
   isOpen(spec: ConnectionSpec): boolean {
     return this.open.has(`${spec.connection}:${spec.host}`);

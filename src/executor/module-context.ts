@@ -81,6 +81,9 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       const spec = c.hostSpec();
       return c.fresh(opts?.timeoutMs ? { ...spec, connectTimeoutMs: opts.timeoutMs } : spec, { signal: c.signal });
     },
+    keepConnection(conn: Connection): void {
+      c.pool.adopt(c.hostSpec(), conn);
+    },
     secret<T extends string>(value: T): T {
       c.redactor.add(value);
       return value;

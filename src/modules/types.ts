@@ -47,6 +47,11 @@ export interface ModuleContext {
   local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /** A fresh attempt to connect to the host's SSH target (for wait_agent-style modules). */
   connect(opts?: { timeoutMs?: number }): Promise<Connection>;
+  /**
+   * Hands a connection from connect() to the run: later tasks on this host use it instead of
+   * dialling again (saves a handshake per host; a fleet's worth at once). The run closes it.
+   */
+  keepConnection?(conn: Connection): void;
 
   /** Registers a value for redaction everywhere; returns it unchanged. */
   secret<T extends string>(value: T): T;

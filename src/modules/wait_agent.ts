@@ -167,9 +167,13 @@ export const waitAgentModule = defineModule({
           );
         }
       }
+      // The checked connection serves the next tasks; only a host that failed its checks drops it.
+      if (ctx.keepConnection && !ctx.check) ctx.keepConnection(conn);
+      else await conn.close().catch(() => undefined);
       return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts };
-    } finally {
+    } catch (e) {
       await conn.close().catch(() => undefined);
+      throw e;
     }
   },
 });

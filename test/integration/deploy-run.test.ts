@@ -87,6 +87,7 @@ describe('ramdisk steps through the executor', () => {
     const bus = new EventBus(redactor);
     const events: TsbmEvent[] = [];
     bus.on((e) => events.push(e));
+    const connectionsBefore = node.host.server.connections;
     const code = await runPlaybook(
       {
         playbook,
@@ -112,6 +113,8 @@ describe('ramdisk steps through the executor', () => {
       JSON.stringify(results, null, 1),
     ).toEqual(['Wait for the ramdisk:ok', 'Choose the root disk:ok', 'Pull:changed', 'Install:changed']);
     expect(code).toBe(0);
+    // wait_agent's checked connection carries the later tasks: one handshake for the whole run.
+    expect(node.host.server.connections - connectionsBefore).toBe(1);
     const args = readFileSync(path.join(node.state, 'podman-run-args'), 'utf8').trim().split('\n');
     expect(args).toContain('--root-size=7424M');
     expect(args.slice(-2)).toEqual(['--karg=console=ttyS0', '/dev/vda']);
