@@ -1,7 +1,8 @@
 // The config drive's I/O on the ramdisk, by byte offset on the whole disk: loop devices and
 // some ramdisks never get partition nodes, and offsets work the same on real hardware.
+import { createHash } from 'node:crypto';
 import type { ModuleContext } from '../modules/types.js';
-import { hostError, mustExec, randomName } from '../deploy/ramdisk-exec.js';
+import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
 import type { Partition } from './partition-table.js';
 
 type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec'>;
@@ -49,43 +50,35 @@ export async function diskSizeBytes(ctx: Ctx, device: string): Promise<number> {
   return n;
 }
 
-/** SHA-256 of `length` bytes of the disk at `offset`, read into a temp file on the ramdisk. */
+/** SHA-256 of `length` bytes of the disk at `offset`: dd streams them here and they are hashed on the way. */
 export async function sha256At(ctx: Ctx, device: string, offset: number, length: number): Promise<string> {
-  const tmp = `/tmp/tsbm-configdrive-read-${randomName()}`;
-  try {
-    await mustExec(ctx, exec(ctx), [
-      'dd',
-      `if=${device}`,
-      `of=${tmp}`,
-      'bs=1M',
-      'iflag=skip_bytes,count_bytes',
-      `skip=${offset}`,
-      `count=${length}`,
-      'status=none',
-    ]);
-    const r = await mustExec(ctx, exec(ctx), ['sha256sum', tmp]);
-    return r.stdout.trim().split(/\s+/)[0] ?? '';
-  } finally {
-    await ctx.exec(['rm', '-f', tmp]);
-  }
-}
-
-/** Writes a file already on the ramdisk into the disk at `offset`, flushed before returning. */
-export async function writeAt(ctx: Ctx, device: string, file: string, offset: number): Promise<void> {
+  const hash = createHash('sha256');
+  let got = 0;
   await mustExec(
     ctx,
     exec(ctx),
-    [
-      'dd',
-      `if=${file}`,
-      `of=${device}`,
-      'bs=1M',
-      'oflag=seek_bytes',
-      `seek=${offset}`,
-      'conv=fsync,notrunc',
-      'status=none',
-    ],
+    ['dd', `if=${device}`, 'bs=1M', 'iflag=skip_bytes,count_bytes', `skip=${offset}`, `count=${length}`, 'status=none'],
+    undefined,
+    {
+      onStdout: (chunk) => {
+        hash.update(chunk);
+        got += chunk.length;
+      },
+    },
+  );
+  if (got !== length) throw hostError(ctx, `reading ${length} bytes of ${device} at byte ${offset} returned ${got}`, 'check that the disk is as large as it reports');
+  return hash.digest('hex');
+}
+
+/** Writes `data` into the disk at `offset` (dd reads it on stdin), flushed before returning. */
+export async function writeAt(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<void> {
+  await mustExec(
+    ctx,
+    exec(ctx),
+    // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
+    ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'],
     'check the disk is not read-only and not in use',
+    { stdin: data },
   );
   // Drop cached pages so the read-back comes from the device, not from what we just wrote.
   await ctx.exec(['blockdev', '--flushbufs', device]);

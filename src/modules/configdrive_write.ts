@@ -9,7 +9,7 @@ import { type PartitionTable, parseSfdiskJson } from '../configdrive/partition-t
 import { placeConfigDrive } from '../configdrive/placement.js';
 import { resolveConfigDrive } from '../configdrive/source.js';
 import { getPath } from '../deploy/node-data.js';
-import { hostError, mustExec, randomName } from '../deploy/ramdisk-exec.js';
+import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
 import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
 
@@ -43,7 +43,7 @@ export const configdriveWriteModule = defineModule({
   name: 'configdrive_write',
   summary: 'Write the config drive (config-2 ISO) into a partition at the end of the node disk',
   description:
-    'Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB (GPT: sgdisk -e first; MBR: at most 3 existing primaries, below 2 TiB), uploads the ISO (0600), writes it by byte offset on the whole disk, reads it back and compares SHA-256, then deletes the upload. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.',
+    'Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB (GPT: sgdisk -e first; MBR: at most 3 existing primaries, below 2 TiB), streams the ISO to dd on stdin (no copy in /tmp), writes it by byte offset on the whole disk, reads it back through dd and compares SHA-256 on the controller. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.',
   runsOn: 'target',
   args,
   checkMode: true,
@@ -133,13 +133,8 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
       ? { ...plan.partition }
       : { number: plan.number, offsetBytes: plan.offsetBytes, sizeBytes: plan.sizeBytes };
 
-  const upload = `/tmp/tsbm-configdrive-${randomName()}.iso`;
-  try {
-    await ctx.put(iso, upload, { mode: 0o600 });
-    await writeAt(ctx, device, upload, target.offsetBytes);
-  } finally {
-    await ctx.exec(['rm', '-f', upload]);
-  }
+  // Straight from memory into dd: no copy of the ISO (it may hold secrets) ever sits in /tmp.
+  await writeAt(ctx, device, iso, target.offsetBytes);
   const readBack = await sha256At(ctx, device, target.offsetBytes, iso.length);
   if (readBack !== sha256) {
     throw hostError(
