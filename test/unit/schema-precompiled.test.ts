@@ -1,14 +1,14 @@
 // Validators compiled at build time (dist/validators/) must behave exactly like the ones ajv
 // compiles at run time: the loader's messages are built from ajv's error objects, so the same
 // errors (keyword, paths, params, schema, parentSchema) must come out for any input.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAjv } from '../../src/schema/ajv.js';
 import { precompileInto, schemasToPrecompile } from '../../src/schema/precompile.js';
-import { precompiled, validatorKey } from '../../src/schema/precompiled.js';
+import { precompiled, validatorKey, validatorScript } from '../../src/schema/precompiled.js';
 
 let dir = '';
 const items = schemasToPrecompile();
@@ -36,6 +36,14 @@ describe('build-time validators', () => {
   it('cover every loader schema and every module argument schema, in both modes', () => {
     expect(items.length).toBeGreaterThan(50);
     for (const { mode, json } of items) expect(precompiled(mode, json, dir), validatorKey(mode, json)).toBeTypeOf('function');
+  });
+
+  it("come with V8's compiled code, which this Node accepts", () => {
+    for (const { mode, json } of items.slice(0, 10)) {
+      const file = join(dir, `${validatorKey(mode, json)}.cjs`);
+      const script = validatorScript(file, readFileSync(file, 'utf8'));
+      expect(script.cachedDataRejected, file).toBe(false);
+    }
   });
 
   it('miss (and so are compiled at run time) for a schema that changed', () => {
