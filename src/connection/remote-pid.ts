@@ -2,27 +2,51 @@
 // kill a command when its channel closes, so a command that may need killing (timeout or abort
 // signal) starts with a tiny prelude that reports its PID and process group on stderr; the
 // client strips that line and, to kill, runs `kill -KILL -PGID` on a second channel.
+// The server runs a command line with the user's login shell (`$SHELL -c LINE`). Until that is
+// known to be a POSIX shell the prelude is its own `sh -c` (one more process per command), which
+// also reports $SHELL; after that the login shell runs the prelude itself.
 import { quoteArgv } from './quote.js';
 
 const MARK = 'tsbm-pid';
 // Builtins only (no extra process): field 5 of /proc/PID/stat is the process group.
-const SCRIPT = `read -r _ _ _ _ g _ 2>/dev/null </proc/$$/stat; echo "${MARK} $$ $g" >&2; exec "$@"`;
+const REPORT = `read -r _ _ _ _ g _ 2>/dev/null </proc/$$/stat; echo "${MARK} $$ $g`;
+const SCRIPT = `${REPORT} $SHELL" >&2; exec "$@"`;
 
 /** The exact prefix put in front of the quoted command (servers and loggers can strip it). */
 export const PID_PRELUDE = `${quoteArgv(['sh', '-c', SCRIPT, 'sh'])} `;
 
-export function withPidPrelude(command: string): string {
-  return PID_PRELUDE + command;
+/** The same for a login shell known to be POSIX: it reports and then execs the command itself. */
+export const INLINE_PID_PRELUDE = `${REPORT}" >&2; exec `;
+
+/** Login shells that run the inline prelude as sh would (basename of $SHELL). */
+const POSIX_SHELLS = new Set(['sh', 'dash', 'bash', 'ash', 'ksh', 'mksh', 'zsh']);
+
+export function isPosixShell(shell: string | undefined): boolean {
+  return shell !== undefined && POSIX_SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1));
+}
+
+/** `command` (a quoted command line) with the prelude in front; `inline` once the login shell is POSIX. */
+export function withPidPrelude(command: string, inline = false): string {
+  return (inline ? INLINE_PID_PRELUDE : PID_PRELUDE) + command;
+}
+
+/** Whether a command line starts with either prelude (its stderr then begins with the report). */
+export function hasPidPrelude(command: string): boolean {
+  return command.startsWith(PID_PRELUDE) || command.startsWith(INLINE_PID_PRELUDE);
 }
 
 /** The command as the caller wrote it (for logs and recorded commands). */
 export function stripPidPrelude(command: string): string {
-  return command.startsWith(PID_PRELUDE) ? command.slice(PID_PRELUDE.length) : command;
+  if (command.startsWith(PID_PRELUDE)) return command.slice(PID_PRELUDE.length);
+  if (command.startsWith(INLINE_PID_PRELUDE)) return command.slice(INLINE_PID_PRELUDE.length);
+  return command;
 }
 
 export interface RemotePid {
   pid: number;
   pgid?: number;
+  /** The login shell ($SHELL), reported by the `sh -c` prelude. */
+  shell?: string;
 }
 
 /**
@@ -39,15 +63,18 @@ export class PidLineFilter {
     const buf = Buffer.concat([this.head, chunk]);
     const nl = buf.indexOf(0x0a);
     if (nl < 0) {
-      if (buf.length < 64 && MARK.startsWith(buf.toString('latin1').slice(0, MARK.length))) {
+      if (buf.length < 512 && MARK.startsWith(buf.toString('latin1').slice(0, MARK.length))) {
         this.head = buf;
         return Buffer.alloc(0);
       }
       return this.done(undefined, buf);
     }
-    const m = new RegExp(`^${MARK} (\\d+) ?(\\d*)$`).exec(buf.subarray(0, nl).toString('latin1'));
+    const m = new RegExp(`^${MARK} (\\d+) ?(\\d*)(?: (.*?))? *$`).exec(buf.subarray(0, nl).toString('latin1'));
     if (!m) return this.done(undefined, buf);
-    return this.done({ pid: Number(m[1]), ...(m[2] ? { pgid: Number(m[2]) } : {}) }, buf.subarray(nl + 1));
+    return this.done(
+      { pid: Number(m[1]), ...(m[2] ? { pgid: Number(m[2]) } : {}), ...(m[3] ? { shell: m[3] } : {}) },
+      buf.subarray(nl + 1),
+    );
   }
 
   /** Anything still held back (stream ended without a newline). */

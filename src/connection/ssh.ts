@@ -14,7 +14,15 @@ import { retry } from '../util/wait.js';
 import { buildRemoteCommand } from './command-line.js';
 import { prepareHostKeyCheck } from './host-key.js';
 import { quoteArgv } from './quote.js';
-import { killArgv, PID_PRELUDE, PidLineFilter, type RemotePid, stripPidPrelude, withPidPrelude } from './remote-pid.js';
+import {
+  hasPidPrelude,
+  isPosixShell,
+  killArgv,
+  PidLineFilter,
+  type RemotePid,
+  stripPidPrelude,
+  withPidPrelude,
+} from './remote-pid.js';
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
 import { authConfig } from './ssh-auth.js';
@@ -63,6 +71,8 @@ export class SshConnection implements Connection {
   readonly host: string;
   private client: Client | undefined;
   private jumps: Client[] = [];
+  /** The login shell reported itself as POSIX: it runs the PID prelude itself (see remote-pid.ts). */
+  private posixLogin = false;
   private connecting: Promise<Client> | undefined;
   private sftp: Promise<SFTPWrapper> | undefined;
   private readonly inflight = new Set<(err: Error) => void>();
@@ -230,7 +240,7 @@ export class SshConnection implements Connection {
   exec(argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const { command, stdinPrefix } = buildRemoteCommand(argv, opts);
     const killable = opts.timeout !== undefined || opts.signal !== undefined;
-    return this.run(killable ? withPidPrelude(command) : command, stdinPrefix, opts);
+    return this.run(killable ? withPidPrelude(command, this.posixLogin) : command, stdinPrefix, opts);
   }
 
   execShell(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
@@ -264,6 +274,7 @@ export class SshConnection implements Connection {
       const pidFilter = new PidLineFilter((p) => {
         pid = p;
         pidSettled = true;
+        if (isPosixShell(p?.shell)) this.posixLogin = true;
         for (const w of pidWaiters.splice(0)) w();
       });
       const finish = (fn: () => void) => {
@@ -285,7 +296,7 @@ export class SshConnection implements Connection {
         } catch {
           // channel already gone
         }
-        if (command.startsWith(PID_PRELUDE)) {
+        if (hasPidPrelude(command)) {
           if (!pidSettled && channel && exit === undefined) {
             await new Promise<void>((r) => {
               pidWaiters.push(r);
@@ -338,7 +349,7 @@ export class SshConnection implements Connection {
           ch.stderr.on('data', (d: Buffer) => pidFilter.push(d));
           ch.resume();
           const kill = () => (pid ? this.killRemote(client, pid, opts.become).catch(() => {}) : Promise.resolve());
-          if (command.startsWith(PID_PRELUDE)) pidWaiters.push(() => void kill().then(() => ch.close()));
+          if (hasPidPrelude(command)) pidWaiters.push(() => void kill().then(() => ch.close()));
           else ch.close();
           setTimeout(() => ch.close(), 3000).unref();
           return;
@@ -352,7 +363,7 @@ export class SshConnection implements Connection {
           out.push(d);
           opts.onStdout?.(d);
         });
-        ch.stderr.on('data', (d: Buffer) => onErr(command.startsWith(PID_PRELUDE) ? pidFilter.push(d) : d));
+        ch.stderr.on('data', (d: Buffer) => onErr(hasPidPrelude(command) ? pidFilter.push(d) : d));
         ch.on('exit', (code: number | null, signal?: string) => {
           exit = { code, ...(signal ? { signal: signal.replace(/^SIG/, '') } : {}) };
         });

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import { createConnectionFactory } from '../../src/connection/factory.js';
+import { INLINE_PID_PRELUDE, PID_PRELUDE } from '../../src/connection/remote-pid.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
@@ -99,6 +100,45 @@ describe('ssh connection against the in-process server', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('stop now')), 200);
     await expect(conn.exec(['sleep', '30'], { signal: ac.signal })).rejects.toThrow('stop now');
+  });
+
+  it('once the login shell reports itself POSIX, it runs the PID prelude itself (one process less), still killable', async () => {
+    const raw: string[] = [];
+    const run = shellExecHandler({ env: { ...process.env, SHELL: '/bin/sh' } });
+    const s = await startSshHost({ exec: (command, session) => (raw.push(command), run(command, session)) });
+    const c = await openSsh(s.spec);
+    try {
+      const signal = new AbortController().signal;
+      expect((await c.exec(['echo', 'one'], { signal })).stdout).toBe('one\n');
+      expect((await c.exec(['echo', 'two'], { signal })).stdout).toBe('two\n');
+      expect(raw.map((r) => (r.startsWith(PID_PRELUDE) ? 'sh -c' : r.startsWith(INLINE_PID_PRELUDE) ? 'inline' : r))).toEqual([
+        'sh -c',
+        'inline',
+      ]);
+      const pidFile = path.join(tmp, 'inline-sleep.pid');
+      await expect(c.exec(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`], { timeout: 300 })).rejects.toThrow(/timed out/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+      expect((await c.exec(['sh', '-c', 'echo err >&2; exit 3'], { signal })).stderr).toBe('err\n');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  it('keeps the sh -c prelude for a login shell that is not POSIX', async () => {
+    const raw: string[] = [];
+    const run = shellExecHandler({ env: { ...process.env, SHELL: '/usr/bin/fish' } });
+    const s = await startSshHost({ exec: (command, session) => (raw.push(command), run(command, session)) });
+    const c = await openSsh(s.spec);
+    try {
+      const signal = new AbortController().signal;
+      for (const w of ['one', 'two']) expect((await c.exec(['echo', w], { signal })).stdout).toBe(`${w}\n`);
+      expect(raw.every((r) => r.startsWith(PID_PRELUDE))).toBe(true);
+    } finally {
+      await c.close();
+      await s.close();
+    }
   });
 
   it('reports a remote death by signal', async () => {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildRemoteCommand } from '../../src/connection/command-line.js';
 import { parseJump } from '../../src/connection/jump.js';
-import { killArgv, PID_PRELUDE, PidLineFilter, stripPidPrelude, withPidPrelude } from '../../src/connection/remote-pid.js';
+import {
+  hasPidPrelude,
+  INLINE_PID_PRELUDE,
+  isPosixShell,
+  killArgv,
+  PID_PRELUDE,
+  PidLineFilter,
+  stripPidPrelude,
+  withPidPrelude,
+} from '../../src/connection/remote-pid.js';
 
 describe('buildRemoteCommand', () => {
   it('quotes argv and wraps become, env and cwd in a fixed order', () => {
@@ -34,6 +43,28 @@ describe('PID prelude', () => {
     expect(stripPidPrelude(withPidPrelude('ls -l'))).toBe('ls -l');
     expect(stripPidPrelude('ls -l')).toBe('ls -l');
     expect(PID_PRELUDE.startsWith('sh -c ')).toBe(true);
+    expect(stripPidPrelude(withPidPrelude("'ls' '-l'", true))).toBe("'ls' '-l'");
+    expect(withPidPrelude("'ls'", true)).toBe(`${INLINE_PID_PRELUDE}'ls'`);
+    expect(INLINE_PID_PRELUDE.endsWith('; exec ')).toBe(true);
+    expect([withPidPrelude('x'), withPidPrelude('x', true), 'x'].map(hasPidPrelude)).toEqual([true, true, false]);
+  });
+
+  it('runs the command inline only in a login shell known to be POSIX', () => {
+    for (const s of ['/bin/sh', '/bin/bash', '/usr/bin/dash', '/bin/zsh', '/bin/ksh', 'ash']) expect(isPosixShell(s), s).toBe(true);
+    for (const s of ['/usr/bin/fish', '/bin/tcsh', '/bin/csh', '/usr/bin/nu', '', undefined]) expect(isPosixShell(s), String(s)).toBe(false);
+  });
+
+  it("reads the login shell from the sh -c prelude's report", () => {
+    const seen: unknown[] = [];
+    for (const line of ['tsbm-pid 42 40 /bin/bash\n', 'tsbm-pid 42 40 \n', 'tsbm-pid 42  /opt/my shell/zsh\n', 'tsbm-pid 42 40\n']) {
+      new PidLineFilter((p) => seen.push(p)).push(Buffer.from(line));
+    }
+    expect(seen).toEqual([
+      { pid: 42, pgid: 40, shell: '/bin/bash' },
+      { pid: 42, pgid: 40 },
+      { pid: 42, shell: '/opt/my shell/zsh' },
+      { pid: 42, pgid: 40 },
+    ]);
   });
 
   it('takes the report line out of stderr, even split across chunks', () => {
