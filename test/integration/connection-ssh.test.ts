@@ -105,7 +105,12 @@ describe('ssh connection against the in-process server', () => {
   it('once the login shell reports itself POSIX, it runs the PID prelude itself (one process less), still killable', async () => {
     const raw: string[] = [];
     const run = shellExecHandler({ env: { ...process.env, SHELL: '/bin/sh' } });
-    const s = await startSshHost({ exec: (command, session) => (raw.push(command), run(command, session)) });
+    const s = await startSshHost({
+      exec: (command, session) => {
+        raw.push(command);
+        return run(command, session);
+      },
+    });
     const c = await openSsh(s.spec);
     try {
       const signal = new AbortController().signal;
@@ -129,7 +134,12 @@ describe('ssh connection against the in-process server', () => {
   it('keeps the sh -c prelude for a login shell that is not POSIX', async () => {
     const raw: string[] = [];
     const run = shellExecHandler({ env: { ...process.env, SHELL: '/usr/bin/fish' } });
-    const s = await startSshHost({ exec: (command, session) => (raw.push(command), run(command, session)) });
+    const s = await startSshHost({
+      exec: (command, session) => {
+        raw.push(command);
+        return run(command, session);
+      },
+    });
     const c = await openSsh(s.spec);
     try {
       const signal = new AbortController().signal;
