@@ -417,6 +417,22 @@ export class SshConnection implements Connection {
     });
   }
 
+  /** Whether `client` has gone, or goes within a moment (its close may trail a channel's). */
+  private lostSoon(client: Client): Promise<boolean> {
+    if (this.client !== client) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const onClose = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        client.off('close', onClose);
+        resolve(this.client !== client);
+      }, 250);
+      client.once('close', onClose);
+    });
+  }
+
   private getSftp(): Promise<SFTPWrapper> {
     this.sftp ??= this.connect().then(
       (client) =>
@@ -424,10 +440,14 @@ export class SshConnection implements Connection {
           client.sftp((e, s) => {
             if (e) {
               this.sftp = undefined;
-              // ssh2 says "No response from server" when the connection dropped under the request.
-              const dropped = /no response from server/i.test(e.message);
-              const why = dropped ? `the connection was lost (${e.message})` : e.message;
-              return reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: dropped ? LOST_HINT : 'the sshd must enable the sftp subsystem' }));
+              // A connection dropping under the request shows as "No response from server", or as
+              // "Unable to start subsystem" when the channel closed first: ask the connection.
+              void this.lostSoon(client).then((lost) => {
+                const dropped = lost || /no response from server/i.test(e.message);
+                const why = dropped ? `the connection was lost (${e.message})` : e.message;
+                reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: dropped ? LOST_HINT : 'the sshd must enable the sftp subsystem' }));
+              });
+              return;
             }
             s.on('close', () => {
               this.sftp = undefined;
