@@ -54,7 +54,8 @@ describe('lab spawner pool', () => {
   });
 
   it('runs in the given directory with exactly the given environment', async () => {
-    const r = await collect(pool.spawn('/bin/sh', ['-c', 'pwd; echo "$LANG:${HOME-unset}"'], { cwd: '/tmp', env }));
+    const script = 'pwd; echo "$LANG:$' + '{HOME-unset}"'; // sh's own expansion, not a JS template
+    const r = await collect(pool.spawn('/bin/sh', ['-c', script], { cwd: '/tmp', env }));
     expect(r.out).toBe('/tmp\nC:unset\n');
   });
 

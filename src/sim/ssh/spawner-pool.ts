@@ -7,7 +7,6 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import type { SshExecProcess } from './exec.js';
@@ -122,7 +121,8 @@ export class SpawnerPool {
   }
 
   spawn(file: string, args: string[], opts: { cwd?: string; env: Record<string, string> }): SshExecProcess {
-    const id = (this.lastId = (this.lastId + 1) >>> 0 || 1);
+    this.lastId = (this.lastId + 1) >>> 0 || 1; // ids fit the 4-byte stream header
+    const id = this.lastId;
     const worker = this.workers[this.next++ % this.workers.length];
     const proc = new PooledProcess(id, (signal) => worker?.send({ id, kill: signal }));
     this.pending.set(id, proc);
