@@ -96,6 +96,25 @@ describe('lab spawner pool', () => {
     expect(runs.map((r) => r.out)).toEqual(Array.from({ length: 200 }, (_, i) => `${i}\n`));
   });
 
+  it("a spawner that dies fails its running commands instead of hanging them", async () => {
+    const p = (await SpawnerPool.start(1))!;
+    try {
+      const proc = p.spawn('/bin/sh', ['-c', 'sleep 31.9'], { env });
+      proc.stdin?.end();
+      const count = () => execFileSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 31.9" || true'], { encoding: 'utf8' }).trim();
+      for (let i = 0; i < 100 && count() === '0'; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100)); // its "started" report (with the pid) follows the spawn
+      const worker = (p as unknown as { workers: { kill(s: string): void }[] }).workers[0]!;
+      const failed = new Promise<Error>((resolve) => proc.once('error', resolve));
+      worker.kill('SIGKILL');
+      expect((await failed).message).toMatch(/spawner process .* died/);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(count()).toBe('0'); // the lab killed the orphaned command itself
+    } finally {
+      await p.close();
+    }
+  });
+
   it('close() leaves no worker and no command behind', async () => {
     const p = await SpawnerPool.start(1);
     const proc = p!.spawn('/bin/sh', ['-c', 'sleep 31.7'], { env });

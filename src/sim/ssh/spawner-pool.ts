@@ -25,6 +25,8 @@ class PooledProcess extends EventEmitter implements SshExecProcess {
   readonly stdout = new PassThrough();
   readonly stderr = new PassThrough();
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The spawner running this command (its death fails the command). */
+  worker: ChildProcess | undefined;
   private openStreams = 2;
   private finished = false;
 
@@ -53,7 +55,11 @@ class PooledProcess extends EventEmitter implements SshExecProcess {
     this.maybeClose();
   }
 
-  started(): void {
+  /** The command's process (group leader): killed here if its spawner dies first. */
+  pid: number | undefined;
+
+  started(pid?: number): void {
+    this.pid = pid;
     this.isStarted = true;
     this.feedStdin();
   }
@@ -125,6 +131,7 @@ export class SpawnerPool {
     const id = this.lastId;
     const worker = this.workers[this.next++ % this.workers.length];
     const proc = new PooledProcess(id, (signal) => worker?.send({ id, kill: signal }));
+    if (worker) proc.worker = worker;
     this.pending.set(id, proc);
     proc.once('close', () => this.pending.delete(id));
     proc.once('error', () => this.pending.delete(id));
@@ -138,7 +145,7 @@ export class SpawnerPool {
     const proc = this.pending.get(m.id);
     if (!proc) return;
     if ('error' in m) proc.failed(m.error);
-    else if ('started' in m) proc.started();
+    else if ('started' in m) proc.started(m.pid);
     else proc.exited(m.code, m.signal);
   }
 
@@ -161,6 +168,18 @@ export class SpawnerPool {
   private workerGone(w: ChildProcess): void {
     const i = this.workers.indexOf(w);
     if (i >= 0) this.workers.splice(i, 1);
+    // Its commands' exit statuses will never come: fail them rather than leave a session hanging.
+    for (const p of [...this.pending.values()]) {
+      if (p.worker !== w || p.exit) continue;
+      if (p.pid !== undefined) {
+        try {
+          process.kill(-p.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+      p.failed('the spawner process running this command died');
+    }
   }
 
   async close(): Promise<void> {

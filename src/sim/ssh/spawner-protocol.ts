@@ -13,7 +13,7 @@ export interface SpawnRequest {
 export type SpawnReply =
   // Sent once the worker has let go of the stdio sockets: only then may stdin flow, or the
   // worker's own socket could read what was meant for the command.
-  | { id: number; started: true }
+  | { id: number; started: true; pid?: number }
   | { id: number; code: number | null; signal: NodeJS.Signals | null }
   | { id: number; error: string };
 

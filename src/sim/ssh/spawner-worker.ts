@@ -46,6 +46,7 @@ async function open(id: number, kind: number): Promise<Socket> {
 async function start(req: SpawnRequest): Promise<void> {
   let io: Socket | undefined;
   let err: Socket | undefined;
+  let pid: number | undefined;
   try {
     io = await open(req.id, 0);
     err = await open(req.id, 1);
@@ -55,6 +56,7 @@ async function start(req: SpawnRequest): Promise<void> {
       running.delete(req.id);
       reply({ id: req.id, error: e.message });
     });
+    pid = child.pid;
     if (child.pid !== undefined) running.set(req.id, child);
     const early = killedEarly.get(req.id);
     if (early) {
@@ -73,7 +75,7 @@ async function start(req: SpawnRequest): Promise<void> {
     io?.destroy();
     err?.destroy();
   }
-  reply({ id: req.id, started: true });
+  reply({ id: req.id, started: true, ...(pid !== undefined ? { pid } : {}) });
 }
 
 process.on('message', (m: SpawnRequest | { id: number; kill: NodeJS.Signals }) => {
