@@ -1,7 +1,8 @@
 // Node locks: one lock file per targeted host so two runs never drive the same node. A lock
 // records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
 // (or whose pid now belongs to a newer process) is stale and taken over.
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
@@ -43,18 +44,28 @@ function ownerGone(holder: LockOwner): boolean {
 }
 
 function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
+  // Written whole to a private name, then linked into place: link() fails if the lock exists, and
+  // a lock that exists is always complete. (open 'wx' then write let another run read an empty
+  // lock in between, call it stale and take it too.)
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o644);
   try {
-    const fd = openSync(file, 'wx', 0o644);
     writeSync(fd, JSON.stringify(owner));
+  } finally {
     closeSync(fd);
+  }
+  try {
+    linkSync(tmp, file);
     return undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    unlinkSync(tmp);
   }
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
   } catch {
-    // Half-written by a process killed mid-write: treat as stale.
+    // Not a lock tsbm wrote (it writes them whole): treat as stale.
     return { runId: 'unknown', pid: -1, machine: hostname(), time: 0 };
   }
 }

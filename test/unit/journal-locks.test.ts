@@ -36,3 +36,33 @@ describe('node locks', () => {
     expect(existsSync(join(dir, 'n1.lock'))).toBe(false);
   });
 });
+
+describe('node locks under contention', () => {
+  it('two runs never hold the same node at once (a lock is never seen half-written)', () => {
+    const dir = tmp();
+    const held = join(dir, 'held');
+    // Each worker takes the lock, proves it is alone with an exclusive marker file, lets go.
+    const script = `
+      import { acquireNodeLocks } from ${JSON.stringify(join(import.meta.dirname, '../../dist/journal/locks.js'))};
+      import { openSync, closeSync, unlinkSync } from 'node:fs';
+      let doubles = 0;
+      for (let i = 0; i < 300; i++) {
+        let l;
+        try { l = acquireNodeLocks(${JSON.stringify(dir)}, ['n1'], 'run-' + process.pid); } catch { continue; }
+        try { closeSync(openSync(${JSON.stringify(held)}, 'wx')); unlinkSync(${JSON.stringify(held)}); } catch { doubles++; }
+        l.release();
+      }
+      console.log(doubles);`;
+    const runs = Array.from({ length: 4 }, () =>
+      import('node:child_process').then(({ spawn }) =>
+        new Promise<number>((resolve) => {
+          const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          c.stdout.on('data', (d: Buffer) => (out += d));
+          c.on('close', () => resolve(Number(out.trim())));
+        }),
+      ),
+    );
+    return Promise.all(runs).then((doubles) => expect(doubles).toEqual([0, 0, 0, 0]));
+  }, 60_000);
+});
