@@ -112,7 +112,14 @@ export function prepareSshd(
   const hostKeyPub = readFileSync(`${hostKey}.pub`, 'utf8').trim();
   const [type, key] = hostKeyPub.split(/\s+/);
   const hostPattern = port === 22 ? ns.nsIp : `[${ns.nsIp}]:${port}`;
-  const pidOf = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0);
+  // sshd deletes its pid file as it exits: the file may go between any check and the read.
+  const pidOf = () => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8').trim()) || 0;
+    } catch {
+      return 0;
+    }
+  };
   const running = () => {
     const pid = pidOf();
     if (!pid) return false;
