@@ -39,6 +39,9 @@ export interface SshOptions {
   maxChannels?: number;
 }
 
+/** SFTP sessions whose channel has closed (their pending requests may never be answered). */
+const closedSftp = new WeakSet<SFTPWrapper>();
+
 const LOST_HINT = 'the host went down or the network dropped; the next task reconnects';
 
 interface Hop {
@@ -451,12 +454,40 @@ export class SshConnection implements Connection {
             }
             s.on('close', () => {
               this.sftp = undefined;
+              closedSftp.add(s);
             });
             resolve(s);
           }),
         ),
     );
     return this.sftp;
+  }
+
+  /**
+   * `work` on an SFTP session, failed as unreachable when the session or the connection goes:
+   * ssh2 leaves some SFTP requests pending forever when the channel closes under them.
+   */
+  private whileConnected<T>(sftp: SFTPWrapper, work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let done = false;
+      const settle = (fn: () => void) => {
+        if (done) return;
+        done = true;
+        this.inflight.delete(onLost);
+        sftp.off('close', onClose);
+        fn();
+      };
+      const onLost = (e: Error) => settle(() => reject(e));
+      const onClose = () =>
+        onLost(new UnreachableError(this.host, `connection to ${this.host} was lost during a file transfer`, undefined, LOST_HINT));
+      this.inflight.add(onLost);
+      sftp.once('close', onClose);
+      if (closedSftp.has(sftp)) onClose();
+      work.then(
+        (v) => settle(() => resolve(v)),
+        (e: unknown) => settle(() => reject(e)),
+      );
+    });
   }
 
   async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}): Promise<void> {
@@ -472,13 +503,19 @@ export class SshConnection implements Connection {
       });
     try {
       const src = typeof data === 'string' || Buffer.isBuffer(data) ? Readable.from([Buffer.from(data)]) : data;
-      await pipeline(src, sftp.createWriteStream(tmp, { mode, flags: 'w' }));
-      await sftpCall<void>((cb) => sftp.chmod(tmp, mode, cb)).catch((e: Error) => {
-        throw fail('set the mode of', e);
-      });
-      await this.rename(sftp, tmp, dest);
+      await this.whileConnected(
+        sftp,
+        (async () => {
+          await pipeline(src, sftp.createWriteStream(tmp, { mode, flags: 'w' }));
+          await sftpCall<void>((cb) => sftp.chmod(tmp, mode, cb)).catch((e: Error) => {
+            throw fail('set the mode of', e);
+          });
+          await this.rename(sftp, tmp, dest);
+        })(),
+      );
     } catch (e) {
-      await sftpCall<void>((cb) => sftp.unlink(tmp, cb)).catch(() => {});
+      if (e instanceof UnreachableError) throw e; // nothing to clean up over a dead connection
+      await this.whileConnected(sftp, sftpCall<void>((cb) => sftp.unlink(tmp, cb))).catch(() => {});
       if (e instanceof TsbmError) throw e;
       throw fail('write', e as Error);
     }
@@ -504,8 +541,9 @@ export class SshConnection implements Connection {
     if (opts.become) return getWithBecome((a, o) => this.exec(a, o), this.host, file, opts.become);
     const sftp = await this.getSftp();
     try {
-      return await sftpCall<Buffer>((cb) => sftp.readFile(file, cb));
+      return await this.whileConnected(sftp, sftpCall<Buffer>((cb) => sftp.readFile(file, cb)));
     } catch (e) {
+      if (e instanceof UnreachableError) throw e;
       const code = (e as { code?: number }).code;
       throw new TsbmError('runtime', `cannot read ${file} on ${this.host}: ${code === 2 ? 'no such file' : (e as Error).message}`, {
         host: this.host,
