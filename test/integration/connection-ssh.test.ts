@@ -394,6 +394,41 @@ describe('dropped connections', () => {
     }
   });
 
+  it('a drop during the handshake rejects the connect (it used to hang at some points of it)', async () => {
+    const h = await startSshHost({ listen: false });
+    // A front door that hands each TCP connection to the SSH server and cuts it `delay` ms later.
+    let delay = 0;
+    const front = net.createServer((sock) => {
+      h.server.accept(sock);
+      setTimeout(() => sock.destroy(), delay);
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
+    const port = (front.address() as net.AddressInfo).port;
+    try {
+      const outcomes = new Set<string>();
+      for (let round = 0; round < 2; round++) {
+        for (delay = 0; delay <= 12; delay++) {
+          const settled = await Promise.race([
+            openSsh({ ...h.spec, port, hostKeyChecking: 'off' }).then(
+              async (c) => {
+                await c.close();
+                return 'connected';
+              },
+              (e: unknown) => (e instanceof UnreachableError ? 'unreachable' : `other: ${String(e)}`),
+            ),
+            new Promise<string>((r) => setTimeout(() => r('hung'), 3000)),
+          ]);
+          outcomes.add(settled);
+        }
+      }
+      expect([...outcomes].filter((o) => o !== 'connected' && o !== 'unreachable')).toEqual([]);
+      expect(outcomes.has('unreachable')).toBe(true);
+    } finally {
+      front.close();
+      await h.close();
+    }
+  }, 60_000);
+
   it('the dropAfter fault knob cuts the connection at the Nth exec', async () => {
     const h = await startSshHost({ dropAfter: 2 });
     const c = await openSsh(h.spec);
