@@ -68,7 +68,14 @@ export function listRuns(dir: string): RunSummary[] {
       resumedFrom: j.header?.resumedFrom,
     });
   }
-  return runs;
+  // Run ids sort by their start second; runs that started within the same second (a fast run
+  // and its --resume) are ordered by their start time in ms, not by the random suffix.
+  return runs.sort(
+    (a, b) =>
+      a.runId.slice(0, 15).localeCompare(b.runId.slice(0, 15)) ||
+      (a.started ?? 0) - (b.started ?? 0) ||
+      a.runId.localeCompare(b.runId),
+  );
 }
 
 /** `last` or a run id (a unique prefix is enough) to a journal file. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostProgress, listRuns, readJournal, resolveRun } from '../../src/journal/reader.js';
+import type { JournalHeader } from '../../src/journal/records.js';
 import { newRunId } from '../../src/journal/run-id.js';
 import { Journal } from '../../src/journal/writer.js';
 import type { TsbmEvent } from '../../src/output/events.js';
@@ -63,6 +64,29 @@ describe('journal', () => {
     expect(resolveRun(dir, 'last')).toBe(b.file);
     expect(resolveRun(dir, '20261130-01')).toBe(a.file);
     expect(() => resolveRun(dir, 'nope')).toThrow(/no run "nope".*|recent runs/);
+  });
+
+  it('orders runs that started within the same second by their start time, not their random suffix', async () => {
+    const dir = tmp();
+    const header = (runId: string, time: number): JournalHeader => ({
+      type: 'journal_start',
+      time,
+      runId,
+      version: '0',
+      playbook: '/p.yml',
+      playbookHash: 'h',
+      inventories: [],
+      inventoryHash: 'i',
+      options: {},
+    });
+    const first = new Journal(dir, '20261130-010000-ffff');
+    first.append(header('20261130-010000-ffff', 1_000));
+    const second = new Journal(dir, '20261130-010000-0000');
+    second.append(header('20261130-010000-0000', 1_400));
+    await first.close();
+    await second.close();
+    expect(listRuns(dir).map((r) => r.runId)).toEqual(['20261130-010000-ffff', '20261130-010000-0000']);
+    expect(resolveRun(dir, 'last')).toBe(second.file);
   });
 
   it.skipIf(process.getuid?.() !== 0)('disk full (root: needs a tiny tmpfs) fails the barrier with a clear message', async () => {
