@@ -2,7 +2,6 @@
 // an optional sandbox PATH prefix so a simulated lab can put fake tools (lsblk, podman) first.
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { directSpawn } from './simple-command.js';
 import type { SpawnerPool } from './spawner-pool.js';
 
 /** What an exec handler returns: a ChildProcess satisfies it, so can a scripted fake. */
@@ -37,15 +36,15 @@ export function shellExecHandler(opts: ShellExecOptions = {}): SshExecHandler {
   return (command, session) => {
     const base: Record<string, string | undefined> = { ...(opts.env ?? process.env), ...session.env };
     if (opts.pathPrefix?.length) base.PATH = [...opts.pathPrefix, base.PATH ?? '/usr/bin:/bin'].join(':');
-    // Plain quoted words need no shell in between (one fork and exec less); anything else gets `sh -c`.
-    const direct = directSpawn(command) ?? { file: '/bin/sh', args: ['-c', command] };
+    // What sshd does: the login shell (sh here) runs the command line.
+    const argv = ['-c', command];
     if (opts.spawner) {
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(base)) if (v !== undefined) env[k] = v;
-      return opts.spawner.spawn(direct.file, direct.args, { env, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+      return opts.spawner.spawn('/bin/sh', argv, { env, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     }
     // A process group of its own so a signal reaches the whole pipeline, not only sh.
-    const child = spawn(direct.file, direct.args, { cwd: opts.cwd, env: base, stdio: 'pipe', detached: true });
+    const child = spawn('/bin/sh', argv, { cwd: opts.cwd, env: base, stdio: 'pipe', detached: true });
     const killOne = child.kill.bind(child);
     child.kill = (signal?: NodeJS.Signals | number) => {
       try {
