@@ -197,34 +197,28 @@ export class SshConnection implements Connection {
         signal?.removeEventListener('abort', onAbort);
         resolve(client);
       });
-      client.once('error', (err: Error & { code?: string; level?: string }) => {
+      // The handshake failed: a host key problem wins over whatever the transport said.
+      const fail = (cause: Error | undefined, message: string, hint: string | undefined) => {
         signal?.removeEventListener('abort', onAbort);
         if (ready) return;
-        client.end();
         const hk = check.failure();
-        if (hk) {
-          return reject(new UnreachableError(spec.host, hk.message, err, hk.hint));
-        }
+        reject(hk ? new UnreachableError(spec.host, hk.message, cause, hk.hint) : new UnreachableError(spec.host, message, cause, hint));
+      };
+      client.once('error', (err: Error & { code?: string; level?: string }) => {
+        if (!ready) client.end();
         const d = describeConnectError(err, hop);
-        reject(new UnreachableError(spec.host, `${spec.host}: ${d.message}`, err, d.hint));
+        fail(err, `${spec.host}: ${d.message}`, d.hint);
       });
       // A server that drops the TCP connection during the handshake can leave ssh2 with a
       // 'close' and no 'error' (its ready timeout is cleared too): without this the connect, and
       // the task waiting on it, would never end. After an 'error' this reject changes nothing.
-      client.once('close', () => {
-        signal?.removeEventListener('abort', onAbort);
-        if (ready) return;
-        const hk = check.failure();
-        if (hk) return reject(new UnreachableError(spec.host, hk.message, undefined, hk.hint));
-        reject(
-          new UnreachableError(
-            spec.host,
-            `${spec.host}: ${hop.address}:${hop.port} closed the connection during the SSH handshake`,
-            undefined,
-            'the host or something in between dropped it (sshd going down, MaxStartups, a firewall); try again',
-          ),
-        );
-      });
+      client.once('close', () =>
+        fail(
+          undefined,
+          `${spec.host}: ${hop.address}:${hop.port} closed the connection during the SSH handshake`,
+          'the host or something in between dropped it (sshd going down, MaxStartups, a firewall); try again',
+        ),
+      );
       client.connect(config);
       // Request/response traffic: with Nagle, a packet written while the previous one is not yet
       // acknowledged waits for the peer's delayed ACK (measured ~5 ms per command round on 20
