@@ -21,6 +21,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** An in-process SSH host whose commands see SHELL=`shell`; `raw` records the command lines it received. */
+async function hostWithLoginShell(shell: string): Promise<{ s: SshHost; raw: string[] }> {
+  const raw: string[] = [];
+  const run = shellExecHandler({ env: { ...process.env, SHELL: shell } });
+  const s = await startSshHost({
+    exec: (command, session) => {
+      raw.push(command);
+      return run(command, session);
+    },
+  });
+  return { s, raw };
+}
+
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'tsbm-conn-'));
 
 describe('ssh connection against the in-process server', () => {
@@ -103,14 +116,7 @@ describe('ssh connection against the in-process server', () => {
   });
 
   it('once the login shell reports itself POSIX, it runs the PID prelude itself (one process less), still killable', async () => {
-    const raw: string[] = [];
-    const run = shellExecHandler({ env: { ...process.env, SHELL: '/bin/sh' } });
-    const s = await startSshHost({
-      exec: (command, session) => {
-        raw.push(command);
-        return run(command, session);
-      },
-    });
+    const { s, raw } = await hostWithLoginShell('/bin/sh');
     const c = await openSsh(s.spec);
     try {
       const signal = new AbortController().signal;
@@ -132,14 +138,7 @@ describe('ssh connection against the in-process server', () => {
   });
 
   it('keeps the sh -c prelude for a login shell that is not POSIX', async () => {
-    const raw: string[] = [];
-    const run = shellExecHandler({ env: { ...process.env, SHELL: '/usr/bin/fish' } });
-    const s = await startSshHost({
-      exec: (command, session) => {
-        raw.push(command);
-        return run(command, session);
-      },
-    });
+    const { s, raw } = await hostWithLoginShell('/usr/bin/fish');
     const c = await openSsh(s.spec);
     try {
       const signal = new AbortController().signal;

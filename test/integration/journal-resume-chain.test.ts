@@ -6,24 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { journalHeader } from '../helpers/journal-header.js';
 import { readJournal, resolveRun } from '../../src/journal/reader.js';
 import { resumeChain, resumeStateFrom } from '../../src/journal/resume.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-chain-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const header = (runId: string, resumedFrom?: string) => ({
-  type: 'journal_start',
-  time: 1,
-  runId,
-  version: '0',
-  playbook: '/p.yml',
-  playbookHash: 'h',
-  inventories: [],
-  inventoryHash: 'i',
-  options: {},
-  ...(resumedFrom ? { resumedFrom } : {}),
-});
+const header = (runId: string, resumedFrom?: string) => journalHeader(runId, resumedFrom ? { resumedFrom } : {});
 const result = (host: string, taskId: string, status: string, vars?: Record<string, unknown>) => ({
   type: 'host_result',
   time: 1,

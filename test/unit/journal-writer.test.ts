@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { journalHeader } from '../helpers/journal-header.js';
 import { hostProgress, listRuns, readJournal, resolveRun } from '../../src/journal/reader.js';
 import type { JournalHeader } from '../../src/journal/records.js';
 import { newRunId } from '../../src/journal/run-id.js';
@@ -68,17 +69,7 @@ describe('journal', () => {
 
   it('orders runs that started within the same second by their start time, not their random suffix', async () => {
     const dir = tmp();
-    const header = (runId: string, time: number): JournalHeader => ({
-      type: 'journal_start',
-      time,
-      runId,
-      version: '0',
-      playbook: '/p.yml',
-      playbookHash: 'h',
-      inventories: [],
-      inventoryHash: 'i',
-      options: {},
-    });
+    const header = (runId: string, time: number): JournalHeader => journalHeader(runId, { time });
     const first = new Journal(dir, '20261130-010000-ffff');
     first.append(header('20261130-010000-ffff', 1_000));
     const second = new Journal(dir, '20261130-010000-0000');
