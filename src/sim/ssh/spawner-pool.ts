@@ -1,24 +1,20 @@
-// The lab's side of its spawner processes (spawner-worker.ts): commands are started there, and
-// their stdin/stdout and stderr arrive here as unix sockets the worker connected before it
-// spawned. A big lab process then never forks, so its event loop keeps serving BMCs and SSH.
-import { type ChildProcess, fork } from 'node:child_process';
+// The lab's side of its spawner processes (spawner.pl, or spawner-worker.ts without perl):
+// commands are started there, and their stdin/stdout and stderr arrive here as unix sockets the
+// spawner connected before it forked. A big lab process then never forks, so its event loop
+// keeps serving BMCs and SSH.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import type { SshExecProcess } from './exec.js';
+import {
+  defaultSpawnerKind,
+  helperStarter,
+  type SpawnerHelper,
+  type SpawnerKind,
+} from './spawner-helpers.js';
 import { HEADER_BYTES, readStreamHeader, type SpawnReply, type SpawnRequest } from './spawner-protocol.js';
-
-/** The compiled worker: beside this file when running from dist, else in dist (tests run src). */
-function workerFile(): string | undefined {
-  const here = fileURLToPath(new URL('./spawner-worker.js', import.meta.url));
-  if (existsSync(here)) return here;
-  const built = fileURLToPath(new URL('../../../dist/sim/ssh/spawner-worker.js', import.meta.url));
-  return existsSync(built) ? built : undefined;
-}
 
 class PooledProcess extends EventEmitter implements SshExecProcess {
   readonly stdin = new PassThrough();
@@ -26,7 +22,7 @@ class PooledProcess extends EventEmitter implements SshExecProcess {
   readonly stderr = new PassThrough();
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** The spawner running this command (its death fails the command). */
-  worker: ChildProcess | undefined;
+  worker: SpawnerHelper | undefined;
   private openStreams = 2;
   private finished = false;
 
@@ -98,17 +94,20 @@ export class SpawnerPool {
   private readonly pending = new Map<number, PooledProcess>();
   private readonly sockets = new Set<Socket>();
 
-  private constructor(
-    private readonly workers: ChildProcess[],
-    private readonly server: Server,
-  ) {
-    for (const w of workers) w.on('message', (m: SpawnReply) => this.onReply(m));
-  }
+  private readonly workers: SpawnerHelper[] = [];
 
-  /** Starts `count` workers; undefined when the compiled worker is not there (run in-process instead). */
-  static async start(count = Math.min(4, Math.max(2, availableParallelism()))): Promise<SpawnerPool | undefined> {
-    const file = workerFile();
-    if (!file) return undefined;
+  private constructor(private readonly server: Server) {}
+
+  /**
+   * Starts `count` spawners of `kind` (TSBM_SIM_SPAWNER, else perl where installed, else node);
+   * undefined when that kind cannot run here (the lab then forks commands itself).
+   */
+  static async start(
+    count = Math.min(4, Math.max(2, availableParallelism())),
+    kind: SpawnerKind = defaultSpawnerKind(),
+  ): Promise<SpawnerPool | undefined> {
+    const startHelper = helperStarter(kind);
+    if (!startHelper) return undefined;
     const name = `tsbm-sim-spawn-${process.pid}-${randomBytes(6).toString('hex')}`;
     let pool: SpawnerPool | undefined;
     const server = createServer((sock) => pool?.onSocket(sock));
@@ -117,27 +116,36 @@ export class SpawnerPool {
       // A deep backlog: a thousand nodes' commands can start within one busy tick of the lab.
       server.listen({ path: `\0${name}`, backlog: 4096 }, () => resolve());
     });
-    const workers = Array.from({ length: count }, () =>
-      // Small heap, none of the parent's flags (a profiler or inspector would follow it).
-      fork(file, [`@${name}`], { execArgv: ['--max-old-space-size=64'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
-    );
-    pool = new SpawnerPool(workers, server);
-    for (const w of workers) w.once('exit', () => pool?.workerGone(w));
-    return pool;
+    const p = new SpawnerPool(server);
+    pool = p;
+    for (let i = 0; i < count; i++) {
+      const w = startHelper(`@${name}`, (m) => p.onReply(m));
+      p.workers.push(w);
+      // 'close', not 'exit': replies it wrote before dying may still be in its stdout pipe.
+      w.process.once('close', () => p.workerGone(w));
+      w.process.once('error', () => p.workerGone(w));
+    }
+    return p;
   }
 
   spawn(file: string, args: string[], opts: { cwd?: string; env: Record<string, string> }): SshExecProcess {
     this.lastId = (this.lastId + 1) >>> 0 || 1; // ids fit the 4-byte stream header
     const id = this.lastId;
     const worker = this.workers[this.next++ % this.workers.length];
-    const proc = new PooledProcess(id, (signal) => worker?.send({ id, kill: signal }));
+    const proc = new PooledProcess(id, (signal) => worker?.signal(id, signal));
     if (worker) proc.worker = worker;
     this.pending.set(id, proc);
     proc.once('close', () => this.pending.delete(id));
     proc.once('error', () => this.pending.delete(id));
     const req: SpawnRequest = { id, file, args, env: opts.env, ...(opts.cwd ? { cwd: opts.cwd } : {}) };
-    if (!worker?.connected) queueMicrotask(() => proc.failed('the lab has no spawner process left'));
-    else worker.send(req);
+    if (!worker?.open) queueMicrotask(() => proc.failed('the lab has no spawner process left'));
+    else {
+      try {
+        worker.send(req);
+      } catch (e) {
+        queueMicrotask(() => proc.failed((e as Error).message));
+      }
+    }
     return proc;
   }
 
@@ -165,7 +173,7 @@ export class SpawnerPool {
     sock.on('readable', readHeader);
   }
 
-  private workerGone(w: ChildProcess): void {
+  private workerGone(w: SpawnerHelper): void {
     const i = this.workers.indexOf(w);
     if (i >= 0) this.workers.splice(i, 1);
     // Its commands' exit statuses will never come: fail them rather than leave a session hanging.
@@ -184,9 +192,7 @@ export class SpawnerPool {
 
   async close(): Promise<void> {
     for (const p of this.pending.values()) p.kill('SIGKILL');
-    for (const w of this.workers.splice(0)) {
-      if (w.connected) w.disconnect();
-    }
+    for (const w of this.workers.splice(0)) w.close();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -1,4 +1,5 @@
-// A small helper process that starts the simulated ramdisk's commands for the lab. Forking a
+// A small helper process that starts the simulated ramdisk's commands for the lab where perl is
+// missing (spawner.pl does the job otherwise, forking more cheaply still). Forking a
 // process copies the parent's page tables and blocks the parent until the child has exec'd, so
 // a lab holding a thousand nodes (hundreds of MiB) would spend most of its event loop inside
 // spawn(). This process stays small; its child's stdio are unix sockets connected straight to
