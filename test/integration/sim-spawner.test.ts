@@ -1,9 +1,11 @@
 // The lab's spawner processes: commands started there behave like children of the lab (stdin,
 // stdout, stderr, exit status, signals, process-group kill), and the lab itself forks nothing.
-import { execFileSync } from 'node:child_process';
+// Every case runs against both spawners: perl (the default where installed) and node.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshExecProcess } from '../../src/sim/ssh/exec.js';
+import type { SpawnerKind } from '../../src/sim/ssh/spawner-helpers.js';
 import { SpawnerPool } from '../../src/sim/ssh/spawner-pool.js';
 
 interface Ran {
@@ -35,21 +37,44 @@ function collect(p: SshExecProcess, input?: string): Promise<Ran> {
   });
 }
 
-describe('lab spawner pool', () => {
+/** How many processes run exactly this command line (distinct sleep lengths keep the cases apart). */
+function countRunning(commandLine: string): string {
+  return execFileSync('sh', ['-c', `ps -eo args | grep -cx "${commandLine}" || true`], {
+    encoding: 'utf8',
+  }).trim();
+}
+
+function helpers(p: SpawnerPool): ChildProcess[] {
+  return (p as unknown as { workers: { process: ChildProcess }[] }).workers.map((w) => w.process);
+}
+
+async function startPool(kind: SpawnerKind, count: number): Promise<SpawnerPool> {
+  const p = await SpawnerPool.start(count, kind);
+  if (!p) throw new Error(`no ${kind} spawner: perl missing, or dist/ not built (\`npm run build\`)`);
+  return p;
+}
+
+describe.each(['perl', 'node'] as const)('lab spawner pool (%s)', (kind) => {
   let pool: SpawnerPool;
   const env = { PATH: '/usr/bin:/bin', LANG: 'C' };
 
   beforeAll(async () => {
-    const p = await SpawnerPool.start(2);
-    if (!p) throw new Error('dist/sim/ssh/spawner-worker.js is missing: run `npm run build` first');
-    pool = p;
+    pool = await startPool(kind, 2);
   });
   afterAll(async () => {
     await pool?.close();
   });
 
+  it(`runs its commands from ${kind}`, () => {
+    for (const h of helpers(pool))
+      expect(readFileSync(`/proc/${h.pid}/comm`, 'utf8').trim()).toBe(kind === 'perl' ? 'perl' : 'node');
+  });
+
   it('passes stdin through and returns stdout, stderr and the exit code', async () => {
-    const r = await collect(pool.spawn('/bin/sh', ['-c', 'tr a-z A-Z; echo "to stderr" >&2; exit 3'], { env }), 'hello\n');
+    const r = await collect(
+      pool.spawn('/bin/sh', ['-c', 'tr a-z A-Z; echo "to stderr" >&2; exit 3'], { env }),
+      'hello\n',
+    );
     expect(r).toEqual({ code: 3, signal: null, out: 'HELLO\n', err: 'to stderr\n' });
   });
 
@@ -72,7 +97,9 @@ describe('lab spawner pool', () => {
     p.stdin?.end();
     while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 20));
     const grandchild = Number(out.trim());
-    const closed = new Promise<[number | null, NodeJS.Signals | null]>((r) => p.once('close', (c, s) => r([c, s])));
+    const closed = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      p.once('close', (c, s) => r([c, s])),
+    );
     expect(p.kill('SIGKILL')).toBe(true);
     expect(await closed).toEqual([null, 'SIGKILL']);
     await new Promise((r) => setTimeout(r, 100));
@@ -91,20 +118,46 @@ describe('lab spawner pool', () => {
     await expect(collect(p)).rejects.toThrow(/ENOENT/);
   });
 
-  it('keeps up with many concurrent commands', async () => {
-    const runs = await Promise.all(Array.from({ length: 200 }, (_, i) => collect(pool.spawn('/bin/sh', ['-c', `echo ${i}`], { env }))));
-    expect(runs.map((r) => r.out)).toEqual(Array.from({ length: 200 }, (_, i) => `${i}\n`));
+  it('passes arguments and environment with newlines, quotes, tabs and non-ASCII bytes intact', async () => {
+    const odd = ['line one\nline two', `it's "quoted" \\ $HOME`, 'tab\there', 'Grüße, 日本 🚀', '', ' '];
+    const script = 'printf "[%s]\\n" "$@"; printf "<%s>\\n" "$ODD"; echo \'a\nb\' "ä"';
+    const r = await collect(
+      pool.spawn('/bin/sh', ['-c', script, 'sh', ...odd], { env: { ...env, ODD: odd.join('\n') } }),
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(odd.map((a) => `[${a}]\n`).join('') + `<${odd.join('\n')}>\n` + 'a\nb ä\n');
   });
 
-  it("a spawner that dies fails its running commands instead of hanging them", async () => {
-    const p = (await SpawnerPool.start(1))!;
+  it('keeps up with many concurrent commands', async () => {
+    const n = 200;
+    const runs = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        collect(pool.spawn('/bin/sh', ['-c', `echo ${i}; echo e${i} >&2; exit ${i % 7}`], { env })),
+      ),
+    );
+    expect(runs).toEqual(
+      Array.from({ length: n }, (_, i) => ({ code: i % 7, signal: null, out: `${i}\n`, err: `e${i}\n` })),
+    );
+  });
+
+  it('kills the group of a command killed before it started, with the same signal', async () => {
+    const p = pool.spawn('/bin/sh', ['-c', 'sleep 31.3 & wait'], { env });
+    p.kill('SIGKILL');
+    const r = await collect(p);
+    expect(r.signal).toBe('SIGKILL');
+    await new Promise((res) => setTimeout(res, 100));
+    expect(countRunning('sleep 31.3')).toBe('0');
+  });
+
+  it('a spawner that dies fails its running commands instead of hanging them', async () => {
+    const p = await startPool(kind, 1);
     try {
       const proc = p.spawn('/bin/sh', ['-c', 'sleep 31.9'], { env });
       proc.stdin?.end();
-      const count = () => execFileSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 31.9" || true'], { encoding: 'utf8' }).trim();
+      const count = () => countRunning('sleep 31.9');
       for (let i = 0; i < 100 && count() === '0'; i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 100)); // its "started" report (with the pid) follows the spawn
-      const worker = (p as unknown as { workers: { kill(s: string): void }[] }).workers[0]!;
+      const worker = helpers(p)[0]!;
       const failed = new Promise<Error>((resolve) => proc.once('error', resolve));
       worker.kill('SIGKILL');
       expect((await failed).message).toMatch(/spawner process .* died/);
@@ -116,13 +169,43 @@ describe('lab spawner pool', () => {
   });
 
   it('close() leaves no worker and no command behind', async () => {
-    const p = await SpawnerPool.start(1);
-    const proc = p!.spawn('/bin/sh', ['-c', 'sleep 31.7'], { env });
+    const p = await startPool(kind, 1);
+    const helper = helpers(p)[0]!.pid!;
+    const proc = p.spawn('/bin/sh', ['-c', 'sleep 31.7'], { env });
     proc.stdin?.end();
     await new Promise((r) => setTimeout(r, 200));
-    await p!.close();
+    await p.close();
     await new Promise((r) => setTimeout(r, 300));
-    const left = execFileSync('sh', ['-c', 'ps -eo args | grep -c "[s]leep 31.7" || true'], { encoding: 'utf8' }).trim();
-    expect(left).toBe('0');
+    expect(countRunning('sleep 31.7')).toBe('0');
+    expect(running(helper)).toBe(false);
+  });
+
+  it('a lab that dies takes its spawners and their commands with it', async () => {
+    // A lab of its own (from dist) that starts a command, prints its spawner's pid and waits.
+    const pool = new URL('../../dist/sim/ssh/spawner-pool.js', import.meta.url).href;
+    const script = `const { SpawnerPool } = await import(${JSON.stringify(pool)});
+      const p = await SpawnerPool.start(1, ${JSON.stringify(kind)});
+      const c = p.spawn('/bin/sh', ['-c', 'sleep 31.5'], { env: { PATH: '/usr/bin:/bin' } });
+      c.stdin.end();
+      setTimeout(() => console.log(p.workers[0].process.pid), 300);`;
+    const lab = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let helper: number;
+    try {
+      helper = await new Promise<number>((resolve, reject) => {
+        lab.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+        lab.once('exit', (code) => reject(new Error(`the lab exited early (${code})`)));
+      });
+      expect(running(helper)).toBe(true);
+      expect(countRunning('sleep 31.5')).toBe('1');
+    } finally {
+      lab.kill('SIGKILL');
+    }
+    for (let i = 0; i < 50 && (running(helper) || countRunning('sleep 31.5') !== '0'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(running(helper)).toBe(false);
+    expect(countRunning('sleep 31.5')).toBe('0');
   });
 });
