@@ -155,6 +155,7 @@ sub start {
 
 sub kill_command {
   my ($id, $sig) = @_;
+  return unless defined $sig && $sig =~ /^[0-9]+$/; # perl dies on a signal name it does not know
   if (my $pid = $pid_of{$id}) {
     signal_group($pid, $sig);
     return;
@@ -166,6 +167,7 @@ sub kill_command {
 
 sub handle {
   my ($type, @f) = @_;
+  return unless defined $type;
   if ($type eq 's') {
     my ($id, $file, $cwd, $argc, @rest) = @f;
     my @args = splice @rest, 0, $argc;
