@@ -5,6 +5,7 @@ import type { Connection, ConnectionFactory, ConnectionSpec, ExecOptions, ExecRe
 import type { ModuleContext, ProgressUpdate, RunServices } from '../modules/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
+import { describeSteps, execSteps, type StepsOptions } from '../connection/exec-steps.js';
 import { quoteArgv } from '../connection/quote.js';
 import type { Vars } from '../types.js';
 import { type ConnectionPool, localSpec } from './connection-pool.js';
@@ -60,6 +61,11 @@ export function createModuleContext(c: ContextInit): ModuleContext {
     async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
       logCommand(c, quoteArgv(argv));
       return (await conn()).exec(argv, withDefaults(opts));
+    },
+    async execSteps(steps: readonly (readonly string[])[], opts?: StepsOptions): Promise<ExecResult[]> {
+      logCommand(c, describeSteps(steps));
+      const { stdinStep, ...rest } = opts ?? {};
+      return execSteps(await conn(), steps, { ...withDefaults(rest), ...(stdinStep !== undefined ? { stdinStep } : {}) });
     },
     async execShell(command: string, opts?: ExecOptions): Promise<ExecResult> {
       logCommand(c, command);

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { StepsOptions } from '../connection/exec-steps.js';
 import type { Connection, ExecOptions, ExecResult, PutOptions } from '../connection/types.js';
 import type { Readable } from 'node:stream';
 import type { Vars } from '../types.js';
@@ -39,6 +40,12 @@ export interface ModuleContext {
 
   /** Run argv on the task's target (or the controller for controller modules / delegate_to localhost). */
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Several argv commands in one round trip (one remote process start, one channel), one
+   * result per step. Optional: modules call it through runSteps(), which runs the steps one by
+   * one where a context cannot batch.
+   */
+  execSteps?(steps: readonly (readonly string[])[], opts?: StepsOptions): Promise<ExecResult[]>;
   /** Raw shell command; only the `shell` module uses this. */
   execShell(command: string, opts?: ExecOptions): Promise<ExecResult>;
   put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void>;

@@ -1,0 +1,80 @@
+// Several argv commands in one remote round trip. Each command costs an SSH channel, a remote
+// process start and a network round trip; a deploy's small probes (uname, meminfo, sfdisk...)
+// cost far more in those than in their own work. The steps run in order in one `sh -c`, each
+// quoted by quote.ts; after each, a random marker line carries its exit status on stdout and
+// closes its part of stderr, so every step gets its own ExecResult back.
+import { randomBytes } from 'node:crypto';
+import { quoteArgv } from './quote.js';
+import type { Connection, ExecOptions, ExecResult } from './types.js';
+
+export interface StepsOptions extends ExecOptions {
+  /** The step that reads the batch's stdin (others read /dev/null); default none. */
+  stdinStep?: number;
+}
+
+/** The shell script for the steps; `marker` separates their outputs. */
+export function stepsScript(steps: readonly (readonly string[])[], marker: string, stdinStep?: number): string {
+  return steps
+    .map((argv, i) => {
+      const input = i === stdinStep ? '' : ' </dev/null';
+      return `${quoteArgv(argv)}${input}; printf '\\n%s %s\\n' ${marker} $?; printf '\\n%s\\n' ${marker} >&2`;
+    })
+    .join('\n');
+}
+
+/**
+ * Splits the batch's output back into one result per step. A step with no marker (the batch
+ * was killed, or the remote shell died) gets the batch's own status and the rest of the
+ * output; the steps after it were never run.
+ */
+export function splitStepsOutput(batch: ExecResult, marker: string, count: number): ExecResult[] {
+  const results: ExecResult[] = [];
+  let out = 0;
+  let err = 0;
+  const outMark = `\n${marker} `;
+  const errMark = `\n${marker}\n`;
+  for (let i = 0; i < count; i++) {
+    const o = batch.stdout.indexOf(outMark, out);
+    if (o < 0) {
+      const failedRc = batch.rc === 0 ? 255 : batch.rc;
+      results.push({
+        rc: failedRc,
+        stdout: batch.stdout.slice(out),
+        stderr: batch.stderr.slice(err),
+        ...(batch.signal ? { signal: batch.signal } : {}),
+      });
+      for (let j = i + 1; j < count; j++)
+        results.push({ rc: 255, stdout: '', stderr: 'not run: an earlier command in the same batch ended it' });
+      return results;
+    }
+    const lineEnd = batch.stdout.indexOf('\n', o + outMark.length);
+    const rc = Number(batch.stdout.slice(o + outMark.length, lineEnd < 0 ? undefined : lineEnd));
+    const e = batch.stderr.indexOf(errMark, err);
+    results.push({
+      rc: Number.isInteger(rc) ? rc : 255,
+      stdout: batch.stdout.slice(out, o),
+      stderr: e < 0 ? batch.stderr.slice(err) : batch.stderr.slice(err, e),
+    });
+    out = lineEnd < 0 ? batch.stdout.length : lineEnd + 1;
+    if (e >= 0) err = e + errMark.length;
+  }
+  return results;
+}
+
+/** The steps as one readable line, for the -vvv command log. */
+export function describeSteps(steps: readonly (readonly string[])[]): string {
+  return steps.map((s) => quoteArgv(s)).join(' ; ');
+}
+
+/** Runs the steps in one round trip on `conn`; one result per step, in order. */
+export async function execSteps(
+  conn: Pick<Connection, 'execShell'>,
+  steps: readonly (readonly string[])[],
+  opts: StepsOptions = {},
+): Promise<ExecResult[]> {
+  if (steps.length === 0) return [];
+  const marker = `__tsbm_step_${randomBytes(8).toString('hex')}`;
+  const { stdinStep, ...execOpts } = opts;
+  const batch = await conn.execShell(stepsScript(steps, marker, stdinStep), execOpts);
+  return splitStepsOutput(batch, marker, steps.length);
+}
