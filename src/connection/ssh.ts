@@ -459,7 +459,12 @@ export class SshConnection implements Connection {
               void this.lostSoon(client).then((lost) => {
                 const dropped = lost || /no response from server/i.test(e.message);
                 const why = dropped ? `the connection was lost (${e.message})` : e.message;
-                reject(new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: dropped ? LOST_HINT : 'the sshd must enable the sftp subsystem' }));
+                // A dropped connection is unreachable, as for exec: idempotent tasks reconnect and retry.
+                reject(
+                  dropped
+                    ? new UnreachableError(this.host, `cannot start SFTP on ${this.host}: ${why}`, undefined, LOST_HINT)
+                    : new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: 'the sshd must enable the sftp subsystem' }),
+                );
               });
               return;
             }
