@@ -1,24 +1,42 @@
 // The config drive's I/O on the ramdisk, by byte offset on the whole disk: loop devices and
 // some ramdisks never get partition nodes, and offsets work the same on real hardware.
 import { createHash } from 'node:crypto';
+import type { ExecResult } from '../connection/types.js';
 import type { ModuleContext } from '../modules/types.js';
-import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
-import type { Partition } from './partition-table.js';
+import { hostError, mustExec, mustSucceed } from '../deploy/ramdisk-exec.js';
+import { runSteps } from '../modules/lib/run-steps.js';
+import { type PartitionTable, type Partition, parseSfdiskJson } from './partition-table.js';
 
-type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec'>;
+type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec' | 'execSteps'>;
 const exec = (ctx: Ctx) => ctx.exec.bind(ctx);
 
-/** Volume id of an ISO 9660 image starting at `offset`, or undefined (reads 72 bytes of its PVD). */
-export async function isoLabelAt(ctx: Ctx, device: string, offset: number): Promise<string | undefined> {
-  const r = await ctx.exec([
-    'dd',
-    `if=${device}`,
-    'bs=72',
-    'count=1',
-    'iflag=skip_bytes',
-    `skip=${offset + 16 * 2048}`,
-    'status=none',
-  ]);
+const SFDISK_HINT = 'the ramdisk needs util-linux sfdisk; the disk needs a partition table (run bootc_install first)';
+
+export const sfdiskArgv = (device: string) => ['sfdisk', '--json', device];
+
+/** The partition table from an `sfdisk --json` result (a failure names the command). */
+export function tableFrom(ctx: Ctx, device: string, r: ExecResult): PartitionTable {
+  return parseSfdiskJson(mustSucceed(ctx, sfdiskArgv(device), r, SFDISK_HINT).stdout, device);
+}
+
+/** The disk's size and partition table, in one round trip. */
+export async function diskAndTable(ctx: Ctx, device: string): Promise<{ diskBytes: number; table: PartitionTable }> {
+  const size = ['blockdev', '--getsize64', device];
+  const [sizeRes, sfdisk] = (await runSteps(ctx, [size, sfdiskArgv(device)])) as [ExecResult, ExecResult];
+  const r = mustSucceed(ctx, size, sizeRes, `check that ${device} is a block device on the ramdisk`);
+  const n = Number(r.stdout.trim());
+  if (!Number.isFinite(n) || n <= 0)
+    throw hostError(ctx, `blockdev --getsize64 ${device} printed "${r.stdout.trim()}"`);
+  return { diskBytes: n, table: tableFrom(ctx, device, sfdisk) };
+}
+
+/** Reads 72 bytes of the ISO 9660 primary volume descriptor of an image starting at `offset`. */
+function pvdArgv(device: string, offset: number): string[] {
+  return ['dd', `if=${device}`, 'bs=72', 'count=1', 'iflag=skip_bytes', `skip=${offset + 16 * 2048}`, 'status=none'];
+}
+
+/** Volume id from a PVD read, or undefined when it is no ISO 9660. */
+function isoLabel(r: ExecResult): string | undefined {
   if (r.rc !== 0 || r.stdout.length < 72 || r.stdout.slice(1, 6) !== 'CD001') return undefined;
   return r.stdout.slice(40, 72).trimEnd();
 }
@@ -29,25 +47,11 @@ export async function configDrivePartitions(
   device: string,
   parts: Partition[],
 ): Promise<Partition[]> {
-  const out: Partition[] = [];
-  for (const p of parts) {
-    if (p.name?.toLowerCase() === 'config-2') out.push(p);
-    else if ((await isoLabelAt(ctx, device, p.offsetBytes))?.toLowerCase() === 'config-2') out.push(p);
-  }
-  return out;
-}
-
-export async function diskSizeBytes(ctx: Ctx, device: string): Promise<number> {
-  const r = await mustExec(
-    ctx,
-    exec(ctx),
-    ['blockdev', '--getsize64', device],
-    `check that ${device} is a block device on the ramdisk`,
-  );
-  const n = Number(r.stdout.trim());
-  if (!Number.isFinite(n) || n <= 0)
-    throw hostError(ctx, `blockdev --getsize64 ${device} printed "${r.stdout.trim()}"`);
-  return n;
+  const named = (p: Partition) => p.name?.toLowerCase() === 'config-2';
+  const unnamed = parts.filter((p) => !named(p));
+  const reads = await runSteps(ctx, unnamed.map((p) => pvdArgv(device, p.offsetBytes)));
+  const isoLabelled = new Set(unnamed.filter((_p, i) => isoLabel(reads[i] as ExecResult)?.toLowerCase() === 'config-2'));
+  return parts.filter((p) => named(p) || isoLabelled.has(p));
 }
 
 /** SHA-256 of `length` bytes of the disk at `offset`: dd streams them here and they are hashed on the way. */
@@ -72,14 +76,9 @@ export async function sha256At(ctx: Ctx, device: string, offset: number, length:
 
 /** Writes `data` into the disk at `offset` (dd reads it on stdin), flushed before returning. */
 export async function writeAt(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<void> {
-  await mustExec(
-    ctx,
-    exec(ctx),
-    // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
-    ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'],
-    'check the disk is not read-only and not in use',
-    { stdin: data },
-  );
-  // Drop cached pages so the read-back comes from the device, not from what we just wrote.
-  await ctx.exec(['blockdev', '--flushbufs', device]);
+  // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
+  const dd = ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'];
+  // Then drop cached pages so the read-back comes from the device, not from what we just wrote.
+  const [written] = await runSteps(ctx, [dd, ['blockdev', '--flushbufs', device]], { stdin: data, stdinStep: 0 });
+  mustSucceed(ctx, dd, written as ExecResult, 'check the disk is not read-only and not in use');
 }

@@ -28,7 +28,16 @@ export async function mustExec(
   hint?: string,
   opts?: ExecOptions,
 ): Promise<ExecResult> {
-  const r = await exec(argv, opts);
+  return mustSucceed(ctx, argv, await exec(argv, opts), hint);
+}
+
+/** The check of mustExec for a result already in hand (e.g. one step of runSteps). */
+export function mustSucceed(
+  ctx: Pick<ModuleContext, 'host' | 'task'>,
+  argv: readonly string[],
+  r: ExecResult,
+  hint?: string,
+): ExecResult {
   if (r.rc !== 0) {
     const err = (r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ');
     throw hostError(

@@ -17,6 +17,8 @@ import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { parseLsblk } from '../deploy/lsblk.js';
 import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError, randomName } from '../deploy/ramdisk-exec.js';
+import { UnreachableError } from '../errors.js';
+import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -99,9 +101,8 @@ export const bootcInstallModule = defineModule({
       firstSet(a.authorized_keys, ctx.vars, 'instance_info.bootc_authorized_keys'),
     );
     const tpm2Luks = a.tpm2_luks ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.bootc_tpm2_luks'));
-    const ge = await ctx
-      .exec(['getenforce'])
-      .catch(() => ({ rc: 127, stdout: '', stderr: '' }) as ExecResult);
+    // SELinux mode and the pulled image, in one round trip.
+    const [ge, inspected] = (await runSteps(ctx, [['getenforce'], inspectArgv(ref)])) as [ExecResult, ExecResult];
     const selinux = selinuxActive(ge.rc, ge.stdout);
     const keysFile = keys ? `/tmp/tsbm-authorized-keys-${randomName()}` : undefined;
 
@@ -123,19 +124,22 @@ export const bootcInstallModule = defineModule({
     }
     const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
     // In check mode podman_pull pulled nothing, so a missing image is expected there.
-    await checkImageFits(ctx, ref, device, diskMiB, !ctx.check);
+    checkImageFits(ctx, inspected, ref, device, diskMiB, !ctx.check);
     if (ctx.check) return { changed: true, msg: `would install ${ref} to ${device}`, ...facts };
 
     const timeoutS = a.timeout ?? 3600;
     const start = Date.now();
     let res: ExecResult;
+    let table: ExecResult | undefined;
+    let keysRemoved = false;
     try {
       if (keysFile && keys) await ctx.put(keys, keysFile, { mode: 0o600 });
       ctx.progress({ message: `bootc install to-disk ${device}` });
       res = await ctx
         .exec(argv, { timeout: timeoutS * 1000, signal: ctx.signal })
         .catch(async (e: unknown) => {
-          if (ctx.signal.aborted) throw e;
+          // A lost connection is not a timeout: it keeps its own message (and unreachable status).
+          if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
           await killLeftovers(ctx, ref);
           const elapsed = Math.round((Date.now() - start) / 1000);
           throw hostError(
@@ -145,8 +149,15 @@ export const bootcInstallModule = defineModule({
             e,
           );
         });
+      // The keys file goes, and after a good install the new table is read: one round trip.
+      const after = await runSteps(ctx, [
+        ...(keysFile ? [['rm', '-f', keysFile]] : []),
+        ...(res.rc === 0 ? [['sfdisk', '--json', device]] : []),
+      ]);
+      keysRemoved = true;
+      if (res.rc === 0) table = after[after.length - 1];
     } finally {
-      if (keysFile) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
+      if (keysFile && !keysRemoved) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
     }
     const out = `${res.stdout}\n${res.stderr}`;
     if (res.rc !== 0) {
@@ -163,7 +174,7 @@ export const bootcInstallModule = defineModule({
         'the message ends with the last lines bootc printed; the disk may be partially written, so fix the cause and deploy again',
       );
     }
-    const parts = await partitionCount(ctx, device);
+    const parts = await partitionCount(ctx, device, table);
     if (!parts || parts.count === 0) {
       throw hostError(
         ctx,
@@ -214,15 +225,19 @@ async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number>
 }
 
 /** Refuses before wiping when the unpacked image cannot fit the root partition bootc would make. */
-async function checkImageFits(
+function inspectArgv(ref: string): string[] {
+  return ['podman', 'image', 'inspect', '--format', 'json', ref];
+}
+
+function checkImageFits(
   ctx: ModuleContext,
+  r: ExecResult,
   ref: string,
   device: string,
   diskMiB: number,
   mustExist: boolean,
-): Promise<void> {
-  const r = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', ref]).catch(() => undefined);
-  if (r?.rc !== 0 || !r) {
+): void {
+  if (r.rc !== 0) {
     if (!mustExist) return;
     throw hostError(
       ctx,
@@ -260,8 +275,8 @@ async function killLeftovers(ctx: ModuleContext, ref: string): Promise<void> {
 async function partitionCount(
   ctx: ModuleContext,
   device: string,
+  sf: ExecResult | undefined,
 ): Promise<{ label: string; count: number } | undefined> {
-  const sf = await ctx.exec(['sfdisk', '--json', device]).catch(() => undefined);
   if (sf && sf.rc === 0) return sfdiskPartitions(sf.stdout);
   // Ramdisks without sfdisk usually have sgdisk (gdisk); count its partition lines.
   const sg = await ctx.exec(['sgdisk', '-p', device]).catch(() => undefined);

@@ -4,12 +4,11 @@ import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { nodeIdentity } from '../configdrive/content.js';
 import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
-import { configDrivePartitions, diskSizeBytes, sha256At, writeAt } from '../configdrive/disk-io.js';
-import { type PartitionTable, parseSfdiskJson } from '../configdrive/partition-table.js';
+import { configDrivePartitions, diskAndTable, sha256At, writeAt } from '../configdrive/disk-io.js';
 import { placeConfigDrive } from '../configdrive/placement.js';
 import { resolveConfigDrive } from '../configdrive/source.js';
 import { getPath } from '../deploy/node-data.js';
-import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
+import { hostError } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
 import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
 
@@ -28,16 +27,6 @@ const args = Type.Object(
   },
   { additionalProperties: false },
 );
-
-async function readTable(ctx: ModuleContext, device: string): Promise<PartitionTable> {
-  const r = await mustExec(
-    ctx,
-    ctx.exec.bind(ctx),
-    ['sfdisk', '--json', device],
-    'the ramdisk needs util-linux sfdisk; the disk needs a partition table (run bootc_install first)',
-  );
-  return parseSfdiskJson(r.stdout, device);
-}
 
 export const configdriveWriteModule = defineModule({
   name: 'configdrive_write',
@@ -72,8 +61,7 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
   const sha256 = createHash('sha256').update(iso).digest('hex');
   const device = a.device;
 
-  const diskBytes = await diskSizeBytes(ctx, device);
-  let table = await readTable(ctx, device);
+  const { diskBytes, table } = await diskAndTable(ctx, device);
   const labelled = await configDrivePartitions(ctx, device, table.partitions);
   let plan = placeConfigDrive(device, table, labelled, diskBytes, iso.length);
   ctx.log(
@@ -112,14 +100,11 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
 
   if (plan.action === 'create') {
     if (table.label === 'gpt') {
-      await relocateGptBackup(ctx, device);
-      table = await readTable(ctx, device); // lastlba moves with the backup header
-      plan = placeConfigDrive(device, table, [], diskBytes, iso.length);
+      plan = placeConfigDrive(device, await relocateGptBackup(ctx, device), [], diskBytes, iso.length);
       if (plan.action !== 'create') throw hostError(ctx, 'internal: placement changed after sgdisk -e');
     }
     const want = plan;
-    await createPartition(ctx, device, want);
-    const after = await readTable(ctx, device);
+    const after = await createPartition(ctx, device, want);
     if (!after.partitions.some((p) => p.number === want.number && p.startSector === want.startSector)) {
       throw hostError(
         ctx,

@@ -16,7 +16,9 @@ import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../
 import { firstSet } from '../deploy/node-data.js';
 import { helpHasFlag } from '../deploy/podman-version.js';
 import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
-import { hostError, mustExec, randomName } from '../deploy/ramdisk-exec.js';
+import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
+import { UnreachableError } from '../errors.js';
+import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -87,8 +89,6 @@ const args = Type.Object(
   { additionalProperties: false },
 );
 
-type Args = typeof args.static;
-
 export const podmanPullModule = defineModule({
   name: 'podman_pull',
   summary:
@@ -145,33 +145,55 @@ export const podmanPullModule = defineModule({
     }
 
     const confDir = a.containers_conf_dir ?? '/etc/containers/containers.conf.d';
-    await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', confDir]);
-    await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     // Mirrors, and for tls_verify: false the image's registry marked insecure, so every podman
     // call (including ones without a --tls-verify flag) reaches a lab registry.
     const insecure = a.tls_verify === false ? [img.registry] : [];
-    if (a.registries?.length || insecure.length) {
-      const regDir = a.registries_conf_dir ?? '/etc/containers/registries.conf.d';
-      await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', regDir]);
+    const regDir =
+      a.registries?.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
+    const authDir = authJson ? (a.auth_dir ?? '/run/tsbm') : undefined;
+    // Every directory in one round trip; the auth directory is private (tmpfs, 0700).
+    const mkdirs = [
+      ['mkdir', '-p', confDir],
+      ...(regDir ? [['mkdir', '-p', regDir]] : []),
+      ...(authDir ? [['mkdir', '-p', '-m', '0700', authDir]] : []),
+    ];
+    const made = await runSteps(ctx, mkdirs);
+    for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i] as ExecResult);
+    await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
+    if (regDir) {
       await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {
         mode: 0o644,
       });
     }
 
     let authFile: string | undefined;
+    let authRemoved = false;
     const start = Date.now();
     let pull: ExecResult;
+    let inspect: ExecResult | undefined;
     try {
-      if (authJson) {
-        const dir = a.auth_dir ?? '/run/tsbm';
-        await mustExec(ctx, ctx.exec.bind(ctx), ['mkdir', '-p', '-m', '0700', dir]);
-        authFile = `${dir}/auth-${randomName()}.json`;
+      if (authDir && authJson) {
+        authFile = `${authDir}/auth-${randomName()}.json`;
         await ctx.put(authJson, authFile, { mode: 0o600 });
       }
       const authFlags = authFile ? ['--authfile', authFile] : [];
-      if (a.memory_check !== false) await memoryPreflight(ctx, a, img.ref, authFile);
-
-      const help = await ctx.exec(['podman', 'pull', '--help']);
+      const memoryCheck = a.memory_check !== false;
+      const tlsVerify = a.tls_verify !== false;
+      const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
+      // The ramdisk's facts and the first manifest probe, in one round trip.
+      const firstProbe = manifestProbes(authFile, tlsVerify)[0] as ManifestProbe;
+      const [help, uname, meminfo, probed] = (await runSteps(ctx, [
+        ['podman', 'pull', '--help'],
+        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
+      ])) as [ExecResult, ExecResult?, ExecResult?, ExecResult?];
+      if (memoryCheck && uname && meminfo && probed) {
+        await memoryPreflight(ctx, img.ref, authFile, tlsVerify, {
+          arch: ociArch(uname.stdout),
+          meminfo,
+          meminfoPath,
+          firstProbe: probed,
+        });
+      }
       const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')
         ? ['--retry-delay=5s']
         : [];
@@ -183,7 +205,8 @@ export const podmanPullModule = defineModule({
           signal: ctx.signal,
         })
         .catch((e: unknown) => {
-          if (ctx.signal.aborted) throw e;
+          // A lost connection is not a timeout: it keeps its own message (and unreachable status).
+          if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
           throw hostError(
             ctx,
             `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
@@ -191,15 +214,22 @@ export const podmanPullModule = defineModule({
             e,
           );
         });
-    } finally {
+      // The auth file goes first, then (after a good pull) the inspect: one round trip.
+      const after = await runSteps(ctx, [
+        ...(authFile ? [['rm', '-f', authFile]] : []),
+        ...(pull.rc === 0 ? [['podman', 'image', 'inspect', '--format', 'json', img.ref]] : []),
+      ]);
       if (authFile) {
+        authRemoved = true;
+        warnIfNotRemoved(ctx, authFile, after[0] as ExecResult);
+      }
+      if (pull.rc === 0) inspect = after[after.length - 1];
+    } finally {
+      if (authFile && !authRemoved) {
         const rm = await ctx
           .exec(['rm', '-f', authFile])
           .catch((e: unknown) => ({ rc: -1, stdout: '', stderr: String(e) }));
-        if (rm.rc !== 0)
-          ctx.warn(
-            `could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`,
-          );
+        warnIfNotRemoved(ctx, authFile, rm);
       }
     }
     const durationS = Math.round((Date.now() - start) / 100) / 10;
@@ -227,11 +257,10 @@ export const podmanPullModule = defineModule({
         'check the image reference, the registry and the ramdisk network',
       );
     }
-    const inspect = await ctx.exec(['podman', 'image', 'inspect', '--format', 'json', img.ref]);
     let imageId = pull.stdout.trim().split('\n').pop() ?? '';
     let bytes: number | undefined;
     try {
-      const doc = JSON.parse(inspect.stdout) as Array<{ Id?: string; Size?: number }>;
+      const doc = JSON.parse(inspect?.stdout ?? '') as Array<{ Id?: string; Size?: number }>;
       imageId = doc[0]?.Id ?? imageId;
       bytes = doc[0]?.Size;
     } catch {
@@ -248,6 +277,11 @@ export const podmanPullModule = defineModule({
     };
   },
 });
+
+function warnIfNotRemoved(ctx: ModuleContext, authFile: string, rm: ExecResult): void {
+  if (rm.rc !== 0)
+    ctx.warn(`could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`);
+}
 
 function lastLine(s: string): string {
   return s.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
@@ -273,34 +307,46 @@ interface ManifestProbe {
   env?: Record<string, string>;
 }
 
-async function manifestSize(
-  ctx: ModuleContext,
-  ref: string,
-  authFile: string | undefined,
-  tlsVerify: boolean,
-): Promise<{ size?: ManifestSize; why: string }> {
-  const arch = ociArch((await ctx.exec(['uname', '-m'])).stdout);
+function manifestProbes(authFile: string | undefined, tlsVerify: boolean): ManifestProbe[] {
   const flags = [...(authFile ? ['--authfile', authFile] : []), ...(tlsVerify ? [] : ['--tls-verify=false'])];
-  const probes: ManifestProbe[] = [
+  return [
     { argv: (r) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`] },
     { argv: (r) => ['podman', 'manifest', 'inspect', ...flags, r] },
-    // podman < 4.4 has no flags on `manifest inspect`: credentials through the environment,
-    // TLS through the registries.conf.d drop-in written for tls_verify: false.
     {
       argv: (r) => ['podman', 'manifest', 'inspect', r],
       ...(authFile ? { env: { REGISTRY_AUTH_FILE: authFile } } : {}),
     },
   ];
+}
+
+/** What the batched fact-gathering step already read from the ramdisk. */
+interface Gathered {
+  arch: string;
+  meminfo: ExecResult;
+  meminfoPath: string;
+  /** The first probe's answer for the reference itself. */
+  firstProbe: ExecResult;
+}
+
+async function manifestSize(
+  ctx: ModuleContext,
+  ref: string,
+  authFile: string | undefined,
+  tlsVerify: boolean,
+  g: Gathered,
+): Promise<{ size?: ManifestSize; why: string }> {
+  const arch = g.arch;
   const reasons: string[] = [];
-  for (const probe of probes) {
+  for (const [i, probe] of manifestProbes(authFile, tlsVerify).entries()) {
     let r = ref;
     for (let depth = 0; depth < 2; depth++) {
       const argv = probe.argv(r);
-      // A tool that is not installed is rc 127 over SSH but a rejection on a local connection.
-      const res = await ctx
-        .exec(argv, probe.env ? { env: probe.env } : {})
-        .catch((e: unknown): ExecResult => ({ rc: 127, stdout: '', stderr: (e as Error).message }));
-      // podman 4.3 refuses single-image manifests but quotes the manifest in its error.
+      const res =
+        i === 0 && depth === 0
+          ? g.firstProbe
+          : await ctx
+              .exec(argv, probe.env ? { env: probe.env } : {})
+              .catch((e: unknown): ExecResult => ({ rc: 127, stdout: '', stderr: (e as Error).message }));
       const text = res.rc === 0 ? res.stdout : (quotedManifest(res.stderr) ?? '');
       const m = text ? parseManifest(text, arch) : ({ kind: 'unknown' } as const);
       if (m.kind === 'image') return { size: m.size, why: argv.slice(0, 3).join(' ') };
@@ -319,17 +365,18 @@ async function manifestSize(
 
 async function memoryPreflight(
   ctx: ModuleContext,
-  a: Args,
   ref: string,
   authFile: string | undefined,
+  tlsVerify: boolean,
+  g: Gathered,
 ): Promise<void> {
-  const { size, why } = await manifestSize(ctx, ref, authFile, a.tls_verify !== false);
+  const { size, why } = await manifestSize(ctx, ref, authFile, tlsVerify, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
     return;
   }
-  const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
-  const mi = await ctx.exec(['cat', meminfoPath]);
+  const meminfoPath = g.meminfoPath;
+  const mi = g.meminfo;
   const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
   if (avail === undefined) {
     ctx.warn(`no MemAvailable in ${meminfoPath} on the ramdisk; memory preflight skipped`);

@@ -1,7 +1,8 @@
 // wait_agent: waits for the node's ramdisk to accept SSH, then proves it is the machine the BMC
 // controls before anything destructive happens (Ironic trusts whoever looks up; tsbm checks).
 import { Type } from '../schema/type-builder.js';
-import type { Connection } from '../connection/types.js';
+import { execSteps } from '../connection/exec-steps.js';
+import type { Connection, ExecResult } from '../connection/types.js';
 import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
 import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
@@ -106,9 +107,17 @@ export const waitAgentModule = defineModule({
     }
     const waitedS = Math.round((Date.now() - start) / 1000);
     try {
-      const uuidRes = await conn.exec(['cat', a.product_uuid_path ?? '/sys/class/dmi/id/product_uuid']);
+      // Everything the checks read, in one round trip (all read-only).
+      const uuidArgv = ['cat', a.product_uuid_path ?? '/sys/class/dmi/id/product_uuid'];
+      const linkArgv = ['ip', '-j', 'link'];
+      const podmanArgv = a.require_podman ? ['podman', '--version'] : undefined;
+      const memArgv = a.min_memory_mib ? ['cat', a.meminfo_path ?? '/proc/meminfo'] : undefined;
+      const steps = [uuidArgv, linkArgv, podmanArgv, memArgv].filter((x): x is string[] => x !== undefined);
+      const results = await execSteps(conn, steps);
+      const resultOf = (argv: string[]) => results[steps.indexOf(argv)] as ExecResult;
+      const uuidRes = resultOf(uuidArgv);
+      const link = resultOf(linkArgv);
       const hostUuid = uuidRes.rc === 0 && uuidRes.stdout.trim() ? uuidRes.stdout.trim() : undefined;
-      const link = await conn.exec(['ip', '-j', 'link']);
       let hostMacs: string[] = [];
       if (link.rc === 0) {
         try {
@@ -137,8 +146,8 @@ export const waitAgentModule = defineModule({
         macs: hostMacs,
         waited_s: waitedS,
       };
-      if (a.require_podman) {
-        const pv = await conn.exec(['podman', '--version']);
+      if (podmanArgv) {
+        const pv = resultOf(podmanArgv);
         if (pv.rc !== 0) {
           const said = (pv.stderr || pv.stdout).trim().split('\n').slice(-3).join(' | ');
           throw hostError(
@@ -149,8 +158,8 @@ export const waitAgentModule = defineModule({
         }
         facts.podman_version = pv.stdout.trim();
       }
-      if (a.min_memory_mib) {
-        const mi = await conn.exec(['cat', a.meminfo_path ?? '/proc/meminfo']);
+      if (a.min_memory_mib && memArgv) {
+        const mi = resultOf(memArgv);
         const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
         if (avail === undefined)
           throw hostError(
