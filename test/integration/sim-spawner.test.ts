@@ -116,6 +116,10 @@ describe.each(['perl', 'node'] as const)('lab spawner pool (%s)', (kind) => {
   it('reports a command that cannot start as an error', async () => {
     const p = pool.spawn('/nonexistent/tool', [], { env });
     await expect(collect(p)).rejects.toThrow(/ENOENT/);
+    const q = pool.spawn('/bin/sh', ['-c', 'true'], { cwd: '/nonexistent-dir', env });
+    await expect(collect(q)).rejects.toThrow(/ENOENT/);
+    // and the next command runs where it should
+    expect((await collect(pool.spawn('/bin/sh', ['-c', 'pwd'], { env }))).out).toBe(`${process.cwd()}\n`);
   });
 
   it('passes arguments and environment with newlines, quotes, tabs and non-ASCII bytes intact', async () => {

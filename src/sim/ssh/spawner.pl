@@ -30,10 +30,14 @@ my @waiting; # spawns waiting to connect to a busy lab: { req, attempt, due (clo
 my $in = ''; # bytes from the lab not yet parsed
 my $out = ''; # replies not yet written
 
-# A lab that went away shows up as EPIPE on write, not as a signal that kills us first.
-$SIG{PIPE} = 'IGNORE';
-# The handler only has to exist: SIGCHLD then interrupts select, and the loop reaps.
+# Handlers that do nothing, not IGNORE: exec resets caught signals to their defaults, so the
+# child has nothing to undo. A lab that went away then shows up as EPIPE on write (not as a
+# signal that kills us before we kill its commands), and SIGCHLD interrupts select.
+$SIG{PIPE} = sub { };
 $SIG{CHLD} = sub { };
+my $no_signals = POSIX::SigSet->new;
+my $home = POSIX::getcwd() // '/'; # for commands without a cwd, as the node spawner does
+my $env_now = ''; # the environment %ENV holds now (NUL-joined)
 
 binmode STDIN;
 binmode STDOUT;
@@ -78,24 +82,34 @@ sub errno_name {
   return $name // ($! + 0);
 }
 
-# Runs in the forked child: a session (and process group) of its own so a kill reaches the
-# whole pipeline, default signal handling, stdio on the lab's sockets, then exec. A failure is
-# reported to the parent as an errno on $w (close-on-exec, so a successful exec sends EOF).
-sub child {
-  my ($req, $io, $err, $w) = @_;
-  setsid();
-  $SIG{PIPE} = 'DEFAULT';
-  $SIG{CHLD} = 'DEFAULT';
-  POSIX::sigprocmask(SIG_SETMASK, POSIX::SigSet->new);
-  dup2(fileno($io), 0);
-  dup2(fileno($io), 1);
-  dup2(fileno($err), 2);
-  if ($req->{cwd} eq '' || chdir $req->{cwd}) {
+# The command's directory and environment are set here, before fork: every page the child
+# writes before exec is a copy-on-write fault, and the next command often has the same env.
+sub enter {
+  my ($req) = @_;
+  chdir($req->{cwd} eq '' ? $home : $req->{cwd}) or return;
+  my $env = join "\0", @{ $req->{env} };
+  if ($env ne $env_now) {
     %ENV = ();
     for (@{ $req->{env} }) {
       my ($k, $v) = split /=/, $_, 2;
       $ENV{$k} = $v // '';
     }
+    $env_now = $env;
+  }
+  return 1;
+}
+
+# Runs in the forked child: a session (and process group) of its own so a kill reaches the
+# whole pipeline, no blocked signals, stdio on the lab's sockets, then exec. A failure is
+# reported to the parent as an errno on $w (close-on-exec, so a successful exec sends EOF).
+sub child {
+  my ($req, $io, $err, $w) = @_;
+  setsid();
+  POSIX::sigprocmask(SIG_SETMASK, $no_signals);
+  dup2(fileno($io), 0);
+  dup2(fileno($io), 1);
+  dup2(fileno($err), 2);
+  {
     no warnings 'exec'; # the lab reports the failure; stderr is the command's
     exec { $req->{file} } $req->{file}, @{ $req->{args} };
   }
@@ -123,6 +137,10 @@ sub start {
   }
   my ($io, $err) = @{ $req->{streams} };
   delete $req->{streams};
+  if (!enter($req)) {
+    reply('e', $id, "spawn $req->{file} " . errno_name($! + 0)); # what node says for a bad cwd
+    return;
+  }
   pipe(my $r, my $w) or do { reply('e', $id, "pipe: $!"); return };
   my $pid = fork;
   if (!defined $pid) {
