@@ -75,6 +75,6 @@ export async function execSteps(
   if (steps.length === 0) return [];
   const marker = `__tsbm_step_${randomBytes(8).toString('hex')}`;
   const { stdinStep, ...execOpts } = opts;
-  const batch = await conn.execShell(stepsScript(steps, marker, stdinStep), execOpts);
+  const batch = await conn.execShell(stepsScript(steps, marker, stdinStep), { ...execOpts, posixScript: true });
   return splitStepsOutput(batch, marker, steps.length);
 }

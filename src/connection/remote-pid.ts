@@ -25,20 +25,28 @@ export function isPosixShell(shell: string | undefined): boolean {
   return shell !== undefined && POSIX_SHELLS.has(shell.slice(shell.lastIndexOf('/') + 1));
 }
 
-/** `command` (a quoted command line) with the prelude in front; `inline` once the login shell is POSIX. */
-export function withPidPrelude(command: string, inline = false): string {
+/** The inline prelude for a script the login shell runs itself (nothing to exec). */
+export const SCRIPT_PID_PRELUDE = `${REPORT}" >&2; `;
+
+/**
+ * `command` (a quoted command line) with the prelude in front; `inline` once the login shell is
+ * POSIX; `exec: false` when the command is a script for the login shell itself.
+ */
+export function withPidPrelude(command: string, inline = false, exec = true): string {
+  if (!exec) return SCRIPT_PID_PRELUDE + command;
   return (inline ? INLINE_PID_PRELUDE : PID_PRELUDE) + command;
 }
 
 /** Whether a command line starts with either prelude (its stderr then begins with the report). */
 export function hasPidPrelude(command: string): boolean {
-  return command.startsWith(PID_PRELUDE) || command.startsWith(INLINE_PID_PRELUDE);
+  return command.startsWith(PID_PRELUDE) || command.startsWith(INLINE_PID_PRELUDE) || command.startsWith(SCRIPT_PID_PRELUDE);
 }
 
 /** The command as the caller wrote it (for logs and recorded commands). */
 export function stripPidPrelude(command: string): string {
   if (command.startsWith(PID_PRELUDE)) return command.slice(PID_PRELUDE.length);
   if (command.startsWith(INLINE_PID_PRELUDE)) return command.slice(INLINE_PID_PRELUDE.length);
+  if (command.startsWith(SCRIPT_PID_PRELUDE)) return command.slice(SCRIPT_PID_PRELUDE.length);
   return command;
 }
 

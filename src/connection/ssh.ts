@@ -258,6 +258,13 @@ export class SshConnection implements Connection {
   }
 
   execShell(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    const plain = !opts.env && !opts.secretEnv && opts.cwd === undefined && !opts.become;
+    if (opts.posixScript && plain && this.posixLogin) {
+      // The login shell runs the script itself: its PID report names the shell, whose process
+      // group holds every step, so a kill still reaches them all.
+      const killable = opts.timeout !== undefined || opts.signal !== undefined;
+      return this.run(killable ? withPidPrelude(command, true, false) : command, undefined, opts);
+    }
     return this.exec(['sh', '-c', command], opts);
   }
 

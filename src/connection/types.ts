@@ -16,6 +16,12 @@ export interface ExecOptions {
   become?: { user?: string };
   /** Working directory for the command. */
   cwd?: string;
+  /**
+   * execShell only: the string is plain POSIX sh that may run in the login shell itself once that
+   * is known to be a POSIX shell (one process fewer than `sh -c`). Transports without a login
+   * shell ignore it.
+   */
+  posixScript?: boolean;
   /** Streaming callbacks, e.g. for progress parsing. Full output is still returned. */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;

@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import { createConnectionFactory } from '../../src/connection/factory.js';
-import { INLINE_PID_PRELUDE, PID_PRELUDE } from '../../src/connection/remote-pid.js';
+import { execSteps } from '../../src/connection/exec-steps.js';
+import { INLINE_PID_PRELUDE, PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
@@ -131,6 +132,40 @@ describe('ssh connection against the in-process server', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
       expect((await c.exec(['sh', '-c', 'echo err >&2; exit 3'], { signal })).stderr).toBe('err\n');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  it('a batch of steps runs in a POSIX login shell itself (no sh -c), and a timeout kills every step', async () => {
+    const { s, raw } = await hostWithLoginShell('/bin/sh');
+    const c = await openSsh(s.spec);
+    try {
+      const signal = new AbortController().signal;
+      await c.exec(['true'], { signal }); // learns the login shell
+      const r = await execSteps(c, [['echo', 'a'], ['sh', '-c', 'echo b >&2; exit 4']], { signal });
+      expect(r).toEqual([
+        { rc: 0, stdout: 'a\n', stderr: '' },
+        { rc: 4, stdout: '', stderr: 'b\n' },
+      ]);
+      const batch = stripPidPrelude(raw[1] ?? '');
+      expect(raw[1]?.startsWith(INLINE_PID_PRELUDE)).toBe(false);
+      expect(batch.startsWith('echo a </dev/null;')).toBe(true);
+      const pidFile = path.join(tmp, 'batch-sleep.pid');
+      await expect(
+        execSteps(c, [['true'], ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`]], { timeout: 400 }),
+      ).rejects.toThrow(/timed out/);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+      // Before the login shell is known, or for it not POSIX, a batch is its own sh -c.
+      const fresh = await openSsh(s.spec);
+      try {
+        expect((await execSteps(fresh, [['echo', 'x']], { signal }))[0]?.stdout).toBe('x\n');
+        expect(stripPidPrelude(raw[raw.length - 1] ?? '').startsWith('sh -c ')).toBe(true);
+      } finally {
+        await fresh.close();
+      }
     } finally {
       await c.close();
       await s.close();
