@@ -631,6 +631,10 @@ function sftpCall<T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) =>
 }
 
 function feedStdin(ch: ClientChannel, prefix: string | undefined, stdin: ExecOptions['stdin']): void {
+  // Nothing to send: EOF on the channel, leaving the Writable to ssh2, which ends it when the
+  // channel closes (ending it here too made ssh2 build an ERR_STREAM_ALREADY_FINISHED, stack
+  // trace and all, for every command).
+  if (prefix === undefined && stdin === undefined) return void ch.eof();
   if (prefix !== undefined) ch.write(prefix);
   if (stdin === undefined) return void ch.end();
   if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) return void ch.end(stdin);
