@@ -28,7 +28,7 @@ for (const n of plan) {
     const m = measure([
       'node', tsbm, 'run', join(root, 'playbooks', 'deploy-bootc.yml'), '-i', join(dir, 'inventory.yml'),
       '--output', 'plain', '-f', String(Math.min(n, 1000)), '--journal-dir', join(dir, 'runs'),
-    ]);
+    ], { env: { ...process.env, TSBM_LOCK_DIR: join(dir, 'locks') } });
     const ok = m.status === 0;
     if (!ok) console.log(`n=${n}: tsbm run exited ${m.status}\n${m.output.slice(-3000)}`);
     rows.push({ n, wallS: m.wallS, cpuS: m.cpuS, rssMiB: m.peakRssMiB, ok });
