@@ -70,6 +70,22 @@ export class RedfishClient {
     return this.connecting;
   }
 
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  /**
+   * `load` once per key for this client's life (one run): for facts a deploy does not change,
+   * such as NIC MACs, that a BMC is slow to list. A failed load is not kept.
+   */
+  remember<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let p = this.memo.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = load();
+      this.memo.set(key, p);
+      p.catch(() => this.memo.delete(key));
+    }
+    return p;
+  }
+
   async serviceRoot(): Promise<Json> {
     await this.connect();
     return this.root ?? {};

@@ -99,8 +99,25 @@ export interface MediaSlot extends Resource {
 
 const CD_TYPES = ['CD', 'DVD'];
 
-/** Picks the CD/DVD virtual media slot: by MediaTypes, else by an Id/Name that says CD/DVD. */
+const cdSlotPaths = new WeakMap<RedfishClient, string>();
+
+/**
+ * Picks the CD/DVD virtual media slot: by MediaTypes, else by an Id/Name that says CD/DVD.
+ * Found once per client (one run); later calls read only that slot, for its current state.
+ */
 export async function findCdSlot(client: RedfishClient, system: Resource): Promise<MediaSlot> {
+  const known = cdSlotPaths.get(client);
+  const pick = known ? await client.get(known) : await discoverCdSlot(client, system);
+  cdSlotPaths.set(client, pick.path);
+  return {
+    ...pick,
+    insert: await findAction(client, pick.body, '#VirtualMedia.InsertMedia'),
+    eject: await findAction(client, pick.body, '#VirtualMedia.EjectMedia'),
+    oem: hpeOemMediaTargets(pick.body),
+  };
+}
+
+async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<Resource> {
   const bmc = client.endpoint.bmc;
   const looked: string[] = [];
   const collections: string[] = [];
@@ -137,10 +154,5 @@ export async function findCdSlot(client: RedfishClient, system: Resource): Promi
       hint: 'this BMC cannot boot an ISO over Redfish virtual media; enable/license virtual media on the BMC, or boot the ramdisk over the network (redfish_boot_device device: pxe)',
     });
   }
-  return {
-    ...pick,
-    insert: await findAction(client, pick.body, '#VirtualMedia.InsertMedia'),
-    eject: await findAction(client, pick.body, '#VirtualMedia.EjectMedia'),
-    oem: hpeOemMediaTargets(pick.body),
-  };
+  return pick;
 }

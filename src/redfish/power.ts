@@ -70,10 +70,18 @@ export function powerStateOf(system: Resource): string {
   return typeof system.body.PowerState === 'string' ? system.body.PowerState : 'Unknown';
 }
 
-/** MAC addresses of the System's EthernetInterfaces, lowercased; empty when the BMC lists none. */
+/**
+ * MAC addresses of the System's EthernetInterfaces, lowercased; empty when the BMC lists none.
+ * Read once per run and BMC: a deploy reports them after every power change, and listing the
+ * NICs is one request per NIC on a slow BMC.
+ */
 export async function macAddresses(client: RedfishClient, system: Resource): Promise<string[]> {
   const link = linkOf(system.body.EthernetInterfaces);
   if (!link) return [];
+  return [...(await client.remember(`macs ${link}`, () => readMacs(client, link)))];
+}
+
+async function readMacs(client: RedfishClient, link: string): Promise<string[]> {
   const coll = await client.tryGet(link);
   if (!coll) return [];
   const macs = new Set<string>();

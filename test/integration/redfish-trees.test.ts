@@ -49,6 +49,12 @@ for (const auth of AUTHS) {
       const again = await redfishPower.run(ctx, { state: 'on', ...FAST });
       expect(again.changed).toBe(false);
       expect(bmc.state.resets).toEqual(['ForceOff', 'On']);
+      // The NICs are listed once per run and BMC, not after every power change.
+      expect(again.mac_addresses).toEqual(off.mac_addresses);
+      const nicGets = bmc.requestCount('GET', '/EthernetInterfaces');
+      expect(nicGets).toBeGreaterThan(0);
+      await redfishPower.run(ctx, { state: 'on', ...FAST });
+      expect(bmc.requestCount('GET', '/EthernetInterfaces')).toBe(nicGets);
     });
 
     it('vmedia_boot inserts into the Manager CD slot, sets Cd/Once, is idempotent, and ejects', async () => {
@@ -57,7 +63,10 @@ for (const auth of AUTHS) {
       expect(r).toMatchObject({ changed: true, media_slot: '/redfish/v1/Managers/1/VirtualMedia/2', boot_target: 'Cd' });
       expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
       expect(bmc.state.boot).toMatchObject({ BootSourceOverrideTarget: 'Cd', BootSourceOverrideEnabled: 'Once', BootSourceOverrideMode: 'UEFI' });
+      // The slot is found once per run; later tasks read only that slot.
+      const before = bmc.requestCount('GET', '/Managers/1/VirtualMedia/1');
       expect((await vmediaBoot.run(ctx, { image: IMAGE })).changed).toBe(false);
+      expect(bmc.requestCount('GET', '/Managers/1/VirtualMedia/1')).toBe(before);
       const ej = await vmediaBoot.run(ctx, { state: 'ejected' });
       expect(ej.changed).toBe(true);
       expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: '', Inserted: false });

@@ -42,8 +42,8 @@ export interface FakeBmc {
   maxConcurrent(): number;
   /** Forgets every session, as a BMC does on timeout or reboot (clients must log in again). */
   expireSessions(): void;
-  /** Number of requests received, by method. */
-  requestCount(method?: string): number;
+  /** Number of requests received, by method, and only those for paths containing `pathPart` when given. */
+  requestCount(method?: string, pathPart?: string): number;
   close(): Promise<void>;
 }
 
@@ -65,6 +65,8 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   const sessions = new Map<string, string>(); // token -> session resource path
   const tasks = new Map<string, Task>();
   const counts = new Map<string, number>();
+  /** Every request's method and path, for requestCount by path. */
+  const seen: string[] = [];
   let nextId = 1;
   let inFlight = 0;
   let peak = 0;
@@ -73,6 +75,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     counts.set(method, (counts.get(method) ?? 0) + 1);
+    seen.push(`${method} ${req.url ?? ''}`);
     const raw = await readBody(req);
     if (opts.faults?.latencyMs) await new Promise((r) => setTimeout(r, opts.faults?.latencyMs));
     const fault = faults.next();
@@ -232,7 +235,12 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       for (const p of sessions.values()) removeMember(sessionsPath, p);
       sessions.clear();
     },
-    requestCount: (m) => (m ? (counts.get(m) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0)),
+    requestCount: (m, pathPart) =>
+      pathPart !== undefined
+        ? seen.filter((r) => (!m || r.startsWith(`${m} `)) && r.includes(pathPart)).length
+        : m
+          ? (counts.get(m) ?? 0)
+          : [...counts.values()].reduce((a, b) => a + b, 0),
     close: async () => {
       state.close();
       for (const s of sockets) s.destroy();
