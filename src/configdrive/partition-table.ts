@@ -18,6 +18,8 @@ export interface PartitionTable {
   sectorSize: number;
   /** Last usable sector (GPT lastlba); for MBR, filled from the disk size by the caller. */
   lastLba?: number;
+  /** First usable sector (GPT firstlba): 2 + the sectors the partition entries take. */
+  firstLba?: number;
   partitions: Partition[];
 }
 
@@ -26,6 +28,7 @@ interface SfdiskJson {
     label?: string;
     sectorsize?: number;
     lastlba?: number;
+    firstlba?: number;
     partitions?: { node?: string; start?: number; size?: number; type?: string; name?: string }[];
   };
 }
@@ -68,6 +71,17 @@ export function parseSfdiskJson(text: string, device: string): PartitionTable {
     label: pt.label,
     sectorSize,
     ...(pt.lastlba !== undefined ? { lastLba: pt.lastlba } : {}),
+    ...(pt.firstlba !== undefined ? { firstLba: pt.firstlba } : {}),
     partitions,
   };
+}
+
+/**
+ * Whether a GPT's backup header already sits at the end of a disk of `diskBytes`: the entries
+ * before the backup header take as many sectors as the primary ones (firstlba - 2), so the last
+ * usable sector is then disk sectors - firstlba. `sgdisk -e` would change nothing.
+ */
+export function gptBackupAtEnd(table: PartitionTable, diskBytes: number): boolean {
+  if (table.label !== 'gpt' || table.lastLba === undefined || table.firstLba === undefined) return false;
+  return table.lastLba === Math.floor(diskBytes / table.sectorSize) - table.firstLba;
 }

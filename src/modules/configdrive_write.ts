@@ -5,6 +5,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { nodeIdentity } from '../configdrive/content.js';
 import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
 import { configDrivePartitions, diskAndTable, sha256At, writeAt } from '../configdrive/disk-io.js';
+import { gptBackupAtEnd } from '../configdrive/partition-table.js';
 import { placeConfigDrive } from '../configdrive/placement.js';
 import { resolveConfigDrive } from '../configdrive/source.js';
 import { getPath } from '../deploy/node-data.js';
@@ -32,7 +33,7 @@ export const configdriveWriteModule = defineModule({
   name: 'configdrive_write',
   summary: 'Write the config drive (config-2 ISO) into a partition at the end of the node disk',
   description:
-    'Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB (GPT: sgdisk -e first; MBR: at most 3 existing primaries, below 2 TiB), streams the ISO to dd on stdin (no copy in /tmp), writes it by byte offset on the whole disk, reads it back through dd and compares SHA-256 on the controller. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.',
+    'Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB (GPT: sgdisk -e first when the backup header is short of the disk end; MBR: at most 3 existing primaries, below 2 TiB), streams the ISO to dd on stdin (no copy in /tmp), writes it by byte offset on the whole disk, reads it back through dd and compares SHA-256 on the controller. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.',
   runsOn: 'target',
   args,
   checkMode: true,
@@ -99,7 +100,9 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
   }
 
   if (plan.action === 'create') {
-    if (table.label === 'gpt') {
+    // A GPT written for a smaller disk (an image) keeps its backup header short of the end;
+    // bootc partitions the disk it is on, so after it there is nothing to move.
+    if (table.label === 'gpt' && !gptBackupAtEnd(table, diskBytes)) {
       plan = placeConfigDrive(device, await relocateGptBackup(ctx, device), [], diskBytes, iso.length);
       if (plan.action !== 'create') throw hostError(ctx, 'internal: placement changed after sgdisk -e');
     }

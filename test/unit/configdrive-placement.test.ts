@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
+import { gptBackupAtEnd, type PartitionTable, parseSfdiskJson } from '../../src/configdrive/partition-table.js';
 import { placeConfigDrive } from '../../src/configdrive/placement.js';
 
 const MiB = 1024 * 1024;
@@ -101,5 +101,22 @@ describe('configdrive placement', () => {
     if (p.action !== 'create') return;
     expect((p.startSector + p.sizeSectors) * 512).toBe(2 * TiB);
     expect(p.offsetBytes).toBe(2 * TiB - 64 * MiB);
+  });
+});
+
+describe('gptBackupAtEnd', () => {
+  const gpt = (lastLba: number, firstLba = 34, sectorSize = 512): PartitionTable => ({ label: 'gpt', sectorSize, lastLba, firstLba, partitions: [] });
+  it('true when lastlba is disk sectors - firstlba (sgdisk -e would change nothing)', () => {
+    expect(gptBackupAtEnd(gpt(2097118), 2 ** 30)).toBe(true);
+    expect(gptBackupAtEnd(gpt(262138, 6, 4096), 2 ** 30)).toBe(true); // 4K sectors: 4 entry sectors
+  });
+  it('false for an image written to a bigger disk, for MBR, and when sfdisk did not say', () => {
+    expect(gptBackupAtEnd(gpt(98270), 2 ** 30)).toBe(false);
+    expect(gptBackupAtEnd({ label: 'dos', sectorSize: 512, partitions: [] }, 2 ** 30)).toBe(false);
+    expect(gptBackupAtEnd({ label: 'gpt', sectorSize: 512, lastLba: 2097118, partitions: [] }, 2 ** 30)).toBe(false);
+  });
+  it('parses firstlba from sfdisk --json', () => {
+    const t = parseSfdiskJson(JSON.stringify({ partitiontable: { label: 'gpt', firstlba: 34, lastlba: 2097118, sectorsize: 512, partitions: [] } }), '/dev/vda');
+    expect(gptBackupAtEnd(t, 2 ** 30)).toBe(true);
   });
 });
