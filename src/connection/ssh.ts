@@ -525,14 +525,18 @@ export class SshConnection implements Connection {
         hint: 'check that the directory exists and the SSH user may write there',
       });
     try {
-      const src = typeof data === 'string' || Buffer.isBuffer(data) ? Readable.from([Buffer.from(data)]) : data;
+      const small = typeof data === 'string' || (Buffer.isBuffer(data) && data.length <= SMALL_PUT_BYTES);
       await this.whileConnected(
         sftp,
         (async () => {
-          await pipeline(src, sftp.createWriteStream(tmp, { mode, flags: 'w' }));
-          await sftpCall<void>((cb) => sftp.chmod(tmp, mode, cb)).catch((e: Error) => {
-            throw fail('set the mode of', e);
-          });
+          if (small) await writeSmall(sftp, tmp, Buffer.from(data as string | Buffer), mode, fail);
+          else {
+            const src = Buffer.isBuffer(data) ? Readable.from([data]) : (data as Readable);
+            await pipeline(src, sftp.createWriteStream(tmp, { mode, flags: 'w' }));
+            await sftpCall<void>((cb) => sftp.chmod(tmp, mode, cb)).catch((e: Error) => {
+              throw fail('set the mode of', e);
+            });
+          }
           await this.rename(sftp, tmp, dest);
         })(),
       );
@@ -628,6 +632,40 @@ function sftpCall<T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) =>
       reject(e);
     }
   });
+}
+
+/** Files up to this size are written with pipelined SFTP requests (see writeSmall). */
+const SMALL_PUT_BYTES = 1024 * 1024;
+// Under every server's write limit (ssh2 splits a larger WRITE and sends the rest only after
+// the first is answered, which would put it behind our CLOSE).
+const SFTP_CHUNK = 16 * 1024;
+
+/**
+ * Opens, then sends every WRITE, the mode (FSETSTAT: the open's mode is cut by the umask) and
+ * the CLOSE without waiting between them: two round trips instead of one per request. An SFTP
+ * server answers requests on one handle in order (OpenSSH's sftp-server runs them one by one).
+ */
+async function writeSmall(
+  sftp: SFTPWrapper,
+  file: string,
+  data: Buffer,
+  mode: number,
+  fail: (what: string, e: Error) => TsbmError,
+): Promise<void> {
+  const handle = await sftpCall<Buffer>((cb) => sftp.open(file, 'w', { mode }, cb));
+  const writes: Promise<void>[] = [];
+  for (let off = 0; off < data.length; off += SFTP_CHUNK) {
+    const len = Math.min(SFTP_CHUNK, data.length - off);
+    writes.push(sftpCall<void>((cb) => sftp.write(handle, data, off, len, off, cb)));
+  }
+  const chmod = sftpCall<void>((cb) => sftp.fchmod(handle, mode, cb));
+  const close = sftpCall<void>((cb) => sftp.close(handle, cb));
+  const settled = await Promise.allSettled([...writes, chmod, close]);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    const chmodFailed = settled[writes.length]?.status === 'rejected' && settled.slice(0, writes.length).every((r) => r.status === 'fulfilled');
+    throw chmodFailed ? fail('set the mode of', failed.reason as Error) : (failed.reason as Error);
+  }
 }
 
 function feedStdin(ch: ClientChannel, prefix: string | undefined, stdin: ExecOptions['stdin']): void {

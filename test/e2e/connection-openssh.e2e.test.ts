@@ -2,6 +2,7 @@
 // MaxSessions 10, SFTP put (posix-rename) and get, hashed known_hosts from ssh-keyscan,
 // secret env kept off the command line, timeouts, a jump host into a namespace-only sshd,
 // and facts from a real host.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +92,11 @@ describe.skipIf(!ready)(
       expect(readFileSync(dest, 'utf8')).toBe('two');
       expect(statSync(dest).mode & 0o777).toBe(0o640);
       expect((await conn.get(dest)).toString()).toBe('two');
+      // Pipelined chunks (a small file is written in 16 KiB WRITEs sent back to back).
+      const mid = randomBytes(200 * 1024 + 5);
+      await conn.put(mid, dest, { mode: 0o600 });
+      expect(readFileSync(dest).equals(mid)).toBe(true);
+      expect(statSync(dest).mode & 0o777).toBe(0o600);
     });
 
     it('passes env, keeps secret env off the command line, and honours cwd', async () => {

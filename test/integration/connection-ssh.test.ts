@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -208,6 +209,11 @@ describe('ssh connection against the in-process server', () => {
     expect(readFileSync(dest, 'utf8')).toBe('second stream');
     expect(statSync(dest).mode & 0o777).toBe(0o755);
     expect((await conn.get(dest)).toString()).toBe('second stream');
+    // Below 1 MiB the writes, mode and close are pipelined: several 16 KiB chunks, in order.
+    const mid = randomBytes(200 * 1024 + 5);
+    await conn.put(mid, dest, { mode: 0o640 });
+    expect(readFileSync(dest).equals(mid)).toBe(true);
+    expect(statSync(dest).mode & 0o777).toBe(0o640);
     const big = Buffer.alloc(3 * 1024 * 1024, 7);
     await conn.put(big, dest);
     expect((await conn.get(dest)).equals(big)).toBe(true);

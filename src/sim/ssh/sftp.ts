@@ -89,9 +89,12 @@ export function serveSftp(sftp: SFTPWrapper, opts: SftpFsOptions): void {
     const h = handleOf(b);
     return h?.kind === 'file' ? h.fd : undefined;
   };
-  // Every request: run, and answer FAILURE-ish status on a thrown fs error.
+  // Every request: run, and answer FAILURE-ish status on a thrown fs error. One at a time, in
+  // the order received, as OpenSSH's sftp-server does: clients pipeline WRITE, FSETSTAT and
+  // CLOSE on a handle and rely on that order.
+  let queue: Promise<void> = Promise.resolve();
   const guard = (reqid: number, fn: () => Promise<void>) => {
-    fn().catch((err) => sftp.status(reqid, statusFor(err), (err as Error).message));
+    queue = queue.then(() => fn().catch((err) => sftp.status(reqid, statusFor(err), (err as Error).message)));
   };
 
   sftp.on('OPEN', (reqid, filename, flags, attrs) =>
