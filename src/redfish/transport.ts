@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { TsbmError } from '../errors.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
@@ -65,6 +65,22 @@ let systemBundle: string | undefined;
  * `redfish_verify_ca: true` means the system's CAs (where sites install their internal CA),
  * not only Node's built-in list: both are trusted.
  */
+const secureContexts = new Map<string, SecureContext>();
+
+/**
+ * One TLS context per trust bundle for the whole run: without it every new BMC connection
+ * parsed the bundle again (a fleet shares one lab CA, and the system bundle is large).
+ */
+function secureContextFor(ca: string | undefined): SecureContext {
+  const key = ca ?? '';
+  let c = secureContexts.get(key);
+  if (!c) {
+    c = createSecureContext(ca ? { ca } : {});
+    secureContexts.set(key, c);
+  }
+  return c;
+}
+
 function systemCas(): string {
   if (systemBundle === undefined) {
     const file = process.env.SSL_CERT_FILE ?? '/etc/ssl/certs/ca-certificates.crt';
@@ -105,7 +121,7 @@ export class Transport {
         }
       }
       if (endpoint.verifyCa === true) ca = systemCas();
-      this.agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: endpoint.verifyCa !== false, ...(ca ? { ca } : {}) });
+      this.agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: endpoint.verifyCa !== false, secureContext: secureContextFor(ca) });
     }
   }
 
