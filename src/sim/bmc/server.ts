@@ -8,7 +8,7 @@ import { prepareAction } from './actions.js';
 import { type BmcFaults, FaultInjector } from './faults.js';
 import { BmcHttpError, errorBody } from './messages.js';
 import { applyPatch, checkIfMatch } from './patch.js';
-import { type BootInfo, etagOf, FakeBmcState, findAction, type Json, loadTree, normPath, odataId, ROOT } from './state.js';
+import { type BootInfo, etagOf, FakeBmcState, taggedJson, findAction, type Json, loadTree, normPath, odataId, ROOT } from './state.js';
 import { selfSignedCert } from './tls.js';
 
 export interface FakeBmcOptions {
@@ -308,6 +308,8 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function sendResource(res: ServerResponse, r: Json): void {
-  const etag = etagOf(r);
-  send(res, 200, { ...r, '@odata.etag': etag }, { ETag: etag });
+  // One JSON.stringify for both the tag and the body (a mockup's System is tens of KiB).
+  const { text, etag } = taggedJson(r);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'OData-Version': '4.0', ETag: etag });
+  res.end(text);
 }

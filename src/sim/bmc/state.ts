@@ -58,8 +58,16 @@ export function odataId(link: unknown): string | undefined {
 
 /** A weak ETag over the body without its own etag, so any change yields a new tag. */
 export function etagOf(body: Json): string {
+  return taggedJson(body).etag;
+}
+
+/** The body as JSON with `@odata.etag` (last) and the tag itself, from one serialization. */
+export function taggedJson(body: Json): { text: string; etag: string } {
   const { '@odata.etag': _ignored, ...rest } = body;
-  return `W/"${createHash('sha1').update(JSON.stringify(rest)).digest('hex').slice(0, 16)}"`;
+  const plain = JSON.stringify(rest);
+  const etag = `W/"${createHash('sha1').update(plain).digest('hex').slice(0, 16)}"`;
+  const tag = `"@odata.etag":${JSON.stringify(etag)}`;
+  return { text: plain === '{}' ? `{${tag}}` : `${plain.slice(0, -1)},${tag}}`, etag };
 }
 
 export interface ActionRef {
