@@ -58,6 +58,7 @@ function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Pro
     child.once('error', (e) => {
       failure ??= new TsbmError('runtime', `cannot run ${cmd} on ${host}: ${e.message}`, {
         host,
+        cause: e,
         hint: (e as NodeJS.ErrnoException).code === 'ENOENT' ? `is ${cmd} installed and on PATH?` : 'check the command',
       });
     });

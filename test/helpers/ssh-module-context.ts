@@ -1,5 +1,6 @@
 // A ModuleContext over one real Connection, for module integration tests (the executor builds
 // the real one in src/executor/module-context.ts). Records logs, warnings, progress and secrets.
+import { execSteps } from '../../src/connection/exec-steps.js';
 import os from 'node:os';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { localConnection } from '../../src/connection/local.js';
@@ -50,6 +51,8 @@ export function testContext(conn: Connection, o: TestContextOptions = {}): TestC
       onClose() {},
     },
     exec: (argv, opts) => conn.exec(argv, opts),
+    // Batches as the executor's context does (one remote shell per batch).
+    execSteps: (steps, opts) => execSteps(conn, steps, opts),
     execShell: (cmd, opts) => conn.execShell(cmd, opts),
     put: (d, p, opts) => conn.put(d, p, opts),
     get: (p) => conn.get(p),
