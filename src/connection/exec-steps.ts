@@ -12,6 +12,13 @@ export interface StepsOptions extends ExecOptions {
   stdinStep?: number;
 }
 
+const NOT_RUN = 'not run: an earlier command in the same batch ended it';
+
+/** False for a step that never started because the batch ended before it. */
+export function stepRan(r: ExecResult): boolean {
+  return !(r.rc === 255 && r.stderr === NOT_RUN);
+}
+
 /** The shell script for the steps; `marker` separates their outputs. */
 export function stepsScript(steps: readonly (readonly string[])[], marker: string, stdinStep?: number): string {
   return steps
@@ -44,7 +51,7 @@ export function splitStepsOutput(batch: ExecResult, marker: string, count: numbe
         ...(batch.signal ? { signal: batch.signal } : {}),
       });
       for (let j = i + 1; j < count; j++)
-        results.push({ rc: 255, stdout: '', stderr: 'not run: an earlier command in the same batch ended it' });
+        results.push({ rc: 255, stdout: '', stderr: NOT_RUN });
       return results;
     }
     const lineEnd = batch.stdout.indexOf('\n', o + outMark.length);

@@ -18,6 +18,7 @@ import { parseLsblk } from '../deploy/lsblk.js';
 import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
+import { stepRan } from '../connection/exec-steps.js';
 import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -135,9 +136,11 @@ export const bootcInstallModule = defineModule({
     try {
       if (keysFile && keys) await ctx.put(keys, keysFile, { mode: 0o600 });
       ctx.progress({ message: `bootc install to-disk ${device}` });
-      res = await ctx
-        .exec(argv, { timeout: timeoutS * 1000, signal: ctx.signal })
-        .catch(async (e: unknown) => {
+      // The install, then the keys file's removal and the new table's read, in one round trip
+      // (the table read after a failed install is ignored).
+      const steps = [argv, ...(keysFile ? [['rm', '-f', keysFile]] : []), ['sfdisk', '--json', device]];
+      const results = await runSteps(ctx, steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(
+        async (e: unknown) => {
           // A lost connection is not a timeout: it keeps its own message (and unreachable status).
           if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
           await killLeftovers(ctx, ref);
@@ -148,14 +151,11 @@ export const bootcInstallModule = defineModule({
             'raise timeout if the disk or image is large; check the node console for hardware errors',
             e,
           );
-        });
-      // The keys file goes, and after a good install the new table is read: one round trip.
-      const after = await runSteps(ctx, [
-        ...(keysFile ? [['rm', '-f', keysFile]] : []),
-        ...(res.rc === 0 ? [['sfdisk', '--json', device]] : []),
-      ]);
-      keysRemoved = true;
-      if (res.rc === 0) table = after[after.length - 1];
+        },
+      );
+      res = results[0] as ExecResult;
+      keysRemoved = !keysFile || stepRan(results[1] as ExecResult);
+      if (res.rc === 0) table = results[results.length - 1];
     } finally {
       if (keysFile && !keysRemoved) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
     }

@@ -18,6 +18,7 @@ import { helpHasFlag } from '../deploy/podman-version.js';
 import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
+import { stepRan } from '../connection/exec-steps.js';
 import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -199,31 +200,32 @@ export const podmanPullModule = defineModule({
         : [];
       ctx.progress({ message: `pulling ${img.ref}` });
       const timeoutS = a.timeout ?? 1800;
-      pull = await ctx
-        .exec(['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], {
-          timeout: timeoutS * 1000,
-          signal: ctx.signal,
-        })
-        .catch((e: unknown) => {
-          // A lost connection is not a timeout: it keeps its own message (and unreachable status).
-          if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
-          throw hostError(
-            ctx,
-            `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
-            'raise timeout for big images or slow registries; check the ramdisk network',
-            e,
-          );
-        });
-      // The auth file goes first, then (after a good pull) the inspect: one round trip.
-      const after = await runSteps(ctx, [
-        ...(authFile ? [['rm', '-f', authFile]] : []),
-        ...(pull.rc === 0 ? [['podman', 'image', 'inspect', '--format', 'json', img.ref]] : []),
-      ]);
-      if (authFile) {
-        authRemoved = true;
-        warnIfNotRemoved(ctx, authFile, after[0] as ExecResult);
+      // The pull, then the auth file's removal and the image's inspect, in one round trip (the
+      // inspect of a failed pull is ignored).
+      const rmArgv = authFile ? ['rm', '-f', authFile] : undefined;
+      const steps = [
+        ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref],
+        ...(rmArgv ? [rmArgv] : []),
+        ['podman', 'image', 'inspect', '--format', 'json', img.ref],
+      ];
+      const results = await runSteps(ctx, steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
+        // A lost connection is not a timeout: it keeps its own message (and unreachable status).
+        if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
+        throw hostError(
+          ctx,
+          `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
+          'raise timeout for big images or slow registries; check the ramdisk network',
+          e,
+        );
+      });
+      pull = results[0] as ExecResult;
+      if (authFile && rmArgv) {
+        const rm = results[1] as ExecResult;
+        // Not run at all (the batch ended early): the finally block tries again.
+        authRemoved = stepRan(rm);
+        if (authRemoved) warnIfNotRemoved(ctx, authFile, rm);
       }
-      if (pull.rc === 0) inspect = after[after.length - 1];
+      if (pull.rc === 0) inspect = results[results.length - 1];
     } finally {
       if (authFile && !authRemoved) {
         const rm = await ctx
