@@ -41,6 +41,16 @@ function isoLabel(r: ExecResult): string | undefined {
   return r.stdout.slice(40, 72).trimEnd();
 }
 
+/**
+ * GPT types that hold the installed system, never a config drive: the EFI system partition
+ * and the x86-64 / aarch64 root partitions bootc makes. Their ISO label is not read.
+ */
+const SYSTEM_TYPES = new Set([
+  'C12A7328-F81F-11D2-BA4B-00A0C93EC93B',
+  '4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709',
+  'B921B045-1DF0-41C3-AF44-4C6F280D3FAE',
+]);
+
 /** Partitions that already are config drives: GPT name `config-2` or an ISO labelled `config-2`. */
 export async function configDrivePartitions(
   ctx: Ctx,
@@ -48,7 +58,7 @@ export async function configDrivePartitions(
   parts: Partition[],
 ): Promise<Partition[]> {
   const named = (p: Partition) => p.name?.toLowerCase() === 'config-2';
-  const unnamed = parts.filter((p) => !named(p));
+  const unnamed = parts.filter((p) => !named(p) && !SYSTEM_TYPES.has(p.type.toUpperCase()));
   const reads = await runSteps(ctx, unnamed.map((p) => pvdArgv(device, p.offsetBytes)));
   const isoLabelled = new Set(unnamed.filter((_p, i) => isoLabel(reads[i] as ExecResult)?.toLowerCase() === 'config-2'));
   return parts.filter((p) => named(p) || isoLabelled.has(p));
