@@ -219,7 +219,7 @@ export const podmanPullModule = defineModule({
         );
       });
       pull = results[0] as ExecResult;
-      if (authFile && rmArgv) {
+      if (authFile) {
         const rm = results[1] as ExecResult;
         // Not run at all (the batch ended early): the finally block tries again.
         authRemoved = stepRan(rm);
