@@ -660,12 +660,16 @@ async function writeSmall(
   }
   const chmod = sftpCall<void>((cb) => sftp.fchmod(handle, mode, cb));
   const close = sftpCall<void>((cb) => sftp.close(handle, cb));
-  const settled = await Promise.allSettled([...writes, chmod, close]);
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    const chmodFailed = settled[writes.length]?.status === 'rejected' && settled.slice(0, writes.length).every((r) => r.status === 'fulfilled');
-    throw chmodFailed ? fail('set the mode of', failed.reason as Error) : (failed.reason as Error);
-  }
+  // Every answer is awaited (none left unhandled); the first failure in request order is reported.
+  const [wrote, moded, closed] = await Promise.all([Promise.allSettled(writes), settle(chmod), settle(close)]);
+  const writeFailure = wrote.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (writeFailure) throw writeFailure.reason;
+  if (moded.status === 'rejected') throw fail('set the mode of', moded.reason as Error);
+  if (closed.status === 'rejected') throw closed.reason;
+}
+
+function settle<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return Promise.allSettled([p]).then(([r]) => r as PromiseSettledResult<T>);
 }
 
 function feedStdin(ch: ClientChannel, prefix: string | undefined, stdin: ExecOptions['stdin']): void {
