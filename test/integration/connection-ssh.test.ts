@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,9 @@ import { INLINE_PID_PRELUDE, PID_PRELUDE, stripPidPrelude } from '../../src/conn
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 // Dead or a zombie waiting to be reaped (in containers PID 1 may reap late).
 function isAlive(pid: number): boolean {
@@ -36,7 +38,7 @@ async function hostWithLoginShell(shell: string): Promise<{ s: SshHost; raw: str
   return { s, raw };
 }
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'tsbm-conn-'));
+const tmp = scratch('tsbm-conn-');
 
 describe('ssh connection against the in-process server', () => {
   let h: SshHost;

@@ -1,7 +1,6 @@
 // Client behaviour that spans requests: re-login after the BMC drops the session, one request
 // at a time per BMC, System selection on a BMC with several Systems.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redfishPower } from '../../src/modules/redfish_power.js';
@@ -10,6 +9,9 @@ import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 const open: { bmc: FakeBmc; t: TestCtx }[] = [];
 afterEach(async () => {
@@ -53,7 +55,7 @@ describe('Redfish client', () => {
   });
 
   it('a BMC with several Systems needs redfish_system_id; the error lists them; the id selects', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    const dir = scratch('tsbm-mockup-');
     cpSync(`${MOCKUPS}/supermicro-sys510t-partial`, dir, { recursive: true });
     const sys2 = JSON.parse(readFileSync(join(dir, 'Systems/1/index.json'), 'utf8')) as Record<string, unknown>;
     sys2['@odata.id'] = '/redfish/v1/Systems/2';
@@ -78,7 +80,7 @@ describe('Redfish client', () => {
 
 describe('vendor differences', () => {
   it('HPE OEM virtual media actions are used where the standard ones are missing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    const dir = scratch('tsbm-mockup-');
     cpSync(`${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, dir, { recursive: true });
     const file = join(dir, 'Managers/1/VirtualMedia/2/index.json');
     const slot = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -93,7 +95,7 @@ describe('vendor differences', () => {
   });
 
   it('a service root without a session link means Basic auth, without guessing a path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tsbm-mockup-'));
+    const dir = scratch('tsbm-mockup-');
     cpSync(`${MOCKUPS}/supermicro-sys510t-partial`, dir, { recursive: true });
     const root = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Record<string, unknown>;
     delete root.Links;
@@ -108,7 +110,7 @@ describe('vendor differences', () => {
 describe('system CAs', () => {
   it('redfish_verify_ca: true trusts a CA installed in the system bundle (SSL_CERT_FILE)', async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/supermicro-sys510t-partial`, password: 'S3cret-pass!' });
-    const bundle = join(mkdtempSync(join(tmpdir(), 'tsbm-ca-')), 'ca-certificates.crt');
+    const bundle = join(scratch('tsbm-ca-'), 'ca-certificates.crt');
     writeFileSync(bundle, bmc.caCertPem);
     const saved = process.env.SSL_CERT_FILE;
     process.env.SSL_CERT_FILE = bundle; // read once per process, on the first verifying client

@@ -1,8 +1,7 @@
 // The built-in HTTP file server (ranges, HEAD, unknown paths) and vmedia_boot serving a local
 // ISO through it, with the fake BMC's boot hook seeing the node boot from that media.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
@@ -11,6 +10,9 @@ import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import type { BootInfo } from '../../src/sim/bmc/state.js';
 import { startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
@@ -24,7 +26,7 @@ function get(url: string, headers: Record<string, string> = {}, method = 'GET'):
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'tsbm-http-'));
+const dir = scratch('tsbm-http-');
 const iso = join(dir, 'ramdisk.iso');
 const content = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251));
 

@@ -2,8 +2,7 @@
 // its own fake BMC, powered off, booted from a local ISO served by the built-in HTTP server,
 // powered on, then set to boot from disk; re-running steady-state steps changes nothing; no
 // secret in any event.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/executor/run.js';
@@ -12,6 +11,9 @@ import { Redactor } from '../../src/output/redact.js';
 import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
 import type { BootInfo } from '../../src/sim/bmc/state.js';
 import { MOCKUPS } from './redfish-helpers.js';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 const PASSWORD = 'Pl4ybook-bmc-pw';
 const bmcs: FakeBmc[] = [];
@@ -68,7 +70,7 @@ describe('Redfish modules through the executor', () => {
   it('drives two nodes through power, virtual media and boot device; idempotent on re-run', async () => {
     const boots: Record<string, BootInfo[]> = { node1: [], node2: [] };
     const trees = { node1: 'hpe-ilo5-dl325-gen10plus', node2: 'dmtf-public-rackmount1' } as const;
-    const dir = mkdtempSync(path.join(tmpdir(), 'tsbm-rf-play-'));
+    const dir = scratch('tsbm-rf-play-');
     writeFileSync(path.join(dir, 'ramdisk.iso'), Buffer.alloc(4096, 7));
     writeFileSync(path.join(dir, 'site.yml'), PLAYBOOK);
     const hosts: string[] = [];

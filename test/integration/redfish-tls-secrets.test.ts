@@ -1,6 +1,5 @@
 // TLS verification choices, and that the password and session token never reach output.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redfishBootDevice } from '../../src/modules/redfish_boot_device.js';
@@ -9,6 +8,9 @@ import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { MASK } from '../../src/output/redact.js';
 import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 const PASSWORD = 'S3cret-pass!';
 const open: { bmc: FakeBmc; t?: TestCtx }[] = [];
@@ -44,7 +46,7 @@ describe('TLS verification', () => {
 
   it('accepts the BMC when its CA bundle is given', async () => {
     const bmc = await bmcWith();
-    const ca = join(mkdtempSync(join(tmpdir(), 'tsbm-tls-')), 'bmc-ca.pem');
+    const ca = join(scratch('tsbm-tls-'), 'bmc-ca.pem');
     writeFileSync(ca, bmc.caCertPem);
     const t = ctxFor(bmc, { redfish_verify_ca: ca });
     expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
@@ -54,7 +56,7 @@ describe('TLS verification', () => {
   it('a CA bundle that is not this BMC\'s is refused', async () => {
     const bmc = await bmcWith();
     const other = await bmcWith({ host: '127.0.0.2' });
-    const ca = join(mkdtempSync(join(tmpdir(), 'tsbm-tls-')), 'other-ca.pem');
+    const ca = join(scratch('tsbm-tls-'), 'other-ca.pem');
     writeFileSync(ca, other.caCertPem);
     const t = ctxFor(bmc, { redfish_verify_ca: ca });
     await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/not trusted/);

@@ -7,9 +7,11 @@ import { redfishPower } from '../../src/modules/redfish_power.js';
 import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDirs } from '../helpers/scratch.js';
+
+const scratch = scratchDirs();
 
 const IMAGE = 'http://10.0.0.1:8080/ramdisk.iso';
 const FAST = { poll_interval: 0.02, timeout: 5 };
@@ -24,7 +26,7 @@ afterEach(async () => {
 
 async function lab(tree: string, opts: Partial<FakeBmcOptions> = {}, check = false) {
   const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/${tree}`, password: 'S3cret-pass!', powerDelayMs: 30, ...opts });
-  const ca = join(mkdtempSync(join(tmpdir(), 'tsbm-rf-')), 'ca.pem');
+  const ca = join(scratch('tsbm-rf-'), 'ca.pem');
   writeFileSync(ca, bmc.caCertPem);
   const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: ca }) }, { check });
   open.push({ bmc, t });

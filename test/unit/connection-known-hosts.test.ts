@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameFingerprint, sha256Fingerprint } from '../../src/connection/fingerprint.js';
 import { appendKnownHost, hostPatternMatches, keyTypeOf, knownHostsName, lookupKnownHosts } from '../../src/connection/known-hosts.js';
+import { scratchDirs } from '../helpers/scratch.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'tsbm-kh-'));
+const scratch = scratchDirs();
+
+const dir = scratch('tsbm-kh-');
 const blob = (type: string, body: string) => {
   const t = Buffer.from(type);
   const len = Buffer.alloc(4);
