@@ -73,8 +73,9 @@ export class RedfishClient {
   private readonly memo = new Map<string, Promise<unknown>>();
 
   /**
-   * `load` once per key for this client's life (one run): for facts a deploy does not change,
-   * such as NIC MACs, that a BMC is slow to list. A failed load is not kept.
+   * `load` once per key for this client's life (one run): for facts a deploy does not change
+   * and a BMC is slow to walk (the System's path, the CD slot, NIC MACs). A failed load is not
+   * kept.
    */
   remember<T>(key: string, load: () => Promise<T>): Promise<T> {
     let p = this.memo.get(key) as Promise<T> | undefined;

@@ -15,12 +15,12 @@ function members(coll: Json): string[] {
   return Array.isArray(coll.Members) ? coll.Members.map(linkOf).filter((x): x is string => x !== undefined) : [];
 }
 
-const systemPaths = new WeakMap<RedfishClient, string>();
-
 /** The System this client drives: `redfish_system_id` (an Id or a path), or the only one. */
 export async function findSystem(client: RedfishClient): Promise<Resource> {
-  const known = systemPaths.get(client);
-  if (known) return client.get(known);
+  return client.get(await client.remember('system path', () => findSystemPath(client)));
+}
+
+async function findSystemPath(client: RedfishClient): Promise<string> {
   const root = await client.serviceRoot();
   const systemsLink = linkOf(root.Systems);
   const bmc = client.endpoint.bmc;
@@ -45,8 +45,7 @@ export async function findSystem(client: RedfishClient): Promise<Resource> {
     });
   }
   if (!path) throw new Error('unreachable');
-  systemPaths.set(client, path);
-  return client.get(path);
+  return path;
 }
 
 /** The System's managers (Links.ManagedBy) that actually exist. */
@@ -99,16 +98,18 @@ export interface MediaSlot extends Resource {
 
 const CD_TYPES = ['CD', 'DVD'];
 
-const cdSlotPaths = new WeakMap<RedfishClient, string>();
-
 /**
  * Picks the CD/DVD virtual media slot: by MediaTypes, else by an Id/Name that says CD/DVD.
  * Found once per client (one run); later calls read only that slot, for its current state.
  */
 export async function findCdSlot(client: RedfishClient, system: Resource): Promise<MediaSlot> {
-  const known = cdSlotPaths.get(client);
-  const pick = known ? await client.get(known) : await discoverCdSlot(client, system);
-  cdSlotPaths.set(client, pick.path);
+  // The walk that finds the slot reads it too; later calls read only the slot.
+  let found: Resource | undefined;
+  const path = await client.remember('cd slot', async () => {
+    found = await discoverCdSlot(client, system);
+    return found.path;
+  });
+  const pick = found ?? (await client.get(path));
   return {
     ...pick,
     insert: await findAction(client, pick.body, '#VirtualMedia.InsertMedia'),
