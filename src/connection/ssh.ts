@@ -661,15 +661,11 @@ async function writeSmall(
   const chmod = sftpCall<void>((cb) => sftp.fchmod(handle, mode, cb));
   const close = sftpCall<void>((cb) => sftp.close(handle, cb));
   // Every answer is awaited (none left unhandled); the first failure in request order is reported.
-  const [wrote, moded, closed] = await Promise.all([Promise.allSettled(writes), settle(chmod), settle(close)]);
-  const writeFailure = wrote.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (writeFailure) throw writeFailure.reason;
-  if (moded.status === 'rejected') throw fail('set the mode of', moded.reason as Error);
-  if (closed.status === 'rejected') throw closed.reason;
-}
-
-function settle<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
-  return Promise.allSettled([p]).then(([r]) => r as PromiseSettledResult<T>);
+  const settled = await Promise.allSettled([...writes, chmod, close]);
+  const i = settled.findIndex((r) => r.status === 'rejected');
+  if (i < 0) return;
+  const reason = (settled[i] as PromiseRejectedResult).reason as Error;
+  throw i === writes.length ? fail('set the mode of', reason) : reason;
 }
 
 function feedStdin(ch: ClientChannel, prefix: string | undefined, stdin: ExecOptions['stdin']): void {
