@@ -23,7 +23,6 @@ export interface NodeLocks {
 
 const fileFor = (dir: string, host: string) => join(dir, `${encodeURIComponent(host)}.lock`);
 
-
 /** Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
 export function processStart(pid: number): string | undefined {
   try {
@@ -43,7 +42,18 @@ function ownerGone(holder: LockOwner): boolean {
   return now !== undefined && now !== holder.started;
 }
 
+/** Takes the lock, or returns its holder. */
 function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
+  // A holder that lets go between our failed link and our read leaves nothing to read: try
+  // again, never call that stale (unlinking then would remove a newer holder's lock).
+  for (let attempt = 0; ; attempt++) {
+    const holder = linkOrRead(file, owner);
+    if (holder !== 'vanished') return holder;
+    if (attempt >= 100) return { runId: 'unknown (lock kept changing hands)', pid: process.pid, machine: owner.machine, time: 0 };
+  }
+}
+
+function linkOrRead(file: string, owner: LockOwner): LockOwner | 'vanished' | undefined {
   // Written whole to a private name, then linked into place: link() fails if the lock exists, and
   // a lock that exists is always complete. (open 'wx' then write let another run read an empty
   // lock in between, call it stale and take it too.)
@@ -62,8 +72,15 @@ function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
   } finally {
     unlinkSync(tmp);
   }
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'vanished';
+    throw e;
+  }
+  try {
+    return JSON.parse(text) as LockOwner;
   } catch {
     // Not a lock tsbm wrote (it writes them whole): treat as stale.
     return { runId: 'unknown', pid: -1, machine: hostname(), time: 0 };
