@@ -3,7 +3,6 @@
 import type { ExecResult } from '../connection/types.js';
 import type { ModuleContext } from '../modules/types.js';
 import { mustSucceed } from '../deploy/ramdisk-exec.js';
-import { runSteps } from '../modules/lib/run-steps.js';
 import { sfdiskArgv, tableFrom } from './disk-io.js';
 import type { PartitionTable } from './partition-table.js';
 import type { Placement } from './placement.js';
@@ -16,7 +15,7 @@ type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec' | 'execSteps'>;
  */
 export async function relocateGptBackup(ctx: Ctx, device: string): Promise<PartitionTable> {
   const move = ['sgdisk', '-e', device];
-  const [moved, table] = (await runSteps(ctx, [move, sfdiskArgv(device)])) as [ExecResult, ExecResult];
+  const [moved, table] = (await ctx.execSteps([move, sfdiskArgv(device)])) as [ExecResult, ExecResult];
   mustSucceed(ctx, move, moved, 'the ramdisk needs gdisk (sgdisk)');
   return tableFrom(ctx, device, table);
 }
@@ -33,7 +32,7 @@ export async function createPartition(
       ? ['sgdisk', '-n', `${p.number}:${p.startSector}:${end}`, '-c', `${p.number}:config-2`, device]
       : ['sfdisk', '--append', '--no-reread', '--no-tell-kernel', device];
   // partx tells the kernel when it can listen; loop devices without partition scanning cannot, which is fine.
-  const [made, , table] = (await runSteps(ctx, [create, ['partx', '-u', device], sfdiskArgv(device)], {
+  const [made, , table] = (await ctx.execSteps([create, ['partx', '-u', device], sfdiskArgv(device)], {
     ...(p.label === 'gpt' ? {} : { stdin: `start=${p.startSector}, size=${p.sizeSectors}, type=83\n`, stdinStep: 0 }),
   })) as [ExecResult, ExecResult, ExecResult];
   mustSucceed(ctx, create, made, p.label === 'gpt' ? 'the ramdisk needs gdisk (sgdisk)' : 'the ramdisk needs util-linux sfdisk');

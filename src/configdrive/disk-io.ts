@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import type { ExecResult } from '../connection/types.js';
 import type { ModuleContext } from '../modules/types.js';
 import { hostError, mustExec, mustSucceed } from '../deploy/ramdisk-exec.js';
-import { runSteps } from '../modules/lib/run-steps.js';
 import { type PartitionTable, type Partition, parseSfdiskJson } from './partition-table.js';
 
 type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec' | 'execSteps'>;
@@ -22,7 +21,7 @@ export function tableFrom(ctx: Ctx, device: string, r: ExecResult): PartitionTab
 /** The disk's size and partition table, in one round trip. */
 export async function diskAndTable(ctx: Ctx, device: string): Promise<{ diskBytes: number; table: PartitionTable }> {
   const size = ['blockdev', '--getsize64', device];
-  const [sizeRes, sfdisk] = (await runSteps(ctx, [size, sfdiskArgv(device)])) as [ExecResult, ExecResult];
+  const [sizeRes, sfdisk] = (await ctx.execSteps([size, sfdiskArgv(device)])) as [ExecResult, ExecResult];
   const r = mustSucceed(ctx, size, sizeRes, `check that ${device} is a block device on the ramdisk`);
   const n = Number(r.stdout.trim());
   if (!Number.isFinite(n) || n <= 0)
@@ -59,7 +58,7 @@ export async function configDrivePartitions(
 ): Promise<Partition[]> {
   const named = (p: Partition) => p.name?.toLowerCase() === 'config-2';
   const unnamed = parts.filter((p) => !named(p) && !SYSTEM_TYPES.has(p.type.toUpperCase()));
-  const reads = await runSteps(ctx, unnamed.map((p) => pvdArgv(device, p.offsetBytes)));
+  const reads = await ctx.execSteps(unnamed.map((p) => pvdArgv(device, p.offsetBytes)));
   const isoLabelled = new Set(unnamed.filter((_p, i) => isoLabel(reads[i] as ExecResult)?.toLowerCase() === 'config-2'));
   return parts.filter((p) => named(p) || isoLabelled.has(p));
 }
@@ -89,6 +88,6 @@ export async function writeAt(ctx: Ctx, device: string, data: Buffer, offset: nu
   // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
   const dd = ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'];
   // Then drop cached pages so the read-back comes from the device, not from what we just wrote.
-  const [written] = await runSteps(ctx, [dd, ['blockdev', '--flushbufs', device]], { stdin: data, stdinStep: 0 });
+  const [written] = await ctx.execSteps([dd, ['blockdev', '--flushbufs', device]], { stdin: data, stdinStep: 0 });
   mustSucceed(ctx, dd, written as ExecResult, 'check the disk is not read-only and not in use');
 }

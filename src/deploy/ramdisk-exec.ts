@@ -31,7 +31,7 @@ export async function mustExec(
   return mustSucceed(ctx, argv, await exec(argv, opts), hint);
 }
 
-/** The check of mustExec for a result already in hand (e.g. one step of runSteps). */
+/** The check of mustExec for a result already in hand (e.g. one step of ctx.execSteps). */
 export function mustSucceed(
   ctx: Pick<ModuleContext, 'host' | 'task'>,
   argv: readonly string[],

@@ -19,7 +19,6 @@ import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
-import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -103,7 +102,7 @@ export const bootcInstallModule = defineModule({
     );
     const tpm2Luks = a.tpm2_luks ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.bootc_tpm2_luks'));
     // SELinux mode and the pulled image, in one round trip.
-    const [ge, inspected] = (await runSteps(ctx, [['getenforce'], inspectArgv(ref)])) as [ExecResult, ExecResult];
+    const [ge, inspected] = (await ctx.execSteps([['getenforce'], inspectArgv(ref)])) as [ExecResult, ExecResult];
     const selinux = selinuxActive(ge.rc, ge.stdout);
     const keysFile = keys ? `/tmp/tsbm-authorized-keys-${randomName()}` : undefined;
 
@@ -139,7 +138,7 @@ export const bootcInstallModule = defineModule({
       // The install, then the keys file's removal and the new table's read, in one round trip
       // (the table read after a failed install is ignored).
       const steps = [argv, ...(keysFile ? [['rm', '-f', keysFile]] : []), ['sfdisk', '--json', device]];
-      const results = await runSteps(ctx, steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(
+      const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(
         async (e: unknown) => {
           // A lost connection is not a timeout: it keeps its own message (and unreachable status).
           if (ctx.signal.aborted || e instanceof UnreachableError) throw e;

@@ -19,7 +19,6 @@ import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
-import { runSteps } from './lib/run-steps.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -158,7 +157,7 @@ export const podmanPullModule = defineModule({
       ...(regDir ? [['mkdir', '-p', regDir]] : []),
       ...(authDir ? [['mkdir', '-p', '-m', '0700', authDir]] : []),
     ];
-    const made = await runSteps(ctx, mkdirs);
+    const made = await ctx.execSteps(mkdirs);
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i] as ExecResult);
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
@@ -183,7 +182,7 @@ export const podmanPullModule = defineModule({
       const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
       // The ramdisk's facts and the first manifest probe, in one round trip.
       const firstProbe = manifestProbes(authFile, tlsVerify)[0] as ManifestProbe;
-      const [help, uname, meminfo, probed] = (await runSteps(ctx, [
+      const [help, uname, meminfo, probed] = (await ctx.execSteps([
         ['podman', 'pull', '--help'],
         ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
       ])) as [ExecResult, ExecResult?, ExecResult?, ExecResult?];
@@ -208,7 +207,7 @@ export const podmanPullModule = defineModule({
         ...(rmArgv ? [rmArgv] : []),
         ['podman', 'image', 'inspect', '--format', 'json', img.ref],
       ];
-      const results = await runSteps(ctx, steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
+      const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
         // A lost connection is not a timeout: it keeps its own message (and unreachable status).
         if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
         throw hostError(

@@ -42,10 +42,9 @@ export interface ModuleContext {
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /**
    * Several argv commands in one round trip (one remote process start, one channel), one
-   * result per step. Optional: modules call it through runSteps(), which runs the steps one by
-   * one where a context cannot batch.
+   * result per step, in order; a program that cannot start is its step's rc 127.
    */
-  execSteps?(steps: readonly (readonly string[])[], opts?: StepsOptions): Promise<ExecResult[]>;
+  execSteps(steps: readonly (readonly string[])[], opts?: StepsOptions): Promise<ExecResult[]>;
   /** Raw shell command; only the `shell` module uses this. */
   execShell(command: string, opts?: ExecOptions): Promise<ExecResult>;
   put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void>;

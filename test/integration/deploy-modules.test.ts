@@ -7,7 +7,7 @@ import { bootcInstallModule } from '../../src/modules/bootc_install.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { rootDeviceModule } from '../../src/modules/root_device.js';
 import { waitAgentModule } from '../../src/modules/wait_agent.js';
-import { type SimNode, startSimNode } from './deploy-sim-context.js';
+import { ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Sup3r-s3cret-pw';
 const TOKEN = Buffer.from(`tester:${PASSWORD}`).toString('base64');
@@ -31,7 +31,7 @@ const pullArgs = (n: SimNode, extra: Record<string, unknown> = {}) => ({
 const MEMINFO = 'MemTotal: 16000000 kB\nMemAvailable:   8000000 kB\n';
 
 function assertNoSecret(n: SimNode, ...texts: unknown[]) {
-  for (const c of n.host.commands) {
+  for (const c of ranSteps(n.host.commands)) {
     expect(c).not.toContain(PASSWORD);
     expect(c).not.toContain(TOKEN);
   }
@@ -53,7 +53,7 @@ describe('root_device on a simulated ramdisk', () => {
       size_bytes: 8192 * 1024 * 1024,
     });
     expect(r.reason).toMatch(/smallest disk of at least 4 GiB/);
-    expect(node.host.commands.filter((c) => c.startsWith('lsblk'))).toEqual(['lsblk -J -b -O']);
+    expect(ranSteps(node.host.commands).filter((c) => c.startsWith('lsblk'))).toEqual(['lsblk -J -b -O']);
   });
   it('instance_info.root_device hints are applied; no match lists every disk', async () => {
     node = await startSimNode({ diskMiB: 8192 });
@@ -85,10 +85,10 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(authfile).toMatch(new RegExp(`^${node.root}/run/tsbm/auth-[a-z0-9]+\\.json$`));
     expect(existsSync(authfile)).toBe(false);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
-    const pull = node.host.commands.find((c) => c.startsWith('podman pull') && !c.includes('--help'));
+    const pull = ranSteps(node.host.commands).find((c) => c.startsWith('podman pull') && !c.includes('--help'));
     expect(pull).toBe(`podman pull --authfile ${authfile} ${REF}`); // Debian's 4.3: no --retry-delay
-    const rmIdx = node.host.commands.indexOf(`rm -f ${authfile}`);
-    expect(rmIdx).toBeGreaterThan(node.host.commands.indexOf(pull as string));
+    const rmIdx = ranSteps(node.host.commands).indexOf(`rm -f ${authfile}`);
+    expect(rmIdx).toBeGreaterThan(ranSteps(node.host.commands).indexOf(pull as string));
     expect(
       readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
     ).toMatch(/\[engine\]\nno_pivot_root = true/);
@@ -98,7 +98,7 @@ describe('podman_pull on a simulated ramdisk', () => {
       node.events.some((e) => e.kind === 'log' && /101 MiB compressed in 1 layers/.test(e.message)),
     ).toBe(true);
     expect(
-      node.host.commands.some(
+      ranSteps(node.host.commands).some(
         (c) => c.includes(`REGISTRY_AUTH_FILE=${authfile}`) && c.includes('podman manifest inspect'),
       ),
     ).toBe(true);
@@ -150,7 +150,7 @@ describe('podman_pull on a simulated ramdisk', () => {
         registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'], insecure: true }],
       }),
     );
-    expect(node.host.commands).toContain(`podman pull --retry-delay=5s --tls-verify=false ${REF}`);
+    expect(ranSteps(node.host.commands)).toContain(`podman pull --retry-delay=5s --tls-verify=false ${REF}`);
     const conf = readFileSync(
       path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'),
       'utf8',
@@ -164,7 +164,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     await expect(node.run(podmanPullModule, pullArgs(node, { image: IMAGE }))).rejects.toThrow(
       /not enough memory to pull .*needs about \d+ MiB .* MemAvailable is 1024 MiB/,
     );
-    expect(node.host.commands.some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
+    expect(ranSteps(node.host.commands).some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
   });
   it('requires oci://', async () => {
     node = await startSimNode();
@@ -181,7 +181,7 @@ describe('podman_pull on a simulated ramdisk', () => {
       { check: true },
     );
     expect(r.msg).toMatch(/would pull/);
-    expect(node.host.commands).toEqual([]);
+    expect(ranSteps(node.host.commands)).toEqual([]);
   });
 });
 

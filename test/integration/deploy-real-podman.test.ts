@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localConnection } from '../../src/connection/local.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import type { ModuleContext } from '../../src/modules/types.js';
+import { execSteps } from '../../src/connection/exec-steps.js';
 
 const have = (t: string) => {
   try {
@@ -41,6 +42,7 @@ describe.skipIf(!ready)('podman_pull with real podman and registry (needs root, 
       task: 'pull',
       services: { playbookDir: dir, tmpDir: dir, get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
       exec: (a, o) => conn.exec(a, o),
+      execSteps: (s, o) => execSteps(conn, s, o),
       execShell: (c, o) => conn.execShell(c, o),
       put: (d, p, o) => conn.put(d, p, o),
       get: (p) => conn.get(p),

@@ -12,6 +12,8 @@ import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { simToolsDir } from '../helpers/standin-tools.js';
 import type { Vars } from '../../src/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
+import { execSteps } from '../../src/connection/exec-steps.js';
+import { splitArgs } from '../../src/modules/lib/split-args.js';
 
 export interface SimNode {
   host: SshHost;
@@ -71,6 +73,7 @@ export async function startSimNode(
           onClose: () => undefined,
         },
         exec: (argv, eo) => conn.exec(argv, eo),
+        execSteps: (s, eo) => execSteps(conn, s, eo),
         execShell: (c, eo) => conn.execShell(c, eo),
         put: (d, p, po) => conn.put(d, p, po),
         get: (p) => conn.get(p),
@@ -96,4 +99,17 @@ export async function startSimNode(
     },
   };
   return node;
+}
+
+/**
+ * The node's commands one per step: a batch (ModuleContext.execSteps, one remote shell) is
+ * split back into the argv lines it ran, so tests can look for a single command.
+ */
+export function ranSteps(commands: readonly string[]): string[] {
+  return commands.flatMap((c) => {
+    if (!c.includes('__tsbm_step_')) return [c];
+    // Before the login shell is known the batch is `sh -c SCRIPT`; after, the script itself.
+    const script = c.startsWith('sh -c ') ? (splitArgs(c)[2] ?? '') : c;
+    return script.split('\n').map((line) => line.replace(/(?: <\/dev\/null)?; printf .*$/, ''));
+  });
 }

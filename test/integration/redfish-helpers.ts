@@ -47,6 +47,7 @@ export function makeCtx(vars: Vars, opts: { check?: boolean; services?: TestServ
     services,
     task: 'test task',
     exec: unsupported,
+    execSteps: unsupported,
     execShell: unsupported,
     put: unsupported,
     get: unsupported,

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { configDrivePartitions } from '../../src/configdrive/disk-io.js';
 import type { Partition } from '../../src/configdrive/partition-table.js';
+import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 const part = (number: number, type: string, name?: string): Partition => ({
   number,
@@ -17,17 +18,19 @@ const part = (number: number, type: string, name?: string): Partition => ({
 function ctxReading(labels: Record<number, string>) {
   const probed: number[] = [];
   const pvd = (label: string) => `\u0001CD001${' '.repeat(34)}${label.padEnd(32, ' ')}`;
+  const exec = async (argv: readonly string[]) => {
+    const skip = Number(/skip=(\d+)/.exec(argv.join(' '))?.[1]);
+    const n = (skip - 16 * 2048) / (2048 * 512);
+    probed.push(n);
+    return { rc: 0, stdout: labels[n] ? pvd(labels[n]) : '', stderr: '' };
+  };
   return {
     probed,
     ctx: {
       host: 'n1',
       task: 't',
-      async exec(argv: readonly string[]) {
-        const skip = Number(/skip=(\d+)/.exec(argv.join(' '))?.[1]);
-        const n = (skip - 16 * 2048) / (2048 * 512);
-        probed.push(n);
-        return { rc: 0, stdout: labels[n] ? pvd(labels[n]) : '', stderr: '' };
-      },
+      exec,
+      execSteps: (steps: readonly (readonly string[])[]) => stepsOneByOne(exec, steps),
     },
   };
 }

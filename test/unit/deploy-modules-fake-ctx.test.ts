@@ -8,6 +8,7 @@ import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { rootDeviceModule } from '../../src/modules/root_device.js';
 import type { ModuleContext } from '../../src/modules/types.js';
 import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult>]>;
 
@@ -33,6 +34,7 @@ function fakeCtx(script: Script, vars: Record<string, unknown> = {}, check = fal
       const hit = script.find(([re]) => re.test(line));
       return { rc: 0, stdout: '', stderr: '', ...(hit?.[1] ?? { rc: 127, stderr: `${argv[0]}: not found` }) };
     },
+    execSteps: (steps, opts) => stepsOneByOne(ctx.exec, steps, opts),
     execShell: async () => ({ rc: 0, stdout: '', stderr: '' }),
     async put(_d, path, o) {
       puts.push({ path, ...(o?.mode === undefined ? {} : { mode: o.mode }) });

@@ -6,6 +6,7 @@ import type { ExecOptions, ExecResult } from '../../src/connection/types.js';
 import { TsbmError } from '../../src/errors.js';
 import { imageWriteModule } from '../../src/modules/image_write.js';
 import type { ModuleContext } from '../../src/modules/types.js';
+import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult>]>;
 const H = 'ab'.repeat(32);
@@ -32,6 +33,7 @@ function fakeCtx(script: Script, vars: Record<string, unknown>, check = false) {
       const hit = script.find(([re]) => re.test(line));
       return { rc: 0, stdout: '', stderr: '', ...(hit?.[1] ?? { rc: 127, stderr: `${argv[0]}: not found` }) };
     },
+    execSteps: (steps, opts) => stepsOneByOne(ctx.exec, steps, opts),
     execShell: async () => ({ rc: 0, stdout: '', stderr: '' }),
     put: async () => undefined,
     get: async () => Buffer.from(''),

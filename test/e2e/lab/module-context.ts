@@ -3,6 +3,7 @@
 import type { Connection } from '../../../src/connection/types.js';
 import type { ModuleContext, RunServices } from '../../../src/modules/types.js';
 import type { Vars } from '../../../src/types.js';
+import { execSteps } from '../../../src/connection/exec-steps.js';
 
 export interface TestContext extends ModuleContext {
   logs: string[];
@@ -35,6 +36,10 @@ export function testContext(conn: Connection, vars: Vars, opts: { check?: boolea
     exec(argv, o) {
       ctx.commands.push([...argv]);
       return conn.exec(argv, o);
+    },
+    execSteps(steps, o) {
+      for (const argv of steps) ctx.commands.push([...argv]);
+      return execSteps(conn, steps, o);
     },
     execShell(command, o) {
       ctx.commands.push(['sh', '-c', command]);
