@@ -60,16 +60,25 @@ interface ParsedFile {
   text: string;
   byName: Map<string, ParsedLine[]>;
   scan: ParsedLine[];
+  /** The file's identity, size and times when it was read (see readParsed). */
+  stamp: string;
+  /** Its times were older than SETTLED_MS when read: an unchanged stamp means unchanged text. */
+  settled: boolean;
 }
 
 const PLAIN_NAMES = /^[^*?!|,]+(,[^*?!|,]+)*$/;
 // A fleet's known_hosts holds thousands of lines and every connection looks one up: parsing the
-// file and compiling every pattern per lookup made that quadratic. The file is still read every
-// time (cheap, and never stale); it is parsed again only when its text changed.
+// file and compiling every pattern per lookup made that quadratic, and so did reading it (2000
+// reads of 200 KB at a thousand nodes). A lookup stats the file and reuses the parse while its
+// stamp (device, inode, size, mtime, ctime) is unchanged. File times come from a coarse clock,
+// so a rewrite within the same tick keeps its stamp: a parse is trusted on its stamp alone only
+// once the file's times were SETTLED_MS old when it was read (git's "racy" rule); until then the
+// text is read and compared every time.
 const parsedFiles = new Map<string, ParsedFile>();
+const SETTLED_MS = 2000;
 
-function parseKnownHosts(text: string): ParsedFile {
-  const parsed: ParsedFile = { text, byName: new Map(), scan: [] };
+function parseKnownHosts(text: string, stamp: string, settled: boolean): ParsedFile {
+  const parsed: ParsedFile = { text, byName: new Map(), scan: [], stamp, settled };
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
@@ -98,15 +107,27 @@ function parseKnownHosts(text: string): ParsedFile {
 
 async function readParsed(file: string): Promise<ParsedFile | undefined> {
   let text: string;
+  let stamp: string;
+  let settled: boolean;
   try {
+    const readAt = Date.now();
+    const st = await fs.stat(file, { bigint: true });
+    stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    const cached = parsedFiles.get(file);
+    if (cached?.settled && cached.stamp === stamp) return cached;
+    settled = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n) < readAt - SETTLED_MS;
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
   const cached = parsedFiles.get(file);
-  if (cached?.text === text) return cached;
-  const parsed = parseKnownHosts(text);
+  if (cached?.text === text) {
+    cached.stamp = stamp;
+    cached.settled = settled;
+    return cached;
+  }
+  const parsed = parseKnownHosts(text, stamp, settled);
   parsedFiles.set(file, parsed);
   return parsed;
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, promises as fsp, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sameFingerprint, sha256Fingerprint } from '../../src/connection/fingerprint.js';
 import { appendKnownHost, hostPatternMatches, keyTypeOf, knownHostsName, lookupKnownHosts } from '../../src/connection/known-hosts.js';
 import { scratchDirs } from '../helpers/scratch.js';
@@ -101,5 +101,24 @@ describe('known_hosts lookups in a large file', () => {
     expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('AAAA');
     writeFileSync(f, `h1 ssh-ed25519 ${Buffer.from('BBBB').toString('base64')}\n`);
     expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('BBBB');
+  });
+
+  it('reads a settled file once, and again as soon as it changes', async () => {
+    const f = path.join(dir, 'settled_known_hosts');
+    writeFileSync(f, `h1 ssh-ed25519 ${Buffer.from('AAAA').toString('base64')}\n`);
+    // Times at least two seconds old when read: from then on an unchanged stat means unchanged text.
+    await new Promise((r) => setTimeout(r, 2100));
+    const reads = vi.spyOn(fsp, 'readFile');
+    try {
+      expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('AAAA');
+      expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('AAAA');
+      expect((await lookupKnownHosts(f, 'h1'))[0]!.key.toString()).toBe('AAAA');
+      expect(reads).toHaveBeenCalledTimes(1);
+      appendFileSync(f, `h2 ssh-ed25519 ${Buffer.from('CCCC').toString('base64')}\n`);
+      expect((await lookupKnownHosts(f, 'h2'))[0]!.key.toString()).toBe('CCCC');
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
