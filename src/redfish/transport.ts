@@ -229,7 +229,13 @@ export class Transport {
         // Any socket-level failure is a ConnectionError; retry() decides by code (TLS ones are final).
         reject(new ConnectionError(e.message, code, before));
       });
-      this.opts.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+      // One run's signal serves every request to every BMC: each listener goes with its request.
+      const signal = this.opts.signal;
+      if (signal) {
+        const onAbort = () => req.destroy(new Error('aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.on('close', () => signal.removeEventListener('abort', onAbort));
+      }
       req.end(payload);
     });
   }

@@ -1,5 +1,6 @@
 // Client behaviour that spans requests: re-login after the BMC drops the session, one request
 // at a time per BMC, System selection on a BMC with several Systems.
+import { getEventListeners } from 'node:events';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { redfishPower } from '../../src/modules/redfish_power.js';
 import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
+import { Transport } from '../../src/redfish/transport.js';
 import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
@@ -121,6 +123,23 @@ describe('system CAs', () => {
     } finally {
       if (saved === undefined) delete process.env.SSL_CERT_FILE;
       else process.env.SSL_CERT_FILE = saved;
+    }
+  });
+});
+
+describe('transport', () => {
+  it("leaves no listener on the run's abort signal once a request is done", async () => {
+    const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!' });
+    const ac = new AbortController();
+    const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
+    const t = new Transport(endpoint, { signal: ac.signal });
+    try {
+      for (let i = 0; i < 5; i++) expect((await t.request('GET', '/redfish/v1')).status).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    } finally {
+      t.close();
+      await bmc.close();
     }
   });
 });
