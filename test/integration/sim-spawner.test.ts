@@ -1,11 +1,14 @@
 // The lab's spawner processes: commands started there behave like children of the lab (stdin,
 // stdout, stderr, exit status, signals, process-group kill), and the lab itself forks nothing.
-// Every case runs against both spawners: perl (the default where installed) and node.
+// Every case runs against the three spawners: C (the default where a compiler exists), perl
+// and node. Then: how the C spawner is built, cached, and given up for perl.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshExecProcess } from '../../src/sim/ssh/exec.js';
-import type { SpawnerKind } from '../../src/sim/ssh/spawner-helpers.js';
+import { cSpawnerBinary, type SpawnerKind } from '../../src/sim/ssh/spawner-helpers.js';
 import { SpawnerPool } from '../../src/sim/ssh/spawner-pool.js';
 
 interface Ran {
@@ -54,7 +57,22 @@ async function startPool(kind: SpawnerKind, count: number): Promise<SpawnerPool>
   return p;
 }
 
-describe.each(['perl', 'node'] as const)('lab spawner pool (%s)', (kind) => {
+/** The one thing that skips: the C spawner on a machine without a working C compiler. */
+const cBinary = cSpawnerBinary();
+const noCompiler = 'no C compiler (cc or gcc) on PATH, or it cannot build src/sim/ssh/spawner.c';
+if (!cBinary) console.warn(`sim-spawner: the C spawner's cases are skipped: ${noCompiler}`);
+
+const kinds = [
+  { kind: 'c', title: cBinary ? 'c' : `c, SKIPPED: ${noCompiler}` },
+  { kind: 'perl', title: 'perl' },
+  { kind: 'node', title: 'node' },
+] as const;
+
+describe.each(kinds)('lab spawner pool ($title)', ({ kind }) => {
+  if (kind === 'c' && !cBinary) {
+    it.skip(noCompiler, () => {});
+    return;
+  }
   let pool: SpawnerPool;
   const env = { PATH: '/usr/bin:/bin', LANG: 'C' };
 
@@ -66,8 +84,9 @@ describe.each(['perl', 'node'] as const)('lab spawner pool (%s)', (kind) => {
   });
 
   it(`runs its commands from ${kind}`, () => {
-    for (const h of helpers(pool))
-      expect(readFileSync(`/proc/${h.pid}/comm`, 'utf8').trim()).toBe(kind === 'perl' ? 'perl' : 'node');
+    // The kernel keeps 15 bytes of the name: the compiled binary shows as "tsbm-spawner-" and two hex digits.
+    const name = kind === 'c' ? basename(cBinary!).slice(0, 15) : kind;
+    for (const h of helpers(pool)) expect(readFileSync(`/proc/${h.pid}/comm`, 'utf8').trim()).toBe(name);
   });
 
   it('passes stdin through and returns stdout, stderr and the exit code', async () => {
@@ -211,5 +230,84 @@ describe.each(['perl', 'node'] as const)('lab spawner pool (%s)', (kind) => {
     }
     expect(running(helper)).toBe(false);
     expect(countRunning('sleep 31.5')).toBe('0');
+  });
+});
+
+describe('the C spawner build', () => {
+  const dist = new URL('../../dist/sim/ssh/spawner-helpers.js', import.meta.url).href;
+  let dir: string;
+  let realCc: string | undefined;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tsbm-spawner-build-'));
+    realCc = ['cc', 'gcc']
+      .flatMap((n) => (process.env.PATH ?? '').split(':').map((d) => join(d, n)))
+      .find((f) => {
+        try {
+          return statSync(f).isFile();
+        } catch {
+          return false;
+        }
+      });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A `cc` of our own first on PATH: it logs each run to `log`, then runs `body`. */
+  function fakeCc(name: string, body: string): { bin: string; log: string } {
+    const bin = join(dir, name);
+    const log = join(dir, `${name}.log`);
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'cc'), `#!/bin/sh\necho run >> '${log}'\n${body}\n`, { mode: 0o755 });
+    return { bin, log };
+  }
+
+  /** A fresh process (nothing memoized) with its own cache and PATH: what the lab would pick. */
+  function inFreshProcess(cache: string, path: string, spawner?: string): { kind: string; binary: string } {
+    const script = `const m = await import(${JSON.stringify(dist)});
+      const kind = m.defaultSpawnerKind();
+      const again = m.cSpawnerBinary(); // memoized: no second build in one process
+      const pool = await (await import(${JSON.stringify(dist.replace('spawner-helpers', 'spawner-pool'))})).SpawnerPool.start(1);
+      const c = pool.spawn('/bin/sh', ['-c', 'echo ran'], { env: { PATH: '/usr/bin:/bin' } });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.stdin.end();
+      await new Promise((r) => c.once('close', r));
+      await pool.close();
+      console.log(JSON.stringify({ kind, binary: again ?? '', out }));`;
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: path, XDG_CACHE_HOME: cache };
+    if (spawner) env.TSBM_SIM_SPAWNER = spawner;
+    else delete env.TSBM_SIM_SPAWNER;
+    const line = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env,
+      encoding: 'utf8',
+    });
+    const r = JSON.parse(line) as { kind: string; binary: string; out: string };
+    expect(r.out).toBe('ran\n');
+    return r;
+  }
+
+  it.skipIf(!cBinary)('compiles once into the cache; the next lab runs the cached binary', () => {
+    const { bin, log } = fakeCc('counting', `exec '${realCc}' "$@"`);
+    const cache = join(dir, 'cache1');
+    const path = `${bin}:${process.env.PATH}`;
+    const first = inFreshProcess(cache, path);
+    expect(first.kind).toBe('c');
+    expect(first.binary.startsWith(join(cache, 'tsbm', 'tsbm-spawner-'))).toBe(true);
+    const built = statSync(first.binary);
+    const second = inFreshProcess(cache, path);
+    expect(second).toEqual(first);
+    expect(statSync(second.binary).mtimeMs).toBe(built.mtimeMs);
+    expect(readFileSync(log, 'utf8')).toBe('run\n'); // one compile for both labs
+    expect(readdirSync(join(cache, 'tsbm'))).toEqual([basename(first.binary)]); // no temp file left
+  });
+
+  it('falls back to perl when the compiler fails, whether or not c was asked for', () => {
+    const { bin, log } = fakeCc('broken', 'echo "cc: broken" >&2; exit 1');
+    const cache = join(dir, 'cache2');
+    const path = `${bin}:${process.env.PATH}`;
+    expect(inFreshProcess(cache, path).kind).toBe('perl');
+    expect(inFreshProcess(cache, path, 'c').kind).toBe('perl');
+    expect(readFileSync(log, 'utf8')).toBe('run\nrun\n'); // once per process, not per call
+    expect(readdirSync(join(cache, 'tsbm'))).toEqual([]); // nothing half-written is left to run
   });
 });

@@ -1,9 +1,9 @@
-// A small helper process that starts the simulated ramdisk's commands for the lab where perl is
-// missing (spawner.pl does the job otherwise, forking more cheaply still). Forking a
-// process copies the parent's page tables and blocks the parent until the child has exec'd, so
-// a lab holding a thousand nodes (hundreds of MiB) would spend most of its event loop inside
-// spawn(). This process stays small; its child's stdio are unix sockets connected straight to
-// the lab, so no output passes through here.
+// A small helper process that starts the simulated ramdisk's commands for the lab where neither
+// a C compiler nor perl is found (spawner.c or spawner.pl does the job otherwise, more cheaply).
+// Forking a process copies the parent's page tables and blocks the parent until the child has
+// exec'd, so a lab holding a thousand nodes (hundreds of MiB) would spend most of its event loop
+// inside spawn(). This process stays small; its child's stdio are unix sockets connected
+// straight to the lab, so no output passes through here.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import type { SpawnReply, SpawnRequest } from './spawner-protocol.js';
