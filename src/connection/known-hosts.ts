@@ -115,7 +115,7 @@ async function readParsed(file: string): Promise<ParsedFile | undefined> {
     stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     const cached = parsedFiles.get(file);
     if (cached?.settled && cached.stamp === stamp) return cached;
-    settled = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n) < readAt - SETTLED_MS;
+    settled = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n)) < readAt - SETTLED_MS;
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
