@@ -17,7 +17,15 @@ export interface LabRecord {
 export const labRecordFile = (dir: string) => join(dir, 'lab.json');
 
 export async function serveLab(opts: LabOptions): Promise<void> {
-  const lab = await startLab(opts);
+  const lab = await startLab(opts).catch((e: unknown) => {
+    // `sim up` waits on the IPC channel: tell it why, and let go of the channel, or this process
+    // would stay alive (and `sim up` wait for its time limit) after the error is printed.
+    process.send?.({ error: e instanceof Error ? e.message : String(e) });
+    process.disconnect?.();
+    // A half-started lab may hold a handle its cleanup missed: the error is reported, so go.
+    setTimeout(() => process.exit(process.exitCode ?? 1), 2000).unref();
+    throw e;
+  });
   const server = createServer((req, res) => {
     if (req.url === '/status') {
       lab

@@ -11,7 +11,6 @@ import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
-import { freePorts } from './ports.js';
 
 export interface LabOptions {
   nodes: number;
@@ -69,7 +68,6 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const controller = controllerKey(dir);
   const registryAuth = `tsbm:${randomBytes(9).toString('base64url')}`;
   const bmcPassword = randomBytes(12).toString('base64url');
-  const ports = await freePorts(opts.nodes * 3);
   const width = Math.max(2, String(opts.nodes).length);
 
   const spawner = await SpawnerPool.start();
@@ -84,9 +82,11 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         index: i,
         dir: join(dir, 'nodes', name),
         mockupDir: mockups[(i - 1) % mockups.length]!,
-        bmcPort: ports[(i - 1) * 3]!,
-        sshPort: ports[(i - 1) * 3 + 1]!,
-        instancePort: ports[(i - 1) * 3 + 2]!,
+        // The OS picks each port as the node listens: ports probed free beforehand could be
+        // taken by anyone (a test, an outgoing connection) before a large lab got to them.
+        bmcPort: 0,
+        sshPort: 0,
+        instancePort: 0,
         diskBytes: (opts.diskGiB ?? 20) * 1024 ** 3,
         memoryMiB: opts.memoryMiB ?? 16384,
         hostKey: host.priv,

@@ -51,9 +51,10 @@ export async function labUp(o: UpOptions): Promise<LabRecord> {
       () => reject(new TsbmError('runtime', `the simulated lab did not start within ${limitS} s`, { hint: `see ${join(dir, 'lab.log')}` })),
       limitS * 1000,
     );
-    child.once('message', (m: { record?: LabRecord }) => {
+    child.once('message', (m: { record?: LabRecord; error?: string }) => {
       clearTimeout(timer);
       if (m.record) resolveP(m.record);
+      else reject(new TsbmError('runtime', `the simulated lab failed to start: ${m.error ?? 'no reason given'}`, { hint: `see ${join(dir, 'lab.log')}` }));
     });
     child.once('exit', (code) => {
       clearTimeout(timer);

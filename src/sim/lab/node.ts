@@ -21,6 +21,7 @@ export interface SimNodeConfig {
   index: number;
   dir: string; // the node's own directory
   mockupDir: string;
+  /** 0 until start() when the OS is to pick; start() records the port it listens on. */
   bmcPort: number;
   sshPort: number;
   instancePort: number;
@@ -70,12 +71,13 @@ export class SimNode {
     return join(this.root, 'dev', 'vda');
   }
 
-  /** Listens on a port for the node's whole life; connections reach whatever server runs now. */
-  private async nic(port: number): Promise<void> {
+  /** Listens on a port (0: one the OS picks) for the node's whole life; connections reach whatever server runs now. */
+  private async nic(port: number): Promise<number> {
+    let listening = port;
     const server = createServer((sock) => {
       sock.on('error', () => {});
       const handle = this.ssh;
-      if (handle && this.servingPort === port) handle.accept(sock);
+      if (handle && this.servingPort === listening) handle.accept(sock);
       else sock.destroy(); // powered off, or booted into something that does not listen here
     });
     await new Promise<void>((resolve, reject) => {
@@ -83,14 +85,17 @@ export class SimNode {
       server.listen(port, '127.0.0.1', () => resolve());
     });
     this.nics.push(server);
+    const a = server.address();
+    if (typeof a === 'object' && a) listening = a.port;
+    return listening;
   }
 
   private servingPort = 0;
 
   async start(): Promise<void> {
     const c = this.cfg;
-    await this.nic(c.sshPort);
-    await this.nic(c.instancePort);
+    c.sshPort = await this.nic(c.sshPort);
+    c.instancePort = await this.nic(c.instancePort);
     for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers', 'sys/class/dmi/id', 'proc', 'sim']) {
       mkdirSync(join(this.root, d), { recursive: true });
     }
@@ -137,6 +142,7 @@ export class SimNode {
         onBoot: (info) => this.boot(info),
       },
     });
+    c.bmcPort = this.bmc.port;
     this.personalize();
   }
 
