@@ -157,8 +157,11 @@ export const podmanPullModule = defineModule({
       ...(regDir ? [['mkdir', '-p', regDir]] : []),
       ...(authDir ? [['mkdir', '-p', '-m', '0700', authDir]] : []),
     ];
-    const made = await ctx.execSteps(mkdirs);
+    // Whether skopeo is installed picks the first manifest probe, which rides in the facts
+    // batch below: probing with a missing tool would cost a round trip of its own.
+    const made = await ctx.execSteps([...mkdirs, ['command', '-v', 'skopeo']]);
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i] as ExecResult);
+    const haveSkopeo = made[mkdirs.length]?.rc === 0;
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
       await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {
@@ -181,13 +184,15 @@ export const podmanPullModule = defineModule({
       const tlsVerify = a.tls_verify !== false;
       const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
       // The ramdisk's facts and the first manifest probe, in one round trip.
-      const firstProbe = manifestProbes(authFile, tlsVerify)[0] as ManifestProbe;
+      const probes = manifestProbes(authFile, tlsVerify, haveSkopeo);
+      const firstProbe = probes[0] as ManifestProbe;
       const [help, uname, meminfo, probed] = (await ctx.execSteps([
         ['podman', 'pull', '--help'],
         ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
       ])) as [ExecResult, ExecResult?, ExecResult?, ExecResult?];
       if (memoryCheck && uname && meminfo && probed) {
-        await memoryPreflight(ctx, img.ref, authFile, tlsVerify, {
+        await memoryPreflight(ctx, img.ref, {
+          probes,
           arch: ociArch(uname.stdout),
           meminfo,
           meminfoPath,
@@ -308,10 +313,10 @@ interface ManifestProbe {
   env?: Record<string, string>;
 }
 
-function manifestProbes(authFile: string | undefined, tlsVerify: boolean): ManifestProbe[] {
+function manifestProbes(authFile: string | undefined, tlsVerify: boolean, skopeo: boolean): ManifestProbe[] {
   const flags = [...(authFile ? ['--authfile', authFile] : []), ...(tlsVerify ? [] : ['--tls-verify=false'])];
   return [
-    { argv: (r) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`] },
+    ...(skopeo ? [{ argv: (r: string) => ['skopeo', 'inspect', '--raw', ...flags, `docker://${r}`] }] : []),
     { argv: (r) => ['podman', 'manifest', 'inspect', ...flags, r] },
     {
       argv: (r) => ['podman', 'manifest', 'inspect', r],
@@ -322,6 +327,8 @@ function manifestProbes(authFile: string | undefined, tlsVerify: boolean): Manif
 
 /** What the batched fact-gathering step already read from the ramdisk. */
 interface Gathered {
+  /** The manifest probes to try, in order (the first one's answer is firstProbe). */
+  probes: ManifestProbe[];
   arch: string;
   meminfo: ExecResult;
   meminfoPath: string;
@@ -329,16 +336,10 @@ interface Gathered {
   firstProbe: ExecResult;
 }
 
-async function manifestSize(
-  ctx: ModuleContext,
-  ref: string,
-  authFile: string | undefined,
-  tlsVerify: boolean,
-  g: Gathered,
-): Promise<{ size?: ManifestSize; why: string }> {
+async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promise<{ size?: ManifestSize; why: string }> {
   const arch = g.arch;
   const reasons: string[] = [];
-  for (const [i, probe] of manifestProbes(authFile, tlsVerify).entries()) {
+  for (const [i, probe] of g.probes.entries()) {
     let r = ref;
     for (let depth = 0; depth < 2; depth++) {
       const argv = probe.argv(r);
@@ -364,14 +365,8 @@ async function manifestSize(
   return { why: reasons.join('; ') };
 }
 
-async function memoryPreflight(
-  ctx: ModuleContext,
-  ref: string,
-  authFile: string | undefined,
-  tlsVerify: boolean,
-  g: Gathered,
-): Promise<void> {
-  const { size, why } = await manifestSize(ctx, ref, authFile, tlsVerify, g);
+async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<void> {
+  const { size, why } = await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
     return;

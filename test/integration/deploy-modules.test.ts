@@ -105,6 +105,21 @@ describe('podman_pull on a simulated ramdisk', () => {
     assertNoSecret(node, r);
     expect(node.redactor.redact(`x ${TOKEN} ${PASSWORD} y`)).toBe('x ******** ******** y');
   });
+  it('with skopeo installed, its manifest probe rides in the facts batch and podman is not asked', async () => {
+    node = await startSimNode({
+      files: { meminfo: MEMINFO },
+      tools: {
+        skopeo: `#!/bin/sh\necho "$*" >> "$TSBM_SIM_STATE/skopeo-args"\necho '{"schemaVersion":2,"config":{"size":1024},"layers":[{"size":52428800}]}'\n`,
+      },
+    });
+    const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE } });
+    expect(r).toMatchObject({ changed: true, ref: REF });
+    expect(read(node, 'skopeo-args').trim()).toBe(`inspect --raw docker://${REF}`);
+    expect(node.events.some((e) => e.kind === 'log' && /51 MiB compressed in 1 layers/.test(e.message))).toBe(true);
+    expect(ranSteps(node.host.commands).some((c) => c.includes('podman manifest inspect'))).toBe(false);
+    // Directories (with the skopeo check), facts with the skopeo probe, the pull.
+    expect(node.host.commands).toHaveLength(3);
+  });
   it('the auth file is written with mode 0600 (seen by podman at pull time)', async () => {
     node = await startSimNode({ files: { meminfo: MEMINFO } });
     await node.run(podmanPullModule, pullArgs(node, { memory_check: false }), {

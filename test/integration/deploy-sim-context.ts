@@ -1,7 +1,7 @@
 // Test harness for the deploy modules: a simulated ramdisk (in-process SSH server whose
 // commands see test/standin/ramdisk-tools first on PATH) and a ModuleContext over a real SSH connection
 // that records every event, so tests can check argv, files and secrecy end to end.
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openSsh } from '../../src/connection/ssh.js';
@@ -34,16 +34,19 @@ export interface SimNode {
 }
 
 export async function startSimNode(
-  opts: { diskMiB?: number; files?: Record<string, string> } = {},
+  opts: { diskMiB?: number; files?: Record<string, string>; /** More tools (name: sh script), first on PATH. */ tools?: Record<string, string> } = {},
 ): Promise<SimNode> {
   const state = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-state-'));
+  const extraTools = path.join(state, 'tools');
+  mkdirSync(extraTools);
+  for (const [name, script] of Object.entries(opts.tools ?? {})) writeFileSync(path.join(extraTools, name), script, { mode: 0o755 });
   const root = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-root-'));
   writeFileSync(path.join(state, 'disk.img'), '');
   truncateSync(path.join(state, 'disk.img'), (opts.diskMiB ?? 8192) * 1024 * 1024);
   for (const [f, c] of Object.entries(opts.files ?? {})) writeFileSync(path.join(state, f), c);
   const host = await startSshHost({
     exec: shellExecHandler({
-      pathPrefix: [simToolsDir()],
+      pathPrefix: [extraTools, simToolsDir()],
       env: { ...(process.env as Record<string, string>), TSBM_SIM_STATE: state },
     }),
   });
