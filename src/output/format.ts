@@ -1,4 +1,5 @@
 // Small formatters shared by the text renderers: durations, sizes, loop items, one-line text.
+import type { TsbmEvent } from './events.js';
 
 /** `0.4s`, `12.3s`, `1m02s`, `1h02m03s`: stable, short, sortable by eye. */
 export function formatDuration(ms: number): string {
@@ -81,6 +82,17 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f\x9b]/g;
 /** Text safe to print: ANSI sequences removed, other controls shown as U+FFFD; tabs and newlines kept. */
 export function sanitize(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(ESCAPES, '').replace(CONTROLS, '\uFFFD');
+}
+
+/**
+ * The event without the module arguments and result that only -v shows. The text renderers
+ * sanitize what they get: below -v the payload (command output, inspect JSON) was a fleet
+ * run's largest rendering cost, for nothing printed.
+ */
+export function withoutPayload(e: TsbmEvent): TsbmEvent {
+  if (e.type === 'host_result' && e.result !== undefined) return { ...e, result: undefined };
+  if (e.type === 'host_task_start' && e.args !== undefined) return { ...e, args: undefined };
+  return e;
 }
 
 /** An event (or any value) with every string sanitized, for the text renderers. */

@@ -6,9 +6,17 @@ import { MIN_SECRET_LENGTH, SecretIndex } from './secret-index.js';
 const SECRET_NAME = /(password|secret|token|pull_secret|passphrase|_pass)$/i;
 export const MASK = '********';
 
+// Every event's keys are tested on its way out: the same few hundred names, thousands of times.
+const secretNames = new Map<string, boolean>();
+
 /** True for variable names whose values are always treated as secrets. */
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = SECRET_NAME.test(name);
+    if (secretNames.size < 10_000) secretNames.set(name, secret);
+  }
+  return secret;
 }
 
 export class Redactor {
@@ -53,7 +61,9 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((v) => this.redactDeep(v, depth + 1)) as T;
     if (value && typeof value === 'object' && !(value instanceof Buffer)) {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const src = value as Record<string, unknown>;
+      for (const k of Object.keys(src)) {
+        const v = src[k];
         out[k] = isSecretName(k) && v !== undefined && v !== null && v !== '' ? MASK : this.redactDeep(v, depth + 1);
       }
       return out as T;

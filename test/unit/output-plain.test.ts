@@ -82,6 +82,30 @@ describe('plain renderer', () => {
   });
 });
 
+describe('plain renderer and result payloads', () => {
+  it('below -v never walks a result (a fleet run sanitized every result for nothing); -v does', () => {
+    for (const verbosity of [0, 1]) {
+      const bus = new EventBus();
+      const out = new MemoryStream();
+      attach(bus, { stream: out.asStream(), verbosity });
+      let reads = 0;
+      const result = {
+        get stdout() {
+          reads++;
+          return 'out\x1b[2J';
+        },
+      };
+      bus.emit({ type: 'host_result', time: 1, host: 'h', task: 'T', taskId: 't', status: 'ok', changed: false, durationMs: 1, result });
+      expect(out.text).toContain('ok: [h] T');
+      if (verbosity === 0) expect(reads).toBe(0);
+      else {
+        expect(reads).toBeGreaterThan(0);
+        expect(out.text).toContain('"stdout":"out"');
+      }
+    }
+  });
+});
+
 describe('plain renderer with hostile text', () => {
   it('prints no escape sequence or control character that came from a message, name or log', () => {
     const bus = new EventBus();

@@ -5,7 +5,7 @@ import { painter } from '../color.js';
 import { STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
-import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep } from '../format.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
@@ -32,7 +32,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
 
   const onEvent = (raw: TsbmEvent): void => {
-    const e = sanitizeDeep(raw);
+    const e = sanitizeDeep(verbosity >= 1 ? raw : withoutPayload(raw));
     switch (e.type) {
       case 'run_start':
         if (verbosity >= 1) write([`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`]);

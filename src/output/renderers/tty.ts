@@ -5,7 +5,7 @@
 import { painter, STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
-import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep } from '../format.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 import { createListrView, type ListrTask, type ListrView, type TaskState } from './tty-listr.js';
@@ -227,7 +227,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   };
 
   const handle = (v: ListrView, raw: TsbmEvent): void => {
-    const e = sanitizeDeep(raw);
+    const e = sanitizeDeep(verbosity >= 1 ? raw : withoutPayload(raw));
     switch (e.type) {
       case 'run_start':
         if (verbosity >= 1) text(v, `tsbm ${e.version}: run ${e.runId} of ${e.playbook}`);
