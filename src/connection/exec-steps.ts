@@ -3,7 +3,7 @@
 // cost far more in those than in their own work. The steps run in order in one `sh -c`, each
 // quoted by quote.ts; after each, a random marker line carries its exit status on stdout and
 // closes its part of stderr, so every step gets its own ExecResult back.
-import { randomBytes } from 'node:crypto';
+import { pooledRandomHex } from '../util/pooled-random.js';
 import { quoteArgv } from './quote.js';
 import type { Connection, ExecOptions, ExecResult } from './types.js';
 
@@ -80,7 +80,7 @@ export async function execSteps(
   opts: StepsOptions = {},
 ): Promise<ExecResult[]> {
   if (steps.length === 0) return [];
-  const marker = `__tsbm_step_${randomBytes(8).toString('hex')}`;
+  const marker = `__tsbm_step_${pooledRandomHex(8)}`;
   const { stdinStep, ...execOpts } = opts;
   const batch = await conn.execShell(stepsScript(steps, marker, stdinStep), { ...execOpts, posixScript: true });
   return splitStepsOutput(batch, marker, steps.length);

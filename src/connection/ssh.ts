@@ -1,7 +1,7 @@
 // SSH connection over ssh2: one TCP connection per host reused for every exec (each exec is a
 // channel), one SFTP session reused for put/get, host keys verified, optional jump chain.
 // A dropped connection rejects what is in flight and is re-established on next use.
-import { randomBytes } from 'node:crypto';
+import { pooledRandomHex } from '../util/pooled-random.js';
 import path from 'node:path';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -518,7 +518,7 @@ export class SshConnection implements Connection {
     if (opts.become) return putWithBecome((a, o) => this.exec(a, o), this.host, data, dest, mode, opts.become);
     const sftp = await this.getSftp();
     // Readers never see a partial file: write a temp name in the same directory, then rename.
-    const tmp = path.posix.join(path.posix.dirname(dest), `.${path.posix.basename(dest)}.tsbm-${randomBytes(4).toString('hex')}`);
+    const tmp = path.posix.join(path.posix.dirname(dest), `.${path.posix.basename(dest)}.tsbm-${pooledRandomHex(4)}`);
     const fail = (what: string, e: Error) =>
       new TsbmError('runtime', `cannot ${what} ${dest} on ${this.host}: ${e.message}`, {
         host: this.host,

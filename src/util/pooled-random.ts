@@ -32,3 +32,8 @@ export function pooledRandomFill<T extends NodeJS.ArrayBufferView>(buf: T, offse
 export function pooledRandomBytesServed(): number {
   return served;
 }
+
+/** `bytes` random bytes as hex, from the pool (command markers and temp names, thousands per run). */
+export function pooledRandomHex(bytes: number): string {
+  return pooledRandomFill(Buffer.allocUnsafe(bytes)).toString('hex');
+}
