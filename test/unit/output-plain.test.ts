@@ -84,7 +84,7 @@ describe('plain renderer', () => {
 
 describe('plain renderer and result payloads', () => {
   it('below -v never walks a result (a fleet run sanitized every result for nothing); -v does', () => {
-    for (const verbosity of [0, 1]) {
+    for (const verbosity of [0, 1] as const) {
       const bus = new EventBus();
       const out = new MemoryStream();
       attach(bus, { stream: out.asStream(), verbosity });
