@@ -128,13 +128,13 @@ describe('system CAs', () => {
 });
 
 describe('transport', () => {
-  it('keeps one BMC connection across a pause longer than Node\'s 5 s keep-alive default', async () => {
+  it('keeps one BMC connection across a pause past Node\'s 5 s keep-alive default (and its 1 s grace)', async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!' });
     const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
     const t = new Transport(endpoint);
     try {
       expect((await t.request('GET', '/redfish/v1')).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 5500));
+      await new Promise((r) => setTimeout(r, 7000));
       expect((await t.request('GET', '/redfish/v1')).status).toBe(200);
       expect(bmc.connectionCount()).toBe(1);
     } finally {
