@@ -70,7 +70,7 @@ export async function sha256At(ctx: Ctx, device: string, offset: number, length:
   await mustExec(
     ctx,
     exec(ctx),
-    ['dd', `if=${device}`, 'bs=1M', 'iflag=skip_bytes,count_bytes', `skip=${offset}`, `count=${length}`, 'status=none'],
+    readArgv(device, offset, length),
     undefined,
     {
       onStdout: (chunk) => {
@@ -83,11 +83,30 @@ export async function sha256At(ctx: Ctx, device: string, offset: number, length:
   return hash.digest('hex');
 }
 
-/** Writes `data` into the disk at `offset` (dd reads it on stdin), flushed before returning. */
-export async function writeAt(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<void> {
+/** dd reading `length` bytes of the disk at `offset` to stdout. */
+function readArgv(device: string, offset: number, length: number): string[] {
+  return ['dd', `if=${device}`, 'bs=1M', 'iflag=skip_bytes,count_bytes', `skip=${offset}`, `count=${length}`, 'status=none'];
+}
+
+/**
+ * Writes `data` into the disk at `offset` (dd reads it on stdin), flushed, and reads it back in
+ * the same round trip; returns the SHA-256 of what was read back.
+ */
+export async function writeAndReadBack(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<string> {
   // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
   const dd = ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'];
   // Then drop cached pages so the read-back comes from the device, not from what we just wrote.
-  const [written] = await ctx.execSteps([dd, ['blockdev', '--flushbufs', device]], { stdin: data, stdinStep: 0 });
-  mustSucceed(ctx, dd, written as ExecResult, 'check the disk is not read-only and not in use');
+  const read = readArgv(device, offset, data.length);
+  const [written, , readBack] = (await ctx.execSteps([dd, ['blockdev', '--flushbufs', device], read], {
+    stdin: data,
+    stdinStep: 0,
+    stdoutEncoding: 'latin1',
+  })) as [ExecResult, ExecResult, ExecResult];
+  mustSucceed(ctx, dd, written, 'check the disk is not read-only and not in use');
+  mustSucceed(ctx, read, readBack, 'check the disk is readable');
+  const bytes = Buffer.from(readBack.stdout, 'latin1');
+  if (bytes.length !== data.length) {
+    throw hostError(ctx, `reading ${data.length} bytes of ${device} at byte ${offset} returned ${bytes.length}`, 'check that the disk is as large as it reports');
+  }
+  return createHash('sha256').update(bytes).digest('hex');
 }

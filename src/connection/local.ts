@@ -68,7 +68,7 @@ function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Pro
       if (failure) return reject(failure);
       resolve({
         rc: code ?? 128,
-        stdout: Buffer.concat(out).toString('utf8'),
+        stdout: Buffer.concat(out).toString(opts.stdoutEncoding ?? 'utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
         ...(signal ? { signal: signal.replace(/^SIG/, '') } : {}),
       });

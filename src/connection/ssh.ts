@@ -406,7 +406,7 @@ export class SshConnection implements Connection {
             }
             resolve({
               rc: exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : -1),
-              stdout: Buffer.concat(out).toString('utf8'),
+              stdout: Buffer.concat(out).toString(opts.stdoutEncoding ?? 'utf8'),
               stderr: Buffer.concat(err).toString('utf8'),
               ...(exit.signal ? { signal: exit.signal } : {}),
             });

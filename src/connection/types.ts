@@ -22,6 +22,11 @@ export interface ExecOptions {
    * shell ignore it.
    */
   posixScript?: boolean;
+  /**
+   * How stdout becomes ExecResult.stdout (default utf8). 'latin1' keeps every byte as one
+   * character, so binary output (a read-back inside a batch of steps) survives intact.
+   */
+  stdoutEncoding?: 'utf8' | 'latin1';
   /** Streaming callbacks, e.g. for progress parsing. Full output is still returned. */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { nodeIdentity } from '../configdrive/content.js';
 import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
-import { configDrivePartitions, diskAndTable, sha256At, writeAt } from '../configdrive/disk-io.js';
+import { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } from '../configdrive/disk-io.js';
 import { gptBackupAtEnd } from '../configdrive/partition-table.js';
 import { placeConfigDrive } from '../configdrive/placement.js';
 import { resolveConfigDrive } from '../configdrive/source.js';
@@ -122,8 +122,7 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
       : { number: plan.number, offsetBytes: plan.offsetBytes, sizeBytes: plan.sizeBytes };
 
   // Straight from memory into dd: no copy of the ISO (it may hold secrets) ever sits in /tmp.
-  await writeAt(ctx, device, iso, target.offsetBytes);
-  const readBack = await sha256At(ctx, device, target.offsetBytes, iso.length);
+  const readBack = await writeAndReadBack(ctx, device, iso, target.offsetBytes);
   if (readBack !== sha256) {
     throw hostError(
       ctx,

@@ -1,7 +1,13 @@
 // Which partitions configdrive_write probes for an ISO labelled config-2: not the ones whose
 // GPT type says they hold the installed system (ESP, root), which saves a round trip after bootc.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configDrivePartitions } from '../../src/configdrive/disk-io.js';
+import { execSteps } from '../../src/connection/exec-steps.js';
+import { localConnection } from '../../src/connection/local.js';
+import { configDrivePartitions, writeAndReadBack } from '../../src/configdrive/disk-io.js';
+import { scratchDirs } from '../helpers/scratch.js';
 import type { Partition } from '../../src/configdrive/partition-table.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
@@ -53,5 +59,29 @@ describe('configDrivePartitions', () => {
     const found = await configDrivePartitions(ctx, '/dev/vda', [part(5, '0FC63DAF-8483-4772-8E79-3D69D8477DE4', 'config-2')]);
     expect(found.map((p) => p.number)).toEqual([5]);
     expect(probed).toEqual([]);
+  });
+});
+
+describe('writeAndReadBack', () => {
+  const scratch = scratchDirs();
+  it('writes and reads back every byte value in one round trip (the batch output is binary-safe)', async () => {
+    const disk = join(scratch('tsbm-wrb-'), 'disk.img');
+    writeFileSync(disk, Buffer.alloc(1 << 20));
+    const data = Buffer.from(Array.from({ length: 3 * 256 + 7 }, (_, i) => (i * 7) % 256));
+    const conn = localConnection('n1');
+    const batches: number[] = [];
+    const ctx = {
+      host: 'n1',
+      task: 't',
+      exec: conn.exec,
+      execSteps: (steps: readonly (readonly string[])[], opts?: Parameters<typeof execSteps>[2]) => {
+        batches.push(steps.length);
+        return execSteps(conn, steps, opts);
+      },
+    };
+    const sha = await writeAndReadBack(ctx, disk, data, 4096);
+    expect(sha).toBe(createHash('sha256').update(data).digest('hex'));
+    expect(readFileSync(disk).subarray(4096, 4096 + data.length).equals(data)).toBe(true);
+    expect(batches).toEqual([3]);
   });
 });
