@@ -4,9 +4,9 @@ import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
 import { type ActionSpec, findAction, linkOf } from './discovery.js';
 import { RedfishError } from './errors.js';
+import { collectionMembers } from './expand.js';
 import { isRedundantPowerConflict } from './quirks/idrac-redundant-power.js';
 import { repairResetTypes } from './quirks/supermicro-reset-types.js';
-import type { Json } from './transport.js';
 
 export const POWER_REQUESTS = ['on', 'off', 'graceful_off', 'restart', 'graceful_restart', 'cycle', 'nmi'] as const;
 export type PowerRequest = (typeof POWER_REQUESTS)[number];
@@ -72,8 +72,8 @@ export function powerStateOf(system: Resource): string {
 
 /**
  * MAC addresses of the System's EthernetInterfaces, lowercased; empty when the BMC lists none.
- * Read once per run and BMC: a deploy reports them after every power change, and listing the
- * NICs is one request per NIC on a slow BMC.
+ * Read once per run and BMC: a deploy reports them after every power change. One request
+ * where the BMC expands the collection (`$expand`), else one per NIC plus the collection.
  */
 export async function macAddresses(client: RedfishClient, system: Resource): Promise<string[]> {
   const link = linkOf(system.body.EthernetInterfaces);
@@ -82,14 +82,9 @@ export async function macAddresses(client: RedfishClient, system: Resource): Pro
 }
 
 async function readMacs(client: RedfishClient, link: string): Promise<string[]> {
-  const coll = await client.tryGet(link);
-  if (!coll) return [];
+  const nics = await collectionMembers(client, link);
   const macs = new Set<string>();
-  const ms = Array.isArray(coll.body.Members) ? coll.body.Members.map(linkOf) : [];
-  for (const m of ms) {
-    if (!m) continue;
-    const nic = await client.tryGet(m);
-    const b: Json = nic?.body ?? {};
+  for (const b of nics ?? []) {
     for (const v of [b.MACAddress, b.PermanentMACAddress]) {
       if (typeof v === 'string' && /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i.test(v)) {
         macs.add(v.toLowerCase().replace(/-/g, ':'));

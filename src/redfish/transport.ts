@@ -132,14 +132,15 @@ export class Transport {
 
   /**
    * One request, queued behind any other to this BMC, retried on connection errors (not for a
-   * POST that may have been delivered), on 503/429 and on 5xx for reads. Other statuses are returned.
+   * POST that may have been delivered), on 503/429 and on 5xx but 501 for reads. Other statuses are returned.
    */
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retries?: number): Promise<RedfishResponse> {
     const run = () =>
       retry(
         async () => {
           const res = await this.once(method, path, body, headers);
-          if (res.status === 503 || res.status === 429 || (method === 'GET' && res.status >= 500)) throw new RetryableStatus(res);
+          // 501 Not Implemented is final (e.g. a `$expand` the BMC does not do after all).
+          if (res.status === 503 || res.status === 429 || (method === 'GET' && res.status >= 500 && res.status !== 501)) throw new RetryableStatus(res);
           return res;
         },
         {

@@ -1,9 +1,14 @@
 // The fake BMC's own behaviour over HTTPS, independent of tsbm's client: auth, sessions,
-// PATCH validation, ETags, power timeline with hooks, 409s and ExtendedInfo errors.
+// PATCH validation, ETags, power timeline with hooks, 409s and ExtendedInfo errors, $expand.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { scratchDirs } from '../helpers/scratch.js';
 import { MOCKUPS } from './redfish-helpers.js';
+
+const scratch = scratchDirs();
 
 interface Res {
   status: number;
@@ -135,5 +140,76 @@ describe('fake BMC', () => {
     const nf = await call(bmc, 'GET', '/redfish/v1/Chassis/System.Embedded.1');
     expect(nf.status).toBe(404);
     expect(messageIds(nf)).toEqual(['Base.1.8.ResourceMissingAtURI']);
+  });
+
+  describe('$expand', () => {
+    const nics = '/redfish/v1/Systems/1/EthernetInterfaces';
+    const ids = (r: Res) => (r.body.Members as Record<string, unknown>[]).map((m) => m['@odata.id']);
+
+    it('expands a collection\'s Members in place, one level, where the root advertises it (iLO 5: `.` only, MaxLevels 1)', async () => {
+      const bmc = await fake('hpe-ilo5-dl325-gen10plus');
+      const plain = await call(bmc, 'GET', nics);
+      expect(plain.body.Members).toEqual([1, 2, 3, 4].map((i) => ({ '@odata.id': `${nics}/${i}` })));
+      for (const q of ['$expand=.($levels=1)', '%24expand=.%28%24levels%3D1%29', '$expand=.']) {
+        const r = await call(bmc, 'GET', `${nics}?${q}`);
+        expect(r.status, q).toBe(200);
+        expect(ids(r)).toEqual(ids(plain));
+        const first = (r.body.Members as Record<string, unknown>[])[0];
+        expect(first).toMatchObject({ '@odata.id': `${nics}/1`, '@odata.type': '#EthernetInterface.v1_4_1.EthernetInterface', MACAddress: '94:40:c9:5c:86:bc' });
+        // Each member carries its own current tag, the one a GET of it sends.
+        const one = await call(bmc, 'GET', `${nics}/1`);
+        expect(first?.['@odata.etag']).toBe(one.headers.etag);
+        expect(r.body['Members@odata.count']).toBe(4);
+      }
+      // The tree is not changed by expanding it, and the query does not disturb path lookup.
+      expect((await call(bmc, 'GET', nics)).body.Members).toEqual(plain.body.Members);
+      expect((await call(bmc, 'GET', '/redfish/v1/Systems/1/?$expand=.')).body.Id).toBe('1');
+      expect((await call(bmc, 'GET', '/redfish/v1/Systems/1/Nope?$expand=.')).status).toBe(404);
+      // ExpandAll is false on iLO 5; levels beyond MaxLevels; a malformed value.
+      const all = await call(bmc, 'GET', `${nics}?$expand=*($levels=1)`);
+      expect(all.status).toBe(501);
+      expect(messageIds(all)).toEqual(['Base.1.8.QueryNotSupported']);
+      const deep = await call(bmc, 'GET', `${nics}?$expand=.($levels=2)`);
+      expect(deep.status).toBe(400);
+      expect(messageIds(deep)).toEqual(['Base.1.8.QueryParameterOutOfRange']);
+      expect(messageIds(await call(bmc, 'GET', `${nics}?$expand=Members`))).toEqual(['Base.1.8.QueryParameterValueFormatError']);
+      expect(bmc.requestCount('GET', 'EthernetInterfaces')).toBe(11); // counted with their queries
+    });
+
+    it('`*` where ExpandAll is advertised; 501 where ExpandQuery says no; ignored where the root does not mention it', async () => {
+      const dmtf = await fake('dmtf-public-rackmount1');
+      const r = await call(dmtf, 'GET', '/redfish/v1/Systems/437XR1138R2/EthernetInterfaces?$expand=*($levels=1)');
+      expect((r.body.Members as Record<string, unknown>[]).map((m) => m.MACAddress)).toEqual(['12:44:6A:3B:04:11', 'AA:BB:CC:DD:EE:00', '12:44:6A:3B:04:11', 'AA:BB:CC:DD:EE:FE']);
+      // The fake implements one level even where the tree's MaxLevels (6) allows more.
+      expect((await call(dmtf, 'GET', '/redfish/v1/Systems?$expand=.($levels=2)')).status).toBe(400);
+
+      const openbmc = await fake('openbmc-bmcweb-stock');
+      const refused = await call(openbmc, 'GET', '/redfish/v1/Systems?$expand=.($levels=1)');
+      expect(refused.status).toBe(501); // as stock bmcweb answers
+      expect((await call(openbmc, 'GET', '/redfish/v1/Systems')).status).toBe(200);
+
+      const dir = scratch('tsbm-mockup-');
+      cpSync(`${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, dir, { recursive: true });
+      const root = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Record<string, unknown>;
+      delete root.ProtocolFeaturesSupported;
+      writeFileSync(join(dir, 'index.json'), JSON.stringify(root));
+      const old = await startFakeBmc({ mockupDir: dir, password: 'pw' });
+      open.push(old);
+      const ignored = await call(old, 'GET', `${nics}?$expand=.($levels=1)`);
+      expect(ignored.status).toBe(200);
+      expect(ignored.body.Members).toEqual([1, 2, 3, 4].map((i) => ({ '@odata.id': `${nics}/${i}` })));
+    });
+
+    it('fault knobs: an advertised $expand ignored (bare links), refused (400) or unimplemented (501)', async () => {
+      const ignoring = await fake('hpe-ilo5-dl325-gen10plus', { faults: { expandQuery: 'ignored' } });
+      expect((await call(ignoring, 'GET', `${nics}?$expand=.($levels=1)`)).body.Members).toEqual([1, 2, 3, 4].map((i) => ({ '@odata.id': `${nics}/${i}` })));
+      const refusing = await fake('hpe-ilo5-dl325-gen10plus', { faults: { expandQuery: 'refused' } });
+      const r = await call(refusing, 'GET', `${nics}?$expand=.($levels=1)`);
+      expect(r.status).toBe(400);
+      expect(messageIds(r)).toEqual(['Base.1.8.QueryNotSupported']);
+      expect((await call(refusing, 'GET', nics)).status).toBe(200);
+      const unimplemented = await fake('hpe-ilo5-dl325-gen10plus', { faults: { expandQuery: 'unimplemented' } });
+      expect((await call(unimplemented, 'GET', `${nics}?$expand=.($levels=1)`)).status).toBe(501);
+    });
   });
 });

@@ -1,5 +1,5 @@
 // Pure Redfish decisions: ResetType and boot target choice, firmware list repair, endpoint
-// parsing, error text, the ETag retry sequence, task-monitor following, byte ranges.
+// parsing, error text, the ETag retry sequence, task-monitor following, byte ranges, $expand.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRange } from '../../src/http/file-server.js';
@@ -7,6 +7,7 @@ import { fileServerOptions, isLoopback } from '../../src/http/run-file-server.js
 import { chooseBootTarget, planBoot } from '../../src/redfish/boot.js';
 import { endpointFromDriverInfo, parseVerifyCa } from '../../src/redfish/endpoint.js';
 import { extendedInfo, RedfishError } from '../../src/redfish/errors.js';
+import { expandQueryFor, isExpandedMember } from '../../src/redfish/expand.js';
 import { patchWithEtag } from '../../src/redfish/etag.js';
 import { chooseResetType } from '../../src/redfish/power.js';
 import { isRedundantPowerConflict } from '../../src/redfish/quirks/idrac-redundant-power.js';
@@ -191,5 +192,37 @@ describe('fault injector', () => {
     expect(seq(3)).toEqual(seq(3));
     const f = new FaultInjector({ first503: 2, firstResets: 1 });
     expect([f.next(), f.next(), f.next(), f.next()]).toEqual(['503', '503', 'reset', 'ok']);
+  });
+});
+
+describe('$expand decision', () => {
+  const withEq = (ExpandQuery: Record<string, unknown>) => ({ ProtocolFeaturesSupported: { ExpandQuery } });
+
+  it('follows what the captured service roots advertise', () => {
+    // ExpandQuery as in the shared mockups' service roots.
+    const hpeIlo5 = withEq({ ExpandAll: false, Levels: true, Links: false, MaxLevels: 1, NoLinks: true });
+    const dmtf = withEq({ ExpandAll: true, Levels: true, MaxLevels: 6, Links: true, NoLinks: true });
+    const idrac = withEq({ ExpandAll: true, Levels: true, Links: true, MaxLevels: 1, NoLinks: true });
+    const openbmc = withEq({ ExpandAll: false, Levels: false, Links: false, NoLinks: false });
+    for (const r of [hpeIlo5, dmtf, idrac]) expect(expandQueryFor(r)).toBe('?$expand=.($levels=1)');
+    expect(expandQueryFor(openbmc)).toBeUndefined();
+  });
+
+  it('needs Levels, NoLinks (`.`) or else ExpandAll (`*`), and MaxLevels of at least 1 when given', () => {
+    expect(expandQueryFor({})).toBeUndefined();
+    expect(expandQueryFor({ ProtocolFeaturesSupported: {} })).toBeUndefined();
+    expect(expandQueryFor(withEq({ Levels: false, NoLinks: true, ExpandAll: true }))).toBeUndefined();
+    expect(expandQueryFor(withEq({ Levels: true, NoLinks: false, ExpandAll: false, Links: true }))).toBeUndefined();
+    expect(expandQueryFor(withEq({ Levels: true, ExpandAll: true }))).toBe('?$expand=*($levels=1)');
+    expect(expandQueryFor(withEq({ Levels: true, NoLinks: true }))).toBe('?$expand=.($levels=1)');
+    expect(expandQueryFor(withEq({ Levels: true, NoLinks: true, MaxLevels: 0 }))).toBeUndefined();
+    expect(expandQueryFor(withEq({ Levels: 'true', NoLinks: true }))).toBeUndefined();
+  });
+
+  it('a member is expanded when it carries more than its @odata.id', () => {
+    expect(isExpandedMember({ '@odata.id': '/x' })).toBe(false);
+    expect(isExpandedMember({ '@odata.id': '/x', Id: 'x' })).toBe(true);
+    expect(isExpandedMember('/x')).toBe(false);
+    expect(isExpandedMember(null)).toBe(false);
   });
 });

@@ -25,6 +25,12 @@ export interface BmcFaults {
   strictInsertMedia?: boolean;
   /** GracefulShutdown is accepted but the OS never acts on it. */
   ignoreGracefulShutdown?: boolean;
+  /**
+   * The service root still advertises `$expand`, but the BMC serves collections with bare
+   * member links ('ignored') or answers 400 ('refused') or 501 ('unimplemented'), as some
+   * firmware does.
+   */
+  expandQuery?: 'ignored' | 'refused' | 'unimplemented';
   /** Seed for the rate-based faults. */
   seed?: number;
 }

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { prepareAction } from './actions.js';
+import { expandResource } from './expand.js';
 import { type BmcFaults, FaultInjector } from './faults.js';
 import { BmcHttpError, errorBody } from './messages.js';
 import { applyPatch, checkIfMatch } from './patch.js';
@@ -44,7 +45,7 @@ export interface FakeBmc {
   connectionCount(): number;
   /** Forgets every session, as a BMC does on timeout or reboot (clients must log in again). */
   expireSessions(): void;
-  /** Number of requests received, by method, and only those for paths containing `pathPart` when given. */
+  /** Number of requests received, by method, and only those whose path and query contain `pathPart` when given. */
   requestCount(method?: string, pathPart?: string): number;
   close(): Promise<void>;
 }
@@ -89,7 +90,8 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       const retry = String(opts.faults?.retryAfterS ?? 0);
       throw new BmcHttpError(503, 'ServiceTemporarilyUnavailable', 'The service is temporarily unavailable.', 'Wait and retry.', { 'Retry-After': retry });
     }
-    const path = normPath(new URL(req.url ?? '/', 'https://bmc').pathname);
+    const url = new URL(req.url ?? '/', 'https://bmc');
+    const path = normPath(url.pathname);
     let body: Json = {};
     if (raw.length > 0) {
       try {
@@ -110,7 +112,12 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       if (task) return pollTask(res, task);
       const r = tree.get(path);
       if (!r) throw notFound(path);
-      return sendResource(res, r);
+      const expand = url.searchParams.get('$expand'); // decoded: `%24expand=.%28...` works too
+      if (expand === null || opts.faults?.expandQuery === 'ignored') return sendResource(res, r);
+      if (opts.faults?.expandQuery === 'refused' || opts.faults?.expandQuery === 'unimplemented') {
+        throw new BmcHttpError(opts.faults.expandQuery === 'refused' ? 400 : 501, 'QueryNotSupported', 'Querying is not supported by the implementation.');
+      }
+      return sendResource(res, expandResource(tree, r, expand));
     }
     if (method === 'DELETE') {
       const token = [...sessions.entries()].find(([, p]) => p === path)?.[0];
