@@ -849,7 +849,7 @@ export const MODULE_CATALOG = [
         "poll_interval": {
           "exclusiveMinimum": 0,
           "default": 2,
-          "description": "Seconds between PowerState reads",
+          "description": "Seconds between PowerState reads (the first come sooner: after 0.25, 0.5 and 1 s)",
           "type": "number"
         },
         "driver_info": {

@@ -16,7 +16,7 @@ const Args = Type.Object(
     wait: Type.Optional(Type.Boolean({ default: true, description: 'Poll PowerState until the wanted state holds' })),
     timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 300, description: 'Seconds to wait for the power state' })),
     force_after: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'graceful_off/graceful_restart: force after this many seconds without effect' })),
-    poll_interval: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 2, description: 'Seconds between PowerState reads' })),
+    poll_interval: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 2, description: 'Seconds between PowerState reads (the first come sooner: after 0.25, 0.5 and 1 s)' })),
     ...commonRedfishArgs,
   },
   { additionalProperties: false },
@@ -64,6 +64,9 @@ async function waitFor(
     {
       timeoutMs,
       intervalMs,
+      // Many BMCs settle within a second or two of the reset: look again after 0.25 s, 0.5 s,
+      // 1 s, then every poll_interval.
+      firstIntervalMs: Math.min(250, intervalMs),
       signal: ctx.signal,
       what: `PowerState ${want}`,
       onProgress: ({ elapsedMs }) => ctx.progress({ message: `waiting for PowerState ${want}`, current: Math.round(elapsedMs / 1000), total: Math.round(timeoutMs / 1000), unit: 's' }),

@@ -30,6 +30,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export interface WaitOptions {
   timeoutMs: number;
   intervalMs: number;
+  /**
+   * The first pause, doubling up to intervalMs: a state that usually settles in well under one
+   * interval (a fake BMC's power-on, a quick one's) is seen early, at the cost of a few probes.
+   */
+  firstIntervalMs?: number;
   signal?: AbortSignal;
   /** Called after each unsuccessful attempt with the elapsed time and the last error, if any. */
   onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown }) => void;
@@ -44,6 +49,7 @@ export interface WaitOptions {
 export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: WaitOptions): Promise<T> {
   const start = Date.now();
   let lastError: unknown;
+  let pauseMs = Math.min(opts.firstIntervalMs ?? opts.intervalMs, opts.intervalMs);
   for (let attempt = 1; ; attempt++) {
     opts.signal?.throwIfAborted();
     try {
@@ -56,7 +62,7 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
     }
     const elapsedMs = Date.now() - start;
     opts.onProgress?.({ elapsedMs, attempt, lastError });
-    if (elapsedMs + opts.intervalMs > opts.timeoutMs) {
+    if (elapsedMs + pauseMs > opts.timeoutMs) {
       const last = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
       throw new WaitTimeoutError(
         `timed out after ${Math.round(elapsedMs / 1000)}s waiting for ${opts.what}${last}`,
@@ -64,7 +70,8 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
         lastError,
       );
     }
-    await sleep(opts.intervalMs, opts.signal);
+    await sleep(pauseMs, opts.signal);
+    pauseMs = Math.min(pauseMs * 2, opts.intervalMs);
   }
 }
 
