@@ -1231,7 +1231,7 @@ export const MODULE_CATALOG = [
         },
         "interval": {
           "minimum": 1,
-          "description": "Seconds between attempts (at most a third of timeout)",
+          "description": "Seconds between attempts (at most a third of timeout; the first retries come sooner: after 0.5, 1 and 2 s)",
           "default": 5,
           "type": "integer"
         },
