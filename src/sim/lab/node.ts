@@ -96,7 +96,8 @@ export class SimNode {
     const c = this.cfg;
     c.sshPort = await this.nic(c.sshPort);
     c.instancePort = await this.nic(c.instancePort);
-    for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers', 'sys/class/dmi/id', 'proc', 'sim']) {
+    // sim-images is the simulated podman's store: made here, its first pull forks no mkdir.
+    for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers/sim-images', 'sys/class/dmi/id', 'proc', 'sim']) {
       mkdirSync(join(this.root, d), { recursive: true });
     }
     // A sparse file the size of the node's disk: nothing is allocated until written.
