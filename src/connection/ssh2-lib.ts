@@ -1,10 +1,12 @@
 // ssh2 is CommonJS: Node's ESM loader cannot see its named exports (vitest can, which hides the
 // problem in tests). Every runtime use of ssh2 imports its values from here, so the two
-// per-packet costs below are mended once for the runner and the lab alike.
+// per-packet costs below (and the per-signature one in ssh2-keys.ts) are mended once for the
+// runner and the lab alike.
 import { createRequire } from 'node:module';
 import type { Client as ClientType, Server as ServerType } from 'ssh2';
 import type ssh2Module from 'ssh2';
 import { pooledRandomFill } from '../util/pooled-random.js';
+import { signWithKeyObjects } from './ssh2-keys.js';
 
 const require = createRequire(import.meta.url);
 const nodeCrypto: { randomFillSync: unknown } = require('node:crypto');
@@ -36,6 +38,10 @@ if (Channel && typeof Channel.prototype.destroy === 'function') {
     return this;
   };
 }
+
+// Any parsed key shows ssh2 where its keys' shared methods live (a fixed public key).
+const sampleKey = ssh2.utils.parseKey('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINcAdhKyhUd+feVRd03/BhmJ1m3aZGdD6rCijtC7X2gL');
+if (!(sampleKey instanceof Error) && !Array.isArray(sampleKey)) signWithKeyObjects(sampleKey);
 
 export const { Client, Server, utils } = ssh2;
 export type Client = ClientType;

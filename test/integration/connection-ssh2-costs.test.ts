@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cachedKeyObjects } from '../../src/connection/ssh2-keys.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
@@ -45,6 +46,27 @@ describe('ssh2 as loaded through ssh2-lib', () => {
     }
     expect(endsAfterFinish).toBe(0);
   });
+});
+
+describe('ssh2 signatures', () => {
+  for (const keyType of ['ed25519', 'ecdsa', 'rsa'] as const) {
+    it(`${keyType}: handshakes and logins sign and verify with one KeyObject per key`, async () => {
+      const h = await startSshHost({ keyType });
+      try {
+        const before = cachedKeyObjects();
+        for (let i = 0; i < 3; i++) {
+          const c = await openSsh(h.spec);
+          expect((await c.exec(['echo', keyType])).stdout).toBe(`${keyType}\n`);
+          await c.close();
+        }
+        // The host key (private on the server, public on the client) and the client key
+        // (private on the client, public on the server): four PEMs, whatever the login count.
+        expect(cachedKeyObjects() - before).toBe(4);
+      } finally {
+        await h.close();
+      }
+    });
+  }
 });
 
 describe('pooledRandomFill', () => {
