@@ -42,20 +42,40 @@ export function insertBody(slot: MediaSlot, image: string): Json {
   return body;
 }
 
+/**
+ * POSTs an insert action. When the connection drops after the request went out, the BMC may
+ * or may not have acted (a POST is not retried blindly): the slot is read, and only an image
+ * that is not there yet is inserted again, once.
+ */
+async function postInsert(client: RedfishClient, slot: MediaSlot, target: string, body: Json, image: string): Promise<void> {
+  try {
+    await client.post(target, body);
+  } catch (e) {
+    if (!(e instanceof RedfishError) || e.status !== undefined) throw e;
+    const now = await client.get(slot.path);
+    if (now.body.Image === image && now.body.Inserted !== false) {
+      client.log(`InsertMedia's answer was lost (${e.message}), but ${slot.path} shows the image inserted`, 2);
+      return;
+    }
+    client.log(`InsertMedia's answer was lost (${e.message}) and ${slot.path} does not show the image; inserting again`, 2);
+    await client.post(target, body);
+  }
+}
+
 export async function insertMedia(client: RedfishClient, slot: MediaSlot, image: string): Promise<void> {
   if (slot.insert) {
     const body = insertBody(slot, image);
     try {
-      await client.post(slot.insert.target, body);
+      await postInsert(client, slot, slot.insert.target, body, image);
     } catch (e) {
       // Older firmware rejects the optional Inserted/WriteProtected parameters; retry without them.
       if (!(e instanceof RedfishError) || e.status !== 400) throw e;
       client.log(`InsertMedia with optional parameters refused (${e.message}); retrying with Image only`, 2);
       const { Inserted: _i, WriteProtected: _w, ...minimal } = body;
-      await client.post(slot.insert.target, minimal);
+      await postInsert(client, slot, slot.insert.target, minimal, image);
     }
   } else if (slot.oem.insert) {
-    await client.post(slot.oem.insert, { Image: image });
+    await postInsert(client, slot, slot.oem.insert, { Image: image }, image);
   } else {
     await client.patch(slot.path, { Image: image, Inserted: true, WriteProtected: true });
   }

@@ -75,6 +75,20 @@ describe('retries', () => {
   });
 });
 
+describe('InsertMedia whose answer is lost', () => {
+  for (const when of ['before', 'after'] as const) {
+    it(`connection dropped ${when} the BMC acted: the slot is read, the image ends up inserted once`, async () => {
+      const { bmc, t } = await lab({ faults: { dropInsertMedia: when } });
+      await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+      expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
+      const inserts = bmc.requestCount('POST', 'InsertMedia');
+      expect(inserts).toBe(when === 'before' ? 2 : 1);
+      const says = when === 'before' ? /answer was lost .* does not show the image; inserting again/ : /answer was lost .* shows the image inserted/;
+      expect(t.logs.some((l) => says.test(l.message))).toBe(true);
+    });
+  }
+});
+
 describe('task monitors', () => {
   it('202 + Location is followed to completion', async () => {
     const { bmc, t } = await lab({ asyncTasks: true, taskPolls: 2 });

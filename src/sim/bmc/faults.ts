@@ -31,6 +31,11 @@ export interface BmcFaults {
    * firmware does.
    */
   expandQuery?: 'ignored' | 'refused' | 'unimplemented';
+  /**
+   * The first InsertMedia POST loses its connection: 'before' the BMC acts on it, or 'after'
+   * (the image is inserted, the answer never arrives).
+   */
+  dropInsertMedia?: 'before' | 'after';
   /** Seed for the rate-based faults. */
   seed?: number;
 }

@@ -75,6 +75,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   let peak = 0;
   const { certPem, keyPem, caPem } = await selfSignedCert(host);
 
+  let insertDropped = false;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     counts.set(method, (counts.get(method) ?? 0) + 1);
@@ -92,6 +93,18 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
     }
     const url = new URL(req.url ?? '/', 'https://bmc');
     const path = normPath(url.pathname);
+    if (opts.faults?.dropInsertMedia && !insertDropped && method === 'POST' && path.endsWith('/VirtualMedia.InsertMedia')) {
+      insertDropped = true;
+      if (opts.faults.dropInsertMedia === 'before') {
+        req.socket.destroy();
+        return;
+      }
+      // Acts on it, then the connection drops instead of the answer.
+      res.end = (() => {
+        req.socket.destroy();
+        return res;
+      }) as typeof res.end;
+    }
     let body: Json = {};
     if (raw.length > 0) {
       try {
