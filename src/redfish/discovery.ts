@@ -3,6 +3,7 @@
 // `Actions[...].target`, allowed values from `@Redfish.AllowableValues` or `@Redfish.ActionInfo`.
 import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
+import { collectionMembers } from './expand.js';
 import { hpeOemMediaTargets, type OemMediaTargets } from './quirks/hpe-oem-virtual-media.js';
 import type { Json } from './transport.js';
 
@@ -132,14 +133,16 @@ async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<
   }
   const slots: Resource[] = [];
   for (const c of [...new Set(collections)]) {
-    const coll = await client.tryGet(c);
-    if (!coll) {
+    // One request where the BMC expands collections (the slots come with it).
+    const bodies = await collectionMembers(client, c);
+    if (!bodies) {
       looked.push(`${c} does not exist (404)`);
       continue;
     }
-    for (const p of members(coll.body)) {
-      const s = await client.tryGet(p);
-      if (s) slots.push(s);
+    for (const body of bodies) {
+      const path = linkOf(body);
+      const etag = body['@odata.etag'];
+      if (path) slots.push({ path, body, etag: typeof etag === 'string' ? etag : undefined });
     }
     if (slots.length) break;
   }
