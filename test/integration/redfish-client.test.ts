@@ -3,30 +3,24 @@
 import { getEventListeners } from 'node:events';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redfishPower } from '../../src/modules/redfish_power.js';
 import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { Transport } from '../../src/redfish/transport.js';
-import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
-import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+import { startFakeBmc } from '../../src/sim/bmc/server.js';
+import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const scratch = scratchDirs();
 
-const open: { bmc: FakeBmc; t: TestCtx }[] = [];
-afterEach(async () => {
-  for (const { bmc, t } of open.splice(0)) {
-    await t.close();
-    await bmc.close();
-  }
-});
+const track = closeAfterEach();
 
 async function lab(dir = `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, extra: Record<string, unknown> = {}, latencyMs = 0) {
   const bmc = await startFakeBmc({ mockupDir: dir, password: 'S3cret-pass!', faults: { latencyMs } });
   const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false, ...extra }) });
-  open.push({ bmc, t });
+  track(bmc, t);
   return { bmc, t };
 }
 
@@ -117,7 +111,7 @@ describe('system CAs', () => {
     const saved = process.env.SSL_CERT_FILE;
     process.env.SSL_CERT_FILE = bundle; // read once per process, on the first verifying client
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: true }) });
-    open.push({ bmc, t });
+    track(bmc, t);
     try {
       expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     } finally {

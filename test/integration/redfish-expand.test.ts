@@ -3,29 +3,23 @@
 // fallback (remembered per client) for BMCs that advertise it and do not deliver.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { collectionMembers } from '../../src/redfish/expand.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { macAddresses } from '../../src/redfish/power.js';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
-import { driverInfo, MOCKUPS, makeCtx, type TestCtx, TREES } from './redfish-helpers.js';
+import { closeAfterEach, driverInfo, MOCKUPS, makeCtx, TREES } from './redfish-helpers.js';
 
 const scratch = scratchDirs();
 
-const open: { bmc: FakeBmc; t: TestCtx }[] = [];
-afterEach(async () => {
-  for (const { bmc, t } of open.splice(0)) {
-    await t.close();
-    await bmc.close();
-  }
-});
+const track = closeAfterEach();
 
 async function lab(dir: string, opts: Partial<FakeBmcOptions> = {}) {
   const bmc = await startFakeBmc({ mockupDir: dir, password: 'S3cret-pass!', ...opts });
   const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false }) });
-  open.push({ bmc, t });
+  track(bmc, t);
   const client = redfishClientFor(t.ctx, driverInfo(bmc, { redfish_verify_ca: false }));
   return { bmc, t, client };
 }

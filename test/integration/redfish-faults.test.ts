@@ -1,30 +1,24 @@
 // The client under injected faults: 503s and connection resets are retried a bounded number
 // of times and then fail clearly; task monitors are followed or time out; a BMC that ignores
 // the boot override is caught by the read-back.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redfishBootDevice } from '../../src/modules/redfish_boot_device.js';
 import { redfishPower } from '../../src/modules/redfish_power.js';
 import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { postReset, resetAction } from '../../src/redfish/power.js';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
-import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 
 const IMAGE = 'http://10.0.0.1:8080/ramdisk.iso';
 const FAST = { poll_interval: 0.02, timeout: 5, retry_max_delay: 0.02 };
-const open: { bmc: FakeBmc; t: TestCtx }[] = [];
-afterEach(async () => {
-  for (const { bmc, t } of open.splice(0)) {
-    await t.close();
-    await bmc.close();
-  }
-});
+const track = closeAfterEach();
 
 async function lab(opts: Partial<FakeBmcOptions>, tree = 'hpe-ilo5-dl325-gen10plus') {
   const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/${tree}`, password: 'S3cret-pass!', ...opts });
   const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false }) });
-  open.push({ bmc, t });
+  track(bmc, t);
   return { bmc, t, ctx: t.ctx };
 }
 

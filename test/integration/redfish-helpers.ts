@@ -3,6 +3,7 @@
 // and registers secrets with the shared Redactor.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { Redactor } from '../../src/output/redact.js';
 import type { ModuleContext, RunServices } from '../../src/modules/types.js';
 import type { Vars } from '../../src/types.js';
@@ -95,4 +96,18 @@ export class TestServices implements RunServices {
 /** driver_info for a fake BMC, trusting its certificate by default through a written CA file. */
 export function driverInfo(bmc: { url: string }, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { redfish_address: bmc.url, redfish_username: 'admin', redfish_password: 'S3cret-pass!', ...extra };
+}
+
+/** Registers an afterEach that closes every fake BMC and test context passed to the function it returns. */
+export function closeAfterEach(): (bmc: { close(): Promise<void> }, t: TestCtx) => void {
+  const open: { bmc: { close(): Promise<void> }; t: TestCtx }[] = [];
+  afterEach(async () => {
+    for (const { bmc, t } of open.splice(0)) {
+      await t.close();
+      await bmc.close();
+    }
+  });
+  return (bmc, t) => {
+    open.push({ bmc, t });
+  };
 }

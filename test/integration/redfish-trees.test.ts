@@ -1,12 +1,12 @@
 // The Redfish client and the three modules against the fake BMC serving every mockup tree,
 // with session and Basic auth and with ETags required. Where a tree lacks something, the
 // clear error is asserted.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redfishBootDevice } from '../../src/modules/redfish_boot_device.js';
 import { redfishPower } from '../../src/modules/redfish_power.js';
 import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
-import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { writeFileSync, } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDirs } from '../helpers/scratch.js';
@@ -16,20 +16,14 @@ const scratch = scratchDirs();
 const IMAGE = 'http://10.0.0.1:8080/ramdisk.iso';
 const FAST = { poll_interval: 0.02, timeout: 5 };
 
-const open: { bmc: FakeBmc; t: TestCtx }[] = [];
-afterEach(async () => {
-  for (const { bmc, t } of open.splice(0)) {
-    await t.close();
-    await bmc.close();
-  }
-});
+const track = closeAfterEach();
 
 async function lab(tree: string, opts: Partial<FakeBmcOptions> = {}, check = false) {
   const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/${tree}`, password: 'S3cret-pass!', powerDelayMs: 30, ...opts });
   const ca = join(scratch('tsbm-rf-'), 'ca.pem');
   writeFileSync(ca, bmc.caCertPem);
   const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: ca }) }, { check });
-  open.push({ bmc, t });
+  track(bmc, t);
   return { bmc, t, ctx: t.ctx };
 }
 
@@ -149,14 +143,14 @@ describe('system selection', () => {
   it('an unknown redfish_system_id lists the choices', async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!' });
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false, redfish_system_id: 'nope' }) });
-    open.push({ bmc, t });
+    track(bmc, t);
     await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/has no System "nope"; it has: \/redfish\/v1\/Systems\/1/);
   });
 
   it('a wrong password is refused with a hint about the credentials', async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'other' });
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: false }) });
-    open.push({ bmc, t });
+    track(bmc, t);
     const err = await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e);
     expect(String((err as Error).message)).toMatch(/refused the credentials \(HTTP 401\)/);
     expect((err as { hint?: string }).hint).toMatch(/redfish_username and redfish_password/);
