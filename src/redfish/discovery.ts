@@ -4,13 +4,11 @@
 import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
 import { collectionMembers } from './expand.js';
+import { linkOf } from './links.js';
 import { hpeOemMediaTargets, type OemMediaTargets } from './quirks/hpe-oem-virtual-media.js';
 import type { Json } from './transport.js';
 
-export function linkOf(v: unknown): string | undefined {
-  const id = v && typeof v === 'object' ? (v as Json)['@odata.id'] : undefined;
-  return typeof id === 'string' && id ? id : undefined;
-}
+export { linkOf };
 
 function members(coll: Json): string[] {
   return Array.isArray(coll.Members) ? coll.Members.map(linkOf).filter((x): x is string => x !== undefined) : [];

@@ -5,7 +5,7 @@
 // `$expand`). A BMC may still advertise it and not deliver, so the reply is checked, and a
 // BMC that failed once is not asked again by the same client.
 import type { RedfishClient } from './client.js';
-import { linkOf } from './discovery.js';
+import { linkOf } from './links.js';
 import type { Json } from './transport.js';
 
 /**
