@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import nodeCrypto, { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Duplex, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import { createConnectionFactory } from '../../src/connection/factory.js';
@@ -11,6 +11,7 @@ import { execSteps } from '../../src/connection/exec-steps.js';
 import { INLINE_PID_PRELUDE, PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
+import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
@@ -200,6 +201,33 @@ describe('ssh connection against the in-process server', () => {
       await c.close();
       await s.close();
     }
+  });
+
+  it('pads packets from the random pool while crypto.randomFillSync stays as it was', async () => {
+    expect(nodeCrypto.randomFillSync).not.toBe(pooledRandomFill);
+    const before = pooledRandomBytesServed();
+    const r = await conn.exec(['echo', 'padded']);
+    expect(r.stdout).toBe('padded\n');
+    // Every packet carries 4 to 19 bytes of padding: a command is a dozen packets or more.
+    expect(pooledRandomBytesServed() - before).toBeGreaterThan(40);
+  });
+
+  it('closes finished channels without calling end() again (no ERR_STREAM_ALREADY_FINISHED per command)', async () => {
+    const end = Duplex.prototype.end;
+    let endsAfterFinish = 0;
+    Duplex.prototype.end = function (this: Duplex, ...args: unknown[]) {
+      if (this.writableFinished) endsAfterFinish++;
+      return (end as (...a: unknown[]) => Duplex).apply(this, args);
+    } as typeof end;
+    try {
+      for (let i = 0; i < 3; i++) expect((await conn.exec(['true'])).rc).toBe(0);
+      expect((await conn.exec(['cat'], { stdin: 'in' })).stdout).toBe('in');
+      // The server side's channels close a moment after the client sees the exit.
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      Duplex.prototype.end = end;
+    }
+    expect(endsAfterFinish).toBe(0);
   });
 
   it('puts files over SFTP with the mode set, atomically replacing, and gets them back', async () => {

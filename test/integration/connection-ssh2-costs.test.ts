@@ -1,52 +1,11 @@
-// The two per-packet / per-channel costs src/connection/ssh2-lib.ts mends in ssh2, checked
-// against a real in-process SSH exchange (both sides are ssh2 here).
-import crypto from 'node:crypto';
-import { Duplex } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// What src/connection/ssh2-lib.ts and ssh2-keys.ts mend in ssh2, against real in-process SSH
+// exchanges (both sides are ssh2 here). The padding pool and the channel close are checked on
+// the shared connection in connection-ssh.test.ts.
+import { describe, expect, it } from 'vitest';
 import { cachedKeyObjects } from '../../src/connection/ssh2-keys.js';
-import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
-import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
-import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
-
-describe('ssh2 as loaded through ssh2-lib', () => {
-  let h: SshHost;
-  let conn: SshConnection;
-  beforeAll(async () => {
-    h = await startSshHost();
-    conn = await openSsh(h.spec);
-  });
-  afterAll(async () => {
-    await conn?.close();
-    await h?.close();
-  });
-
-  it('pads packets from the random pool while crypto.randomFillSync stays as it was', async () => {
-    expect(crypto.randomFillSync).not.toBe(pooledRandomFill);
-    const before = pooledRandomBytesServed();
-    const r = await conn.exec(['echo', 'padded']);
-    expect(r.stdout).toBe('padded\n');
-    // Every packet carries 4 to 19 bytes of padding: a command is a dozen packets or more.
-    expect(pooledRandomBytesServed() - before).toBeGreaterThan(40);
-  });
-
-  it('closes finished channels without calling end() again (no ERR_STREAM_ALREADY_FINISHED per command)', async () => {
-    const end = Duplex.prototype.end;
-    let endsAfterFinish = 0;
-    Duplex.prototype.end = function (this: Duplex, ...args: unknown[]) {
-      if (this.writableFinished) endsAfterFinish++;
-      return (end as (...a: unknown[]) => Duplex).apply(this, args);
-    } as typeof end;
-    try {
-      for (let i = 0; i < 3; i++) expect((await conn.exec(['true'])).rc).toBe(0);
-      expect((await conn.exec(['cat'], { stdin: 'in' })).stdout).toBe('in');
-      // The server side's channels close a moment after the client sees the exit.
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      Duplex.prototype.end = end;
-    }
-    expect(endsAfterFinish).toBe(0);
-  });
-});
+import { openSsh } from '../../src/connection/ssh.js';
+import { pooledRandomFill } from '../../src/util/pooled-random.js';
+import { startSshHost } from '../helpers/ssh-host.js';
 
 describe('ssh2 signatures', () => {
   for (const keyType of ['ed25519', 'ecdsa', 'rsa'] as const) {
