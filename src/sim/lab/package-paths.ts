@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProgram } from '../../util/find-program.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const MOCKUPS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'mockups');
@@ -14,7 +15,8 @@ let systemSgdisk: boolean | undefined;
 
 /** The directories put first on a simulated ramdisk's PATH. */
 export function ramdiskToolDirs(): string[] {
-  systemSgdisk ??= ['/usr/sbin', '/sbin', '/usr/bin', '/bin'].some((d) => existsSync(join(d, 'sgdisk')));
+  // The ramdisk's PATH, not the lab's: sbin may be missing from an unprivileged user's.
+  systemSgdisk ??= findProgram('sgdisk', ['/usr/sbin', '/sbin', '/usr/bin', '/bin']) !== undefined;
   const standin = process.env.TSBM_SIM_FORCE_JS_SGDISK === '1' || !systemSgdisk;
   return standin ? [RAMDISK_TOOLS_DIR, SGDISK_STANDIN_DIR] : [RAMDISK_TOOLS_DIR];
 }

@@ -18,8 +18,10 @@ import {
   rmSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProgram } from '../../util/find-program.js';
+import { PACKAGE_ROOT } from '../lab/package-paths.js';
 import {
   encodeKill,
   encodeSpawn,
@@ -44,8 +46,8 @@ export interface SpawnerHelper {
 }
 
 /** The perl script and the C source: shipped as source, so under src/ whether this runs from src or dist. */
-const PERL_SCRIPT = fileURLToPath(new URL('../../../src/sim/ssh/spawner.pl', import.meta.url));
-const C_SOURCE = fileURLToPath(new URL('../../../src/sim/ssh/spawner.c', import.meta.url));
+const PERL_SCRIPT = join(PACKAGE_ROOT, 'src', 'sim', 'ssh', 'spawner.pl');
+const C_SOURCE = join(PACKAGE_ROOT, 'src', 'sim', 'ssh', 'spawner.c');
 
 /** The compiled node worker: beside this file when running from dist, else in dist (tests run src). */
 function nodeWorkerFile(): string | undefined {
@@ -55,20 +57,7 @@ function nodeWorkerFile(): string | undefined {
   return existsSync(built) ? built : undefined;
 }
 
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
-    const file = join(dir || '.', name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
-}
-
-const findPerl = (): string | undefined => findOnPath('perl');
+const findPerl = (): string | undefined => findProgram('perl');
 
 /**
  * Where the compiled C spawner is kept: the first of $XDG_CACHE_HOME/tsbm, ~/.cache/tsbm and a
@@ -123,7 +112,7 @@ function buildCSpawner(): string | undefined {
   } catch {
     /* not built yet */
   }
-  const cc = findOnPath('cc') ?? findOnPath('gcc');
+  const cc = findProgram('cc') ?? findProgram('gcc');
   if (!cc) return undefined;
   const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
