@@ -110,21 +110,84 @@ describe('bootc_install (scripted ramdisk)', () => {
     const { ctx } = fakeCtx([], { instance_info: { image_source: 'oci://r/i:1' } });
     await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/no install device/);
   });
-  it('success without partitions afterwards is an error', async () => {
+  const PARTX = 'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/sda';
+  const installed = (more: Script = []): Script => [
+    [/^podman image inspect/, { stdout: '[{"Size": 1000}]' }],
+    [/^podman run/, { stdout: 'Installation complete!' }],
+    ...more,
+  ];
+  it('reads the new table with partx -P in the install batch, not sfdisk', async () => {
+    const { ctx, calls } = fakeCtx(
+      installed([
+        [
+          /^partx -P/,
+          {
+            stdout:
+              'NR="1" START="2048" SECTORS="1048576" NAME="EFI-SYSTEM" SCHEME="gpt"\nNR="2" START="1050624" SECTORS="15204352" NAME="root" SCHEME="gpt"\n',
+          },
+        ],
+      ]),
+      vars,
+    );
+    expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partition_table: 'gpt', partitions: 2 });
+    expect(calls.at(-1)).toBe(PARTX);
+    expect(calls.filter((c) => /^(sfdisk|sgdisk)/.test(c))).toEqual([]);
+  });
+  it('partx missing (rc 127): one more round trip, to sfdisk --json', async () => {
+    const { ctx, calls } = fakeCtx(
+      installed([
+        [
+          /^sfdisk --json \/dev\/sda$/,
+          { stdout: '{"partitiontable":{"label":"dos","partitions":[{},{},{}]}}' },
+        ],
+      ]),
+      vars,
+    );
+    expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partition_table: 'dos', partitions: 3 });
+    expect(calls.slice(-2)).toEqual([PARTX, 'sfdisk --json /dev/sda']);
+  });
+  it('partx printing nothing it can parse also asks sfdisk', async () => {
+    const { ctx, calls } = fakeCtx(
+      installed([
+        [/^partx -P/, { stdout: 'NR START\n1 2048\n' }],
+        [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[{}]}}' }],
+      ]),
+      vars,
+    );
+    expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partitions: 1 });
+    expect(calls.slice(-2)).toEqual([PARTX, 'sfdisk --json /dev/sda']);
+  });
+  it('success without partitions afterwards is an error (partx prints nothing for an empty GPT)', async () => {
     const { ctx } = fakeCtx(
-      [
-        [/^podman image inspect/, { stdout: '[{"Size": 1000}]' }],
-        [/^podman run/, { stdout: 'Installation complete!' }],
+      installed([
+        [/^partx -P/, { stdout: '' }],
         [/^sfdisk --json/, { stdout: '{"partitiontable":{"label":"gpt","partitions":[]}}' }],
-      ],
+      ]),
       vars,
     );
     await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/has no partitions afterwards/);
   });
-  it('falls back to sgdisk -p when sfdisk is missing', async () => {
+  it('no table at all: partx rc 1, sfdisk rc 1, sgdisk finds nothing: "no partitions afterwards"', async () => {
+    const { ctx, calls } = fakeCtx(
+      installed([
+        [/^partx -P/, { rc: 1, stderr: 'partx: /dev/sda: failed to read partition table\n' }],
+        [
+          /^sfdisk --json/,
+          { rc: 1, stderr: 'sfdisk: /dev/sda: does not contain a recognized partition table\n' },
+        ],
+        [/^sgdisk -p/, { rc: 2, stdout: 'Creating new GPT entries in memory.\n' }],
+      ]),
+      vars,
+    );
+    await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(
+      /bootc reported success but \/dev\/sda has no partitions afterwards/,
+    );
+    expect(calls.slice(-3)).toEqual([PARTX, 'sfdisk --json /dev/sda', 'sgdisk -p /dev/sda']);
+  });
+  it('falls back to sgdisk -p when partx and sfdisk are missing', async () => {
     const sg =
       'Number  Start (sector)    End (sector)  Size       Code  Name\n   1            2048         1050623   512.0 MiB   EF00  EFI\n   2         1050624        9999999   4.3 GiB     8300  root\n';
-    const { ctx } = fakeCtx(
+    const { ctx, calls } = fakeCtx(
       [
         [/^podman image inspect/, { stdout: '[]' }],
         [/^podman run/, {}],
@@ -133,6 +196,7 @@ describe('bootc_install (scripted ramdisk)', () => {
       vars,
     );
     expect(await bootcInstallModule.run(ctx, {})).toMatchObject({ partitions: 2 });
+    expect(calls.slice(-3)).toEqual([PARTX, 'sfdisk --json /dev/sda', 'sgdisk -p /dev/sda']);
   });
 });
 

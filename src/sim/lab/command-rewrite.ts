@@ -1,7 +1,7 @@
 // The simulated ramdisk runs every command as a real process on this machine, so each node
 // needs its own /dev, /run, /tmp, /etc, /var, /sys and /proc without root or a chroot: absolute
 // paths under those roots in the command line are rewritten into the node's sandbox directory.
-// Real tools (cat, dd, sgdisk, sfdisk, sha256sum, rm) then work on the node's files, and the
+// Real tools (cat, dd, sgdisk, sfdisk, partx, sha256sum, rm) then work on the node's files, and the
 // node's disk is the sparse file <root>/dev/vda. Character devices every shell script uses
 // (/dev/null, /dev/zero, /dev/urandom, /dev/std*, /dev/fd) keep pointing at the real ones.
 
