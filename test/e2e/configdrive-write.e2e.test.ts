@@ -96,6 +96,26 @@ describe.skipIf(!ready)(
       expect(table(disk.device).partitions.length).toBe(3);
     });
 
+    it('GPT on a 4Kn disk: config-2 at the planned byte offset (partx counts 512-byte units, the plan 4096)', async () => {
+      const disk = createLoopDisk(1024 * MiB, { sectorSize: 4096 });
+      sgdiskOwn(disk.device, ['-o', '-n', '1:0:+64M', '-t', '1:ef00', '-n', '2:0:+192M', '-t', '2:8304']);
+      const ctx = testContext(localConnection('n'), vars());
+      const r = await configdriveWriteModule.run(ctx, { device: disk.device });
+      expect(r.created).toBe(true);
+      const t = table(disk.device);
+      expect(t.sectorSize).toBe(4096);
+      const p = t.partitions.find((x) => x.number === r.partition)!;
+      expect(p.name).toBe('config-2');
+      expect(p.offsetBytes).toBe(r.offset);
+      expect(p.startSector + p.sizeSectors - 1).toBe(t.lastLba);
+      // The check after creating it read the table with partx, not sfdisk (only the plan did).
+      const after = ctx.commands.slice(ctx.commands.findIndex((c) => c[0] === 'sgdisk' && c[1] === '-n'));
+      expect(after).toContainEqual(['partx', '-P', '-o', 'NR,START,SECTORS,NAME,SCHEME', disk.device]);
+      expect(after.filter((c) => c[0] === 'sfdisk')).toEqual([]);
+      const iso = isoFile(disk.device, p.offsetBytes, Number(r.iso_size), 'gpt4k.iso');
+      expect(execFileSync('isoinfo', ['-d', '-i', iso]).toString()).toContain('Volume id: config-2');
+    });
+
     it('reuses an existing config-2 partition with new content', async () => {
       const disk = bootcLikeDisk(512, 128);
       await configdriveWriteModule.run(testContext(localConnection('n'), vars()), { device: disk.device });

@@ -16,13 +16,15 @@ export interface LoopDisk {
   sizeBytes: number;
 }
 
-export function createLoopDisk(sizeBytes: number): LoopDisk {
+/** `sectorSize` 4096 makes a 4Kn disk (losetup -b): its tables count 4096-byte sectors. */
+export function createLoopDisk(sizeBytes: number, opts: { sectorSize?: 512 | 4096 } = {}): LoopDisk {
   if (attached.size >= MAX_LOOPS_PER_FILE)
     throw new Error(`lab: more than ${MAX_LOOPS_PER_FILE} loop disks in one test file`);
   dir ??= mkdtempSync(join(tmpdir(), 'tsbm-loop-'));
   const file = join(dir, `disk${attached.size}-${process.pid}.img`);
   sh(['truncate', '-s', String(sizeBytes), file]);
-  const device = sh(['losetup', '-f', '--show', file]).stdout.trim();
+  const block = opts.sectorSize ? ['-b', String(opts.sectorSize)] : [];
+  const device = sh(['losetup', '-f', '--show', ...block, file]).stdout.trim();
   if (!/^\/dev\/loop\d+$/.test(device)) throw new Error(`lab: losetup gave "${device}"`);
   attached.set(device, file);
   return { device, file, sizeBytes };
