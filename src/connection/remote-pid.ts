@@ -28,6 +28,18 @@ export function isPosixShell(shell: string | undefined): boolean {
 /** The inline prelude for a script the login shell runs itself (nothing to exec). */
 export const SCRIPT_PID_PRELUDE = `${REPORT}" >&2; `;
 
+// A script while the login shell is not yet known: its own `sh -c` reports the PID, process group
+// and $SHELL before running the script. That is the same one process a bare `sh -c SCRIPT` costs,
+// and the commands after it can run inline. REPORT holds no single quote, so the quoted form
+// always starts with this exact text.
+const SH_SCRIPT_HEAD = `${REPORT} $SHELL" >&2; `;
+export const SH_SCRIPT_PID_PRELUDE = `sh -c '${SH_SCRIPT_HEAD}`;
+
+/** `sh -c SCRIPT` (quoted) whose shell first reports itself as the prelude does. */
+export function shScriptWithPidReport(script: string): string {
+  return quoteArgv(['sh', '-c', SH_SCRIPT_HEAD + script]);
+}
+
 /**
  * `command` (a quoted command line) with the prelude in front; `inline` once the login shell is
  * POSIX; `exec: false` when the command is a script for the login shell itself.
@@ -39,7 +51,12 @@ export function withPidPrelude(command: string, inline = false, exec = true): st
 
 /** Whether a command line starts with either prelude (its stderr then begins with the report). */
 export function hasPidPrelude(command: string): boolean {
-  return command.startsWith(PID_PRELUDE) || command.startsWith(INLINE_PID_PRELUDE) || command.startsWith(SCRIPT_PID_PRELUDE);
+  return (
+    command.startsWith(PID_PRELUDE) ||
+    command.startsWith(INLINE_PID_PRELUDE) ||
+    command.startsWith(SCRIPT_PID_PRELUDE) ||
+    command.startsWith(SH_SCRIPT_PID_PRELUDE)
+  );
 }
 
 /** The command as the caller wrote it (for logs and recorded commands). */
@@ -47,6 +64,7 @@ export function stripPidPrelude(command: string): string {
   if (command.startsWith(PID_PRELUDE)) return command.slice(PID_PRELUDE.length);
   if (command.startsWith(INLINE_PID_PRELUDE)) return command.slice(INLINE_PID_PRELUDE.length);
   if (command.startsWith(SCRIPT_PID_PRELUDE)) return command.slice(SCRIPT_PID_PRELUDE.length);
+  if (command.startsWith(SH_SCRIPT_PID_PRELUDE)) return `sh -c '${command.slice(SH_SCRIPT_PID_PRELUDE.length)}`;
   return command;
 }
 

@@ -20,6 +20,7 @@ import {
   killArgv,
   PidLineFilter,
   type RemotePid,
+  shScriptWithPidReport,
   stripPidPrelude,
   withPidPrelude,
 } from './remote-pid.js';
@@ -259,11 +260,15 @@ export class SshConnection implements Connection {
 
   execShell(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     const plain = !opts.env && !opts.secretEnv && opts.cwd === undefined && !opts.become;
-    if (opts.posixScript && plain && this.posixLogin) {
-      // The login shell runs the script itself: its PID report names the shell, whose process
-      // group holds every step, so a kill still reaches them all.
-      const killable = opts.timeout !== undefined || opts.signal !== undefined;
-      return this.run(killable ? withPidPrelude(command, true, false) : command, undefined, opts);
+    if (opts.posixScript && plain) {
+      if (this.posixLogin) {
+        // The login shell runs the script itself: its PID report names the shell, whose process
+        // group holds every step, so a kill still reaches them all.
+        const killable = opts.timeout !== undefined || opts.signal !== undefined;
+        return this.run(killable ? withPidPrelude(command, true, false) : command, undefined, opts);
+      }
+      // Not known yet: the script's own sh -c reports the login shell on the way (killable too).
+      return this.run(shScriptWithPidReport(command), undefined, opts);
     }
     return this.exec(['sh', '-c', command], opts);
   }

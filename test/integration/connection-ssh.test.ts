@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import { createConnectionFactory } from '../../src/connection/factory.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
-import { INLINE_PID_PRELUDE, PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
+import { INLINE_PID_PRELUDE, PID_PRELUDE, SH_SCRIPT_PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
@@ -172,6 +172,40 @@ describe('ssh connection against the in-process server', () => {
       }
     } finally {
       await c.close();
+      await s.close();
+    }
+  });
+
+  it("a connection's first batch learns the login shell in its own sh -c: the next command runs inline", async () => {
+    const { s, raw } = await hostWithLoginShell('/bin/sh');
+    const c = await openSsh(s.spec);
+    try {
+      // Not killable and the first on the connection: one sh -c, whose report is not in stderr.
+      const r = await execSteps(c, [['echo', 'a'], ['sh', '-c', 'echo b >&2']]);
+      expect(r).toEqual([
+        { rc: 0, stdout: 'a\n', stderr: '' },
+        { rc: 0, stdout: '', stderr: 'b\n' },
+      ]);
+      expect(raw[0]?.startsWith(SH_SCRIPT_PID_PRELUDE)).toBe(true);
+      expect(stripPidPrelude(raw[0] ?? '').startsWith("sh -c 'echo a </dev/null;")).toBe(true);
+      const signal = new AbortController().signal;
+      expect((await c.exec(['echo', 'next'], { signal })).stdout).toBe('next\n');
+      expect(raw[1]?.startsWith(INLINE_PID_PRELUDE)).toBe(true);
+    } finally {
+      await c.close();
+    }
+    // A first batch with a timeout is still killed through its reported process group.
+    const fresh = await openSsh(s.spec);
+    try {
+      const pidFile = path.join(tmp, 'first-batch-sleep.pid');
+      await expect(
+        execSteps(fresh, [['true'], ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`]], { timeout: 400 }),
+      ).rejects.toThrow(/timed out/);
+      expect(raw.find((r) => r.includes(pidFile))?.startsWith(SH_SCRIPT_PID_PRELUDE)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    } finally {
+      await fresh.close();
       await s.close();
     }
   });

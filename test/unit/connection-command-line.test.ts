@@ -8,9 +8,12 @@ import {
   killArgv,
   PID_PRELUDE,
   PidLineFilter,
+  SH_SCRIPT_PID_PRELUDE,
+  shScriptWithPidReport,
   stripPidPrelude,
   withPidPrelude,
 } from '../../src/connection/remote-pid.js';
+import { quoteArgv } from '../../src/connection/quote.js';
 
 describe('buildRemoteCommand', () => {
   it('quotes argv and wraps become, env and cwd in a fixed order', () => {
@@ -47,6 +50,15 @@ describe('PID prelude', () => {
     expect(withPidPrelude("'ls'", true)).toBe(`${INLINE_PID_PRELUDE}'ls'`);
     expect(INLINE_PID_PRELUDE.endsWith('; exec ')).toBe(true);
     expect([withPidPrelude('x'), withPidPrelude('x', true), 'x'].map(hasPidPrelude)).toEqual([true, true, false]);
+  });
+
+  it("a script's own sh -c reports for a login shell not yet known, and is logged as the plain sh -c", () => {
+    const script = "echo 'a b' </dev/null; printf '%s\\n' \"$x\"";
+    const line = shScriptWithPidReport(script);
+    expect(line.startsWith(SH_SCRIPT_PID_PRELUDE)).toBe(true);
+    expect(line).toContain('$SHELL');
+    expect(hasPidPrelude(line)).toBe(true);
+    expect(stripPidPrelude(line)).toBe(quoteArgv(['sh', '-c', script]));
   });
 
   it('runs the command inline only in a login shell known to be POSIX', () => {
