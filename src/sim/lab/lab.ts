@@ -1,7 +1,7 @@
 // The simulated lab: N nodes in one process, each a fake BMC plus a ramdisk that appears when
 // the node boots from virtual media, and an inventory that points tsbm at them.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generateSshKeyPair } from '../ssh/keys.js';
 import { stringify } from 'yaml';
@@ -65,6 +65,11 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   const imagesDir = join(dir, 'images');
   writeImageCatalogue(imagesDir);
+  // Lab-wide cache the nodes' tools share (sim-bootc's GPT templates, one per disk size and root
+  // size). Emptied at every start: a template outlives no lab, nor the tools that made it.
+  const cacheDir = join(dir, 'cache');
+  rmSync(cacheDir, { recursive: true, force: true });
+  mkdirSync(cacheDir);
   const controller = controllerKey(dir);
   const registryAuth = `tsbm:${randomBytes(9).toString('base64url')}`;
   const bmcPassword = randomBytes(12).toString('base64url');
@@ -103,6 +108,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         registryAuth,
         registryHost: SIM_REGISTRY,
         imagesDir,
+        cacheDir,
         ...(spawner ? { spawner } : {}),
       }),
     );

@@ -43,6 +43,8 @@ export interface SimNodeConfig {
   registryAuth: string;
   registryHost: string;
   imagesDir: string;
+  /** Lab-wide scratch every node's tools can write: sim-bootc's GPT templates. */
+  cacheDir: string;
   /** The lab's spawner processes; without them commands are forked from the lab itself. */
   spawner?: SpawnerPool;
 }
@@ -100,7 +102,8 @@ export class SimNode {
     for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers/sim-images', 'sys/class/dmi/id', 'proc', 'sim']) {
       mkdirSync(join(this.root, d), { recursive: true });
     }
-    // A sparse file the size of the node's disk: nothing is allocated until written.
+    // A sparse file the size of the node's disk: nothing is allocated until written. Whole
+    // 512-byte sectors (sized in GiB): sim-bootc's GPT template copy relies on it.
     const fd = openSync(this.diskFile, 'a');
     ftruncateSync(fd, c.diskBytes);
     closeSync(fd);
@@ -118,6 +121,7 @@ export class SimNode {
         `TSBM_SIM_REGISTRY=${c.registryHost}`,
         `TSBM_SIM_REGISTRY_AUTH=${Buffer.from(c.registryAuth).toString('base64')}`,
         `TSBM_SIM_IMAGES=${c.imagesDir}`,
+        `TSBM_SIM_CACHE=${c.cacheDir}`,
         `TSBM_SIM_DISK_BYTES=${c.diskBytes}`,
         `TSBM_SIM_PULL_FAIL=${c.faults.pullFail ? 1 : 0}`,
         `TSBM_SIM_BOOTC_FAIL=${c.faults.bootcFail ? 1 : 0}`,

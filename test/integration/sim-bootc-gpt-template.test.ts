@@ -1,0 +1,336 @@
+// The simulated `bootc install to-disk` (src/sim/ramdisk/bin/sim-bootc, run by the simulated
+// podman) writes its GPT with sgdisk once per lab, disk size and root size, and copies that
+// table from the lab's cache ($TSBM_SIM_CACHE) onto every later node's disk: fewer processes per
+// node in the 1000-node lab. The copies must be valid GPTs with the requested layout, a new root
+// size must get its own template, the refusals must stay as they were, and a lab on the
+// TypeScript sgdisk stand-in must work the same. The tools run here as the ramdisk runs them
+// (the node's env file, sandbox root and PATH), without a playbook around them.
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
+import { SIM_IMAGES } from '../../src/sim/lab/images.js';
+import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import type { SimNode } from '../../src/sim/lab/node.js';
+import { RAMDISK_TOOLS_DIR } from '../../src/sim/lab/package-paths.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'sim', 'gpt', 'sgdisk-cli.js');
+const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
+const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
+const DEMO = SIM_IMAGES.find((i) => i.ref.endsWith('/bootc-demo:latest'))!.ref; // 1400 MiB
+const HUGE = SIM_IMAGES.find((i) => i.ref.endsWith('/huge-bootc:latest'))!.ref; // 60000 MiB
+const DISK_BYTES = 20 * 1024 ** 3; // the lab's default disk
+const MIB = 1024 * 1024;
+
+/** A PATH-first sgdisk that logs its argv to $SGDISK_LOG, then runs the next sgdisk on the PATH. */
+function sgdiskCounter(dir: string): { dir: string; log: string; count: () => number } {
+  const bin = join(dir, 'count-bin');
+  mkdirSync(bin, { recursive: true });
+  // Drops its own directory (first on the PATH) and runs whichever sgdisk the ramdisk has.
+  const script = `#!/bin/sh
+printf '%s\\n' "$*" >> "$SGDISK_LOG"
+PATH=\${PATH#*:}
+exec sgdisk "$@"
+`;
+  writeFileSync(join(bin, 'sgdisk'), script, { mode: 0o755 });
+  const log = join(dir, 'sgdisk.log');
+  writeFileSync(log, '');
+  return { dir: bin, log, count: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a ramdisk tool on node n as the lab does: its sandbox, env file and tool PATH. */
+function onNode(
+  n: SimNode,
+  argv: string[],
+  o: { first?: string[]; tools?: string; env?: Record<string, string> } = {},
+): Run {
+  const toolDirs = o.tools
+    ? n.cfg.toolDirs.map((d) => (d === RAMDISK_TOOLS_DIR ? o.tools! : d))
+    : n.cfg.toolDirs;
+  const env = {
+    PATH: [
+      ...(o.first ?? []),
+      ...toolDirs,
+      '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    ].join(':'),
+    LANG: 'C',
+    TSBM_SIM_ROOT: n.root,
+    TSBM_SIM_ENV: join(n.root, 'sim/node.env'),
+    TSBM_SIM_NODE_BIN: process.execPath,
+    ...(process.env.TSBM_SIM_FORCE_JS_SGDISK
+      ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK }
+      : {}),
+    ...o.env,
+  };
+  const cmd = argv[0]!.includes('/') ? argv[0]! : join(o.tools ?? RAMDISK_TOOLS_DIR, argv[0]!);
+  const r = spawnSync(cmd, argv.slice(1), { cwd: n.root, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `podman pull` with the lab's registry credentials, so `podman run` finds the image. */
+function pull(lab: Lab, n: SimNode, ref: string): void {
+  const secret = readFileSync(lab.inventory, 'utf8').match(/image_pull_secret: (\S+)/)![1]!;
+  const auth = join(n.root, 'tmp/auth.json');
+  writeFileSync(auth, JSON.stringify({ auths: { [ref.split('/')[0]!]: { auth: secret } } }));
+  const r = onNode(n, ['podman', 'pull', '--authfile', auth, ref]);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+function install(
+  n: SimNode,
+  rootSize: string,
+  o: Parameters<typeof onNode>[2] & { image?: string; device?: string } = {},
+): Run {
+  const keys = join(n.root, 'tmp/keys');
+  writeFileSync(keys, 'ssh-ed25519 AAAAtest controller\n');
+  return onNode(
+    n,
+    [
+      'podman',
+      'run',
+      '--rm',
+      '--privileged',
+      '--pid=host',
+      '-v',
+      '/dev:/dev',
+      o.image ?? DEMO,
+      'bootc',
+      'install',
+      'to-disk',
+      '--wipe',
+      '--skip-fetch-check',
+      `--root-size=${rootSize}`,
+      `--root-ssh-authorized-keys=${keys}`,
+      o.device ?? n.diskFile,
+    ],
+    o,
+  );
+}
+
+async function readAt(file: string, offset: number, length: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const b = Buffer.alloc(length);
+    await fh.read(b, 0, length, offset);
+    return b;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The table sgdisk wrote: sectors 0..33 and the last 33 of the disk. */
+async function gptBytes(disk: string): Promise<Buffer> {
+  const size = statSync(disk).size;
+  return Buffer.concat([await readAt(disk, 0, 34 * 512), await readAt(disk, size - 33 * 512, 33 * 512)]);
+}
+
+const diskGuid = async (disk: string) => (await readAt(disk, 512 + 56, 16)).toString('hex');
+
+/** ESP of 512 MiB at 1 MiB, then root of rootMiB, valid to sgdisk -v and sfdisk, backup at the disk end. */
+async function expectLayout(disk: string, rootMiB: number): Promise<void> {
+  const layout = await readDiskLayout(disk);
+  expect(layout.partitions.map((p) => [p.name, p.typeGuid, p.startBytes, p.sizeBytes])).toEqual([
+    ['EFI-SYSTEM', 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B', MIB, 512 * MIB],
+    ['root', '4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709', 513 * MIB, rootMiB * MIB],
+  ]);
+  if (SGDISK) {
+    const v = spawnSync(SGDISK, ['-v', disk], { encoding: 'utf8' });
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/No problems found/);
+  }
+  if (SFDISK) {
+    const r = spawnSync(SFDISK, ['--json', disk], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(''); // no "backup GPT table is corrupt" or the like
+    const t = (
+      JSON.parse(r.stdout) as {
+        partitiontable: {
+          label: string;
+          lastlba: number;
+          partitions: { name: string; start: number; size: number }[];
+        };
+      }
+    ).partitiontable;
+    expect(t.label).toBe('gpt');
+    expect(t.lastlba).toBe(DISK_BYTES / 512 - 34);
+    expect(t.partitions.map((p) => [p.name, p.start * 512, p.size * 512])).toEqual([
+      ['EFI-SYSTEM', MIB, 512 * MIB],
+      ['root', 513 * MIB, rootMiB * MIB],
+    ]);
+  }
+}
+
+const template = (lab: Lab, rootMiB: number) => join(lab.dir, 'cache', `gpt-${DISK_BYTES}-${rootMiB}M`);
+const bootcCount = (n: SimNode) => readFileSync(join(n.root, 'sim/bootc-count'), 'utf8').trim();
+
+describe.skipIf(!SGDISK && !existsSync(CLI))('sim-bootc: the GPT from a per-lab template', () => {
+  let dir: string;
+  let lab: Lab;
+  let counter: ReturnType<typeof sgdiskCounter>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tsbm-gpt-template-'));
+    lab = await startLab({
+      nodes: 5,
+      dir: join(dir, 'lab'),
+      bootDelayMs: 200,
+      powerDelayMs: 50,
+      faults: 'node04:bootc_fail',
+    });
+    counter = sgdiskCounter(dir);
+    for (const n of lab.nodes) pull(lab, n, DEMO);
+  }, 60_000);
+  afterAll(async () => {
+    await lab?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const count = (n: SimNode, rootSize: string, o: Parameters<typeof install>[2] = {}) =>
+    install(n, rootSize, { first: [counter.dir], env: { SGDISK_LOG: counter.log }, ...o });
+
+  it('the lab gives its nodes an empty cache directory', () => {
+    expect(readdirSync(join(lab.dir, 'cache'))).toEqual([]);
+    expect(readFileSync(join(lab.nodes[0]!.root, 'sim/node.env'), 'utf8')).toContain(
+      `TSBM_SIM_CACHE=${join(lab.dir, 'cache')}\n`,
+    );
+  });
+
+  it('the first install runs sgdisk and saves the table; the next node copies it, without sgdisk', async () => {
+    const [n1, n2] = lab.nodes;
+    const r1 = count(n1!, '4096M');
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stdout).toBe('Installation complete!\n');
+    expect(r1.stderr).toBe('Installing image: docker://sim\n');
+    expect(counter.count()).toBe(1);
+    expect(statSync(template(lab, 4096)).size).toBe(67 * 512);
+    expect(readdirSync(join(lab.dir, 'cache'))).toEqual([`gpt-${DISK_BYTES}-4096M`]); // no temporary left
+    expect((await gptBytes(n1!.diskFile)).equals(readFileSync(template(lab, 4096)))).toBe(true);
+
+    const r2 = count(n2!, '4096M');
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stdout).toBe('Installation complete!\n');
+    expect(r2.stderr).toBe('Installing image: docker://sim\n');
+    expect(counter.count()).toBe(1); // the template, not sgdisk
+    expect(await diskGuid(n2!.diskFile)).toBe(await diskGuid(n1!.diskFile));
+    for (const n of [n1!, n2!]) {
+      await expectLayout(n.diskFile, 4096);
+      expect(bootcCount(n)).toBe('1');
+      expect(readFileSync(join(n.root, 'sim/bootc-args'), 'utf8')).toMatch(
+        /^--wipe --skip-fetch-check --root-size=4096M --root-ssh-authorized-keys=\S+ \S+\/dev\/vda\n$/,
+      );
+      expect(readFileSync(join(n.root, 'sim/root-authorized-keys'), 'utf8')).toBe(
+        'ssh-ed25519 AAAAtest controller\n',
+      );
+    }
+  });
+
+  it('another root size gets its own template; a copy replaces a disk’s older table', async () => {
+    const [n1, , n3] = lab.nodes;
+    const r3 = count(n3!, '6G');
+    expect(r3.code, r3.stderr).toBe(0);
+    expect(counter.count()).toBe(2);
+    expect(readdirSync(join(lab.dir, 'cache')).sort()).toEqual([
+      `gpt-${DISK_BYTES}-4096M`,
+      `gpt-${DISK_BYTES}-6144M`,
+    ]);
+    await expectLayout(n3!.diskFile, 6144);
+
+    // node01 already holds the 4096M table: the 6144M template overwrites all of it.
+    const r1 = count(n1!, '6144M');
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(counter.count()).toBe(2);
+    await expectLayout(n1!.diskFile, 6144);
+    expect(await diskGuid(n1!.diskFile)).toBe(await diskGuid(n3!.diskFile));
+    expect(bootcCount(n1!)).toBe('2');
+  });
+
+  it('refusals are as before and touch neither the disk, the cache nor sgdisk', async () => {
+    const n5 = lab.nodes[4]!;
+    const cache = readdirSync(join(lab.dir, 'cache')).sort();
+    const wrong = count(n5, '4096M', { device: join(n5.root, 'dev/sda') });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /^error: refusing to install to \S+\/dev\/sda: the simulated node only has \/dev\/vda\n$/,
+    );
+    pull(lab, n5, HUGE);
+    const small = count(n5, '8192M', { image: HUGE });
+    expect(small.code).toBe(1);
+    expect(small.stderr).toMatch(
+      /^error: Installing to disk: disk \S+ \(20480 MiB\) is too small for a root of 8192 MiB holding an image of 60000 MiB\n$/,
+    );
+    const big = count(n5, '20000M');
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/too small for a root of 20000 MiB/);
+    const odd = count(n5, '4O96M');
+    expect([odd.code, odd.stderr]).toEqual([1, 'error: Installing to disk: invalid --root-size: 4O96M\n']);
+    const failing = count(lab.nodes[3]!, '4096M');
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/simulated failure/);
+    expect(counter.count()).toBe(2);
+    expect(readdirSync(join(lab.dir, 'cache')).sort()).toEqual(cache);
+    for (const n of [n5, lab.nodes[3]!]) {
+      expect((await readDiskLayout(n.diskFile)).table).toBe('none');
+      expect(existsSync(join(n.root, 'sim/bootc-count'))).toBe(false);
+    }
+  });
+});
+
+describe.skipIf(!existsSync(CLI))(
+  'sim-bootc on the TypeScript sgdisk stand-in (needs `npm run build`)',
+  () => {
+    let dir: string;
+    let lab: Lab;
+    const saved = process.env.TSBM_SIM_FORCE_JS_SGDISK;
+    beforeAll(async () => {
+      process.env.TSBM_SIM_FORCE_JS_SGDISK = '1';
+      dir = mkdtempSync(join(tmpdir(), 'tsbm-gpt-template-js-'));
+      // A template left from an earlier lab in this directory is not to be trusted: start empties it.
+      mkdirSync(join(dir, 'lab', 'cache'), { recursive: true });
+      writeFileSync(join(dir, 'lab', 'cache', `gpt-${DISK_BYTES}-4096M`), Buffer.alloc(67 * 512, 0xaa));
+      lab = await startLab({ nodes: 2, dir: join(dir, 'lab'), bootDelayMs: 200, powerDelayMs: 50 });
+      for (const n of lab.nodes) pull(lab, n, DEMO);
+    }, 60_000);
+    afterAll(async () => {
+      await lab?.close();
+      if (saved === undefined) delete process.env.TSBM_SIM_FORCE_JS_SGDISK;
+      else process.env.TSBM_SIM_FORCE_JS_SGDISK = saved;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the first node runs the stand-in, the second copies its table', async () => {
+      const [n1, n2] = lab.nodes;
+      expect(readdirSync(join(lab.dir, 'cache'))).toEqual([]);
+      const r1 = install(n1!, '4096M');
+      expect(r1.code, r1.stderr).toBe(0);
+      expect(readFileSync(join(n1!.root, 'sim/sgdisk-js-args'), 'utf8')).toMatch(
+        /^-o -n 1:0:\+512M -t 1:ef00 -c 1:EFI-SYSTEM -n 2:0:\+4096M -t 2:8304 -c 2:root \S+\n$/,
+      );
+      expect((await gptBytes(n1!.diskFile)).equals(readFileSync(template(lab, 4096)))).toBe(true);
+      const r2 = install(n2!, '4096M');
+      expect(r2.code, r2.stderr).toBe(0);
+      expect(existsSync(join(n2!.root, 'sim/sgdisk-js-args'))).toBe(false); // no stand-in run
+      expect(await diskGuid(n2!.diskFile)).toBe(await diskGuid(n1!.diskFile));
+      for (const n of lab.nodes) {
+        await expectLayout(n.diskFile, 4096);
+        expect(bootcCount(n)).toBe('1');
+      }
+    });
+  },
+);
