@@ -1,4 +1,4 @@
-// The simulated `bootc install to-disk` (src/sim/ramdisk/bin/sim-bootc, run by the simulated
+// The simulated `bootc install to-disk` (src/sim/ramdisk/bin/sim-bootc, sourced by the simulated
 // podman) writes its GPT with sgdisk once per lab, disk size and root size, and copies that
 // table from the lab's cache ($TSBM_SIM_CACHE) onto every later node's disk: fewer processes per
 // node in the 1000-node lab. The copies must be valid GPTs with the requested layout, a new root
@@ -7,6 +7,8 @@
 // (the node's env file, sandbox root and PATH), without a playbook around them.
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -289,6 +291,40 @@ describe.skipIf(!SGDISK && !existsSync(CLI))('sim-bootc: the GPT from a per-lab 
       expect((await readDiskLayout(n.diskFile)).table).toBe('none');
       expect(existsSync(join(n.root, 'sim/bootc-count'))).toBe(false);
     }
+  });
+
+  it('podman sources sim-bootc (no exec: works without its x bit); run directly it still works', async () => {
+    const n5 = lab.nodes[4]!;
+    const tools = join(dir, 'tools');
+    cpSync(RAMDISK_TOOLS_DIR, tools, { recursive: true });
+    chmodSync(join(tools, 'sim-bootc'), 0o644);
+    const sourced = count(n5, '4096M', { tools });
+    expect(sourced.code, sourced.stderr).toBe(0);
+    expect(sourced.stdout).toBe('Installation complete!\n');
+    await expectLayout(n5.diskFile, 4096);
+    expect(bootcCount(n5)).toBe('1');
+    // Sourced, a failure still ends podman with sim-bootc's status and message, nothing after it.
+    const refused = count(n5, '4096M', { tools, device: '/dev/sdb' });
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      1,
+      '',
+      'error: refusing to install to /dev/sdb: the simulated node only has /dev/vda\n',
+    ]);
+    const notInstall = onNode(n5, ['podman', 'run', DEMO, 'bootc', 'status'], { tools });
+    expect([notInstall.code, notInstall.stderr]).toEqual([
+      2,
+      "error: simulated bootc only implements 'install to-disk'\n",
+    ]);
+
+    const direct = onNode(n5, ['sim-bootc', 'install', 'to-disk', '--root-size=6144M', n5.diskFile], {
+      first: [counter.dir],
+      env: { SGDISK_LOG: counter.log, SIM_IMAGE_SIZE_MIB: '1400' },
+    });
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(direct.stdout).toBe('Installation complete!\n');
+    await expectLayout(n5.diskFile, 6144);
+    expect(bootcCount(n5)).toBe('2');
+    expect(counter.count()).toBe(2);
   });
 });
 

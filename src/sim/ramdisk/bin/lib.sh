@@ -1,5 +1,7 @@
 # Shared by the simulated tools: load the node description and map image refs to catalogue files.
 # shellcheck shell=sh
+# Only assignments and function definitions: safe to source again (podman sources sim-bootc,
+# which sources this too).
 [ -n "${TSBM_SIM_ENV:-}" ] && [ -r "$TSBM_SIM_ENV" ] && . "$TSBM_SIM_ENV"
 : "${TSBM_SIM_ROOT:?not running inside a simulated node}"
 SIM_DISK="$TSBM_SIM_ROOT/dev/vda"
