@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +78,35 @@ describe('journal', () => {
     await second.close();
     expect(listRuns(dir).map((r) => r.runId)).toEqual(['20261130-010000-ffff', '20261130-010000-0000']);
     expect(resolveRun(dir, 'last')).toBe(second.file);
+  });
+
+  it('gathers the records of one event-loop turn into one write; a barrier, close or exit writes them at once', async () => {
+    const dir = tmp();
+    const j = new Journal(dir, newRunId());
+    const lines = () => readFileSync(j.file, 'utf8').split('\n').filter(Boolean).length;
+    for (let i = 0; i < 50; i++) j.append(result(`n${i}`, 'Power off', 'ok'));
+    expect(lines()).toBe(0); // not one write per record
+    await new Promise((r) => setImmediate(r));
+    expect(lines()).toBe(50); // written at the end of the turn
+    j.append(result('n50', 'Power off', 'ok'));
+    const first = j.barrier();
+    j.append(result('n51', 'Power off', 'ok')); // while the fsync runs
+    await first;
+    await j.barrier();
+    expect(lines()).toBe(52);
+    j.append(result('n52', 'Power off', 'ok'));
+    await j.close();
+    expect(lines()).toBe(53);
+    // A process that exits before the turn ends still leaves its records.
+    const file = join(dir, 'exit.jsonl');
+    const script = [
+      `import { Journal } from ${JSON.stringify(join(process.cwd(), 'dist/journal/writer.js'))};`,
+      `const j = new Journal(${JSON.stringify(dir)}, 'exit');`,
+      "j.append({ type: 'log', time: 1, level: 1, message: 'last words' });",
+      'process.exit(3);',
+    ].join('\n');
+    expect(() => execFileSync(process.execPath, ['--input-type=module', '-e', script], { stdio: 'pipe' })).toThrow();
+    expect(readFileSync(file, 'utf8')).toContain('last words');
   });
 
   it.skipIf(process.getuid?.() !== 0)('disk full (root: needs a tiny tmpfs) fails the barrier with a clear message', async () => {
