@@ -24,6 +24,20 @@ export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): s
   return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
 }
 
+/** Whether an event can print anything at this verbosity (progress is further rate-limited). */
+function printed(e: TsbmEvent, verbosity: number): boolean {
+  switch (e.type) {
+    case 'run_start':
+      return verbosity >= 1;
+    case 'host_task_start':
+      return verbosity >= 1 && e.args !== undefined;
+    case 'log':
+      return e.level <= verbosity;
+    default:
+      return true;
+  }
+}
+
 export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const { stream, verbosity } = opts;
   const paint = painter(opts.color === true);
@@ -32,6 +46,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
 
   const onEvent = (raw: TsbmEvent): void => {
+    if (!printed(raw, verbosity)) return; // most of a big run's events print nothing: skip sanitizing them
     const e = sanitizeDeep(verbosity >= 1 ? raw : withoutPayload(raw));
     switch (e.type) {
       case 'run_start':
