@@ -47,7 +47,7 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       ...(env ? { env } : {}),
       ...(secretEnv ? { secretEnv } : {}),
       ...(become ? { become } : {}),
-      signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal,
+      signal: withTaskSignal(opts?.signal, c.signal),
     };
   };
   return {
@@ -81,7 +81,7 @@ export function createModuleContext(c: ContextInit): ModuleContext {
     async local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
       logCommand(c, `(controller) ${quoteArgv(argv)}`);
       const local = await c.pool.get(localSpec(), c.signal);
-      return local.exec(argv, { ...opts, signal: opts?.signal ? AbortSignal.any([opts.signal, c.signal]) : c.signal });
+      return local.exec(argv, { ...opts, signal: withTaskSignal(opts?.signal, c.signal) });
     },
     connect(opts?: { timeoutMs?: number }): Promise<Connection> {
       const spec = c.hostSpec();
@@ -122,6 +122,14 @@ export function createModuleContext(c: ContextInit): ModuleContext {
 }
 
 /** Commands show at -vvv (the bus redacts; secret env never is part of the command). */
+/**
+ * The task's signal, joined with the caller's own when it has one. Modules mostly pass
+ * ctx.signal itself, which needs no joining (AbortSignal.any is costly per command).
+ */
+function withTaskSignal(own: AbortSignal | undefined, task: AbortSignal): AbortSignal {
+  return own && own !== task ? AbortSignal.any([own, task]) : task;
+}
+
 function logCommand(c: ContextInit, command: string): void {
   if (c.noLog) return;
   c.bus.emit({ type: 'log', time: Date.now(), host: c.host, task: c.task, level: 3, message: `exec: ${command}` });
