@@ -10,12 +10,17 @@ SIM_STATE="$TSBM_SIM_ROOT/sim"
 # Every helper sets a variable instead of printing: a $(...) costs a fork, and a thousand-node
 # lab runs these tens of thousands of times.
 sim_key() { # KEY=$1 with / : @ as _ (the catalogue's file names)
-  KEY=; _rest=$1
-  while [ -n "$_rest" ]; do
-    _c=${_rest%"${_rest#?}"}; _rest=${_rest#?}
-    case $_c in /|:|@) _c=_;; esac
-    KEY=$KEY$_c
-  done
+  # Split on those characters (field splitting, no per-character loop: ~5x faster) and join
+  # with _; the last argument keeps a trailing separator's empty field.
+  KEY=
+  [ -n "$1" ] || return 0
+  _ifs=$IFS; IFS='/:@'; set -f
+  # shellcheck disable=SC2086
+  set -- $1 "${1##*[/:@]}"
+  IFS=$_ifs; set +f
+  KEY=$1; shift
+  while [ $# -gt 1 ]; do KEY=${KEY}_$1; shift; done
+  [ -n "$1" ] || KEY=${KEY}_
 }
 sim_image_env() { sim_key "$1"; ENVF=$TSBM_SIM_IMAGES/$KEY.env; }
 sim_disk_bytes() { # DISK_BYTES: the node's disk size (fixed for the lab's life, so node.env has it)
