@@ -76,12 +76,19 @@ export function parseSfdiskJson(text: string, device: string): PartitionTable {
   };
 }
 
+/** Sectors the usual 128 entries of 128 bytes take. */
+const usualEntrySectors = (sectorSize: number) => Math.ceil((128 * 128) / sectorSize);
+
 /**
- * Whether a GPT's backup header already sits at the end of a disk of `diskBytes`: the entries
- * before the backup header take as many sectors as the primary ones (firstlba - 2), so the last
- * usable sector is then disk sectors - firstlba. `sgdisk -e` would change nothing.
+ * Whether a GPT's backup header already sits at the end of a disk of `diskBytes`, so `sgdisk -e`
+ * would change nothing: the backup header in the last sector, its entries just before it, and
+ * the last usable sector before those. The entries take the usual 128 x 128 bytes, or fewer
+ * when firstlba leaves no room for that many. firstlba itself is no measure of them: sfdisk,
+ * and so bootc, start partitions at 2048 (1 MiB), far past the entries. A table with more
+ * entries than usual reads as not at the end, which only costs a harmless `sgdisk -e`.
  */
 export function gptBackupAtEnd(table: PartitionTable, diskBytes: number): boolean {
   if (table.label !== 'gpt' || table.lastLba === undefined || table.firstLba === undefined) return false;
-  return table.lastLba === Math.floor(diskBytes / table.sectorSize) - table.firstLba;
+  const entrySectors = Math.min(table.firstLba - 2, usualEntrySectors(table.sectorSize));
+  return table.lastLba === Math.floor(diskBytes / table.sectorSize) - 2 - entrySectors;
 }

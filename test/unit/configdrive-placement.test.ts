@@ -115,6 +115,15 @@ describe('gptBackupAtEnd', () => {
     expect(gptBackupAtEnd({ label: 'dos', sectorSize: 512, partitions: [] }, 2 ** 30)).toBe(false);
     expect(gptBackupAtEnd({ label: 'gpt', sectorSize: 512, lastLba: 2097118, partitions: [] }, 2 ** 30)).toBe(false);
   });
+  it('true for a table sfdisk (and so bootc) wrote: partitions from 2048, the entries still 32 sectors', () => {
+    expect(gptBackupAtEnd(gpt(2097118, 2048), 2 ** 30)).toBe(true);
+    expect(gptBackupAtEnd(gpt(262138, 256, 4096), 2 ** 30)).toBe(true);
+    expect(gptBackupAtEnd(gpt(98270, 2048), 2 ** 30)).toBe(false); // an image's table, backup mid-disk
+  });
+  it('a table with fewer entries than usual (firstlba 6: 4 entry sectors) ends 6 sectors short', () => {
+    expect(gptBackupAtEnd(gpt(2097146, 6), 2 ** 30)).toBe(true);
+    expect(gptBackupAtEnd(gpt(2097118, 6), 2 ** 30)).toBe(false);
+  });
   it('parses firstlba from sfdisk --json', () => {
     const t = parseSfdiskJson(JSON.stringify({ partitiontable: { label: 'gpt', firstlba: 34, lastlba: 2097118, sectorsize: 512, partitions: [] } }), '/dev/vda');
     expect(gptBackupAtEnd(t, 2 ** 30)).toBe(true);
