@@ -165,7 +165,7 @@ const diskGuid = async (disk: string) => (await readAt(disk, 512 + 56, 16)).toSt
 /**
  * The header fields the template copy relies on: primary header at 1 with its 128 entries of 128
  * bytes in 2..33, backup header at the last sector with its entries in the 32 before it, first
- * usable sector 34 (as sgdisk left it; configdrive_write reads the entries' size from it).
+ * usable sector 2048 (sfdisk's default, as on real bootc disks).
  */
 async function expectGeometry(disk: string): Promise<void> {
   const sectors = statSync(disk).size / 512;
@@ -179,7 +179,7 @@ async function expectGeometry(disk: string): Promise<void> {
     count: h.readUInt32LE(80),
     size: h.readUInt32LE(84),
   });
-  const geometry = { sig: 'EFI PART', firstUsable: 34, lastUsable: sectors - 34, count: 128, size: 128 };
+  const geometry = { sig: 'EFI PART', firstUsable: 2048, lastUsable: sectors - 34, count: 128, size: 128 };
   expect(field(await readAt(disk, 512, 512))).toEqual({ ...geometry, my: 1, alt: sectors - 1, entries: 2 });
   expect(field(await readAt(disk, (sectors - 1) * 512, 512))).toEqual({
     ...geometry,
@@ -217,7 +217,7 @@ async function expectLayout(disk: string, rootMiB: number): Promise<void> {
       }
     ).partitiontable;
     expect(t.label).toBe('gpt');
-    expect(t.firstlba).toBe(34);
+    expect(t.firstlba).toBe(2048); // sfdisk's default, as on real bootc disks
     expect(t.lastlba).toBe(DISK_BYTES / 512 - 34);
     expect(t.partitions.map((p) => [p.name, p.start * 512, p.size * 512])).toEqual([
       ['EFI-SYSTEM', MIB, 512 * MIB],
