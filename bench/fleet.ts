@@ -4,7 +4,7 @@
 // times (a fresh lab each time) and the table shows the median run and the range: these VMs'
 // speed varies by several percent from one minute to the next.
 // Usage: node dist-bench/bench/fleet.js [--repeat N] [sizes...]   (default 10 100 1000, once)
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,19 @@ interface Row {
   cpuS: number;
   rssMiB: number;
   ok: boolean;
+  /** The machine-speed probe just before this run (ms per process start). */
+  probeMs: number;
+}
+
+/**
+ * How fast the machine is right now: ms per start of /bin/true, the kind of work that dominates
+ * a simulated deploy. These VMs drift by 10-30% over minutes; the probe shows which runs were
+ * made in a slow spell (same code, higher probe, longer wall time).
+ */
+function speedProbe(): number {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < 300; i++) spawnSync('/bin/true');
+  return Number(process.hrtime.bigint() - t0) / 1e6 / 300;
 }
 const rows: Row[] = [];
 /**
@@ -43,6 +56,7 @@ function labParent(): string {
 }
 
 for (const n of plan) {
+  const probeMs = speedProbe();
   const dir = mkdtempSync(join(labParent(), `tsbm-fleet-lab-${n}-`));
   const runDir = mkdtempSync(join(tmpdir(), `tsbm-fleet-run-${n}-`));
   try {
@@ -51,7 +65,7 @@ for (const n of plan) {
         stdio: 'inherit',
       });
     } catch {
-      rows.push({ n, wallS: 0, cpuS: 0, rssMiB: 0, ok: false });
+      rows.push({ n, wallS: 0, cpuS: 0, rssMiB: 0, ok: false, probeMs });
       continue;
     }
     const m = measure([
@@ -60,7 +74,7 @@ for (const n of plan) {
     ], { env: { ...process.env, TSBM_LOCK_DIR: join(runDir, 'locks') } });
     const ok = m.status === 0;
     if (!ok) console.log(`n=${n}: tsbm run exited ${m.status}\n${m.output.slice(-3000)}`);
-    rows.push({ n, wallS: m.wallS, cpuS: m.cpuS, rssMiB: m.peakRssMiB, ok });
+    rows.push({ n, wallS: m.wallS, cpuS: m.cpuS, rssMiB: m.peakRssMiB, ok, probeMs });
   } finally {
     execFileSync('node', [tsbm, 'sim', 'down', '--dir', dir], { stdio: 'inherit' });
     rmSync(dir, { recursive: true, force: true });
@@ -69,9 +83,9 @@ for (const n of plan) {
 }
 
 console.log(`fleet: deploy-bootc.yml against the simulated lab (lab in its own process, its files in ${labParent()})${repeat > 1 ? `, ${repeat} runs per size` : ''}`);
-console.log('  nodes    wall s   runner CPU s   runner peak RSS MiB   result');
+console.log('  nodes    wall s   runner CPU s   runner peak RSS MiB   result   speed probe (ms per process start, lower is faster)');
 const fmt = (r: Row) =>
-  `  ${String(r.n).padStart(5)}  ${r.wallS.toFixed(1).padStart(7)}  ${r.cpuS.toFixed(1).padStart(13)}  ${r.rssMiB.toFixed(0).padStart(20)}   ${r.ok ? 'ok' : 'FAILED'}`;
+  `  ${String(r.n).padStart(5)}  ${r.wallS.toFixed(1).padStart(7)}  ${r.cpuS.toFixed(1).padStart(13)}  ${r.rssMiB.toFixed(0).padStart(20)}   ${(r.ok ? 'ok' : 'FAILED').padEnd(6)}   ${r.probeMs.toFixed(2)}`;
 for (const r of rows) console.log(fmt(r));
 /** The run with the median wall time of a size (all of them failed: none). */
 function median(n: number): Row | undefined {
