@@ -26,6 +26,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forceJsSgdisk } from '../helpers/force-js-sgdisk.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { SIM_IMAGES } from '../../src/sim/lab/images.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
@@ -433,9 +434,9 @@ exit 1
 describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk stand-in', () => {
   let dir: string;
   let lab: Lab;
-  const saved = process.env.TSBM_SIM_FORCE_JS_SGDISK;
+  let restore: () => void = () => undefined;
   beforeAll(async () => {
-    process.env.TSBM_SIM_FORCE_JS_SGDISK = '1';
+    restore = forceJsSgdisk();
     dir = mkdtempSync(join(tmpdir(), 'tsbm-gpt-template-js-'));
     // A template left from an earlier lab in this directory is not to be trusted: start empties it.
     mkdirSync(join(dir, 'lab', 'cache'), { recursive: true });
@@ -445,8 +446,7 @@ describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk s
   }, 60_000);
   afterAll(async () => {
     await lab?.close();
-    if (saved === undefined) delete process.env.TSBM_SIM_FORCE_JS_SGDISK;
-    else process.env.TSBM_SIM_FORCE_JS_SGDISK = saved;
+    restore();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forceJsSgdisk } from '../helpers/force-js-sgdisk.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 
 const run = promisify(execFile);
@@ -31,16 +32,15 @@ describe.skipIf(!existsSync(CLI))(
   () => {
     let dir: string;
     let lab: Lab;
-    const saved = process.env.TSBM_SIM_FORCE_JS_SGDISK;
+    let restore: () => void = () => undefined;
     beforeAll(async () => {
-      process.env.TSBM_SIM_FORCE_JS_SGDISK = '1';
+      restore = forceJsSgdisk();
       dir = mkdtempSync(join(tmpdir(), 'tsbm-sgdisk-js-'));
       lab = await startLab({ nodes: 2, dir, bootDelayMs: 200, powerDelayMs: 50 });
     });
     afterAll(async () => {
       await lab?.close();
-      if (saved === undefined) delete process.env.TSBM_SIM_FORCE_JS_SGDISK;
-      else process.env.TSBM_SIM_FORCE_JS_SGDISK = saved;
+      restore();
       rmSync(dir, { recursive: true, force: true });
     });
 
