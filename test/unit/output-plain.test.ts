@@ -56,6 +56,9 @@ describe('plain renderer', () => {
     expect(v1).toContain('  args: [node1] {"state":"off"}');
     expect(v1).toContain('  result: [node1] {"uuid":"abc"}');
     expect(v1).not.toContain('POST /redfish');
+    expect(v1).toContain('tsbm 0.1.0: run r1 of deploy.yml\n');
+    expect(v1).toContain('exit code 2\n');
+    expect(render(0)).not.toMatch(/exit code|: run r1 of/);
     const v2 = render(2);
     expect(v2).toContain('  [node1] POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset');
     expect(v2).not.toContain('line one');

@@ -24,10 +24,15 @@ export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): s
   return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
 }
 
-/** Whether an event can print anything at this verbosity (progress is further rate-limited). */
+/**
+ * Whether an event prints anything at this verbosity: the one place these rules live, checked
+ * before the event is sanitized (most of a big run's events print nothing). Progress lines are
+ * further rate-limited below.
+ */
 function printed(e: TsbmEvent, verbosity: number): boolean {
   switch (e.type) {
     case 'run_start':
+    case 'run_end':
       return verbosity >= 1;
     case 'host_task_start':
       return verbosity >= 1 && e.args !== undefined;
@@ -46,11 +51,11 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
 
   const onEvent = (raw: TsbmEvent): void => {
-    if (!printed(raw, verbosity)) return; // most of a big run's events print nothing: skip sanitizing them
+    if (!printed(raw, verbosity)) return;
     const e = sanitizeDeep(verbosity >= 1 ? raw : withoutPayload(raw));
     switch (e.type) {
       case 'run_start':
-        if (verbosity >= 1) write([`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`]);
+        write([`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`]);
         return;
       case 'play_start':
         write(['', paint('bold', header('PLAY', e.play))]);
@@ -59,7 +64,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write(['', paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task))]);
         return;
       case 'host_task_start':
-        if (verbosity >= 1 && e.args !== undefined) write([`  args: [${e.host}] ${compactJson(e.args)}`]);
+        write([`  args: [${e.host}] ${compactJson(e.args)}`]);
         return;
       case 'host_result': {
         const lines = [resultLine(e, paint)];
@@ -82,12 +87,11 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write([`progress: [${e.host}] ${e.task}: ${formatProgress(e)}`]);
         return;
       }
-      case 'log':
-        if (e.level <= verbosity) {
-          const prefix = `  ${forHost(e.host)}`;
-          write(e.message.split('\n').map((l) => prefix + l));
-        }
+      case 'log': {
+        const prefix = `  ${forHost(e.host)}`;
+        write(e.message.split('\n').map((l) => prefix + l));
         return;
+      }
       case 'warning':
         write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`]);
         return;
@@ -96,7 +100,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write(['', ...recapLines(e.stats, e.durationMs, paint)]);
         return;
       case 'run_end':
-        if (verbosity >= 1) write([`exit code ${e.exitCode}`]);
+        write([`exit code ${e.exitCode}`]);
         return;
     }
   };
