@@ -1,5 +1,5 @@
-// Creates the config drive partition the placement chose: sgdisk on GPT (after moving the
-// backup header to the real end of the disk), sfdisk --append on MBR, then checks it with partx.
+// Creates the config drive partition the placement chose with sfdisk --append (on GPT after
+// moving the backup header to the real end of the disk with sgdisk -e), then checks it with partx.
 import type { ExecResult } from '../connection/types.js';
 import type { ModuleContext } from '../modules/types.js';
 import { type PartitionExtent, parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
@@ -31,17 +31,17 @@ export async function createPartition(
   device: string,
   p: Extract<Placement, { action: 'create' }>,
 ): Promise<PartitionExtent> {
-  const end = p.startSector + p.sizeSectors - 1;
-  const create =
-    p.label === 'gpt'
-      ? ['sgdisk', '-n', `${p.number}:${p.startSector}:${end}`, '-c', `${p.number}:config-2`, device]
-      : ['sfdisk', '--append', '--no-reread', '--no-tell-kernel', device];
+  // sfdisk, not sgdisk, on GPT too: sgdisk syncs every filesystem and sleeps a second after
+  // each write. Sectors given exactly are not realigned; sfdisk appends in the first free
+  // slot, the number the placement chose, and the check below holds it to that.
+  const create = ['sfdisk', '--append', '--no-reread', '--no-tell-kernel', device];
   // partx tells the kernel when it can listen; loop devices without partition scanning cannot, which is fine.
   // Then partx, not sfdisk, reads the table back: a third of sfdisk's CPU, and numbers and offsets are all this needs.
   const [made, , listed] = (await ctx.execSteps([create, ['partx', '-u', device], partxArgv(device)], {
-    ...(p.label === 'gpt' ? {} : { stdin: `start=${p.startSector}, size=${p.sizeSectors}, type=83\n`, stdinStep: 0 }),
+    stdin: sfdiskScriptLine(p),
+    stdinStep: 0,
   })) as [ExecResult, ExecResult, ExecResult];
-  mustSucceed(ctx, create, made, p.label === 'gpt' ? 'the ramdisk needs gdisk (sgdisk)' : 'the ramdisk needs util-linux sfdisk');
+  mustSucceed(ctx, create, made, 'the ramdisk needs util-linux sfdisk');
   const after = (listed.rc === 0 ? parsePartxPairs(listed.stdout)?.partitions : undefined) ?? (await sfdiskExtents(ctx, device));
   const got = after.find((x) => x.number === p.number);
   if (got?.offsetBytes !== p.offsetBytes) {
@@ -54,6 +54,15 @@ export async function createPartition(
     );
   }
   return got;
+}
+
+/** Linux filesystem data, the type sgdisk gives a new partition by default. */
+const GPT_LINUX_DATA = '0FC63DAF-8483-4772-8E79-3D69D8477DE4';
+
+/** The one-partition sfdisk script: GPT names it config-2 (found by label later); MBR has no names. */
+export function sfdiskScriptLine(p: Extract<Placement, { action: 'create' }>): string {
+  const where = `start=${p.startSector}, size=${p.sizeSectors}`;
+  return p.label === 'gpt' ? `${where}, type=${GPT_LINUX_DATA}, name=config-2\n` : `${where}, type=83\n`;
 }
 
 /** Without partx (or when it printed nothing): the same extents from `sfdisk --json`, in bytes. */

@@ -177,7 +177,7 @@ export const MODULE_CATALOG = [
   {
     "name": "configdrive_write",
     "summary": "Write the config drive (config-2 ISO) into a partition at the end of the node disk",
-    "description": "Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB (GPT: sgdisk -e first when the backup header is short of the disk end; MBR: at most 3 existing primaries, below 2 TiB), streams the ISO to dd on stdin (no copy in /tmp), writes it by byte offset on the whole disk, reads it back through dd and compares SHA-256 on the controller. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.",
+    "description": "Builds the ISO on the controller from instance_info.configdrive (dict, gzip+base64 string, or URL; at most 64 MiB), reuses a partition labelled config-2 (two is an error) or creates one in the last 64 MiB with sfdisk --append (GPT: sgdisk -e first when the backup header is short of the disk end; MBR: at most 3 existing primaries, below 2 TiB), streams the ISO to dd on stdin (no copy in /tmp), writes it by byte offset on the whole disk, reads it back through dd and compares SHA-256 on the controller. Returns partition, offset, size, sha256. Check mode reports the plan without touching the disk.",
     "runsOn": "target",
     "checkMode": true,
     "idempotent": true,

@@ -429,8 +429,8 @@ exit 1
 });
 
 // sim-bootc runs no sgdisk, so a lab on a machine without gdisk (here forced onto the TypeScript
-// stand-in, which the product's own `sgdisk -n` in configdrive_write still needs) installs just
-// the same, without running the stand-in once.
+// stand-in, which image_write's `sgdisk -e` still needs) installs just the same, without running
+// the stand-in once.
 describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk stand-in', () => {
   let dir: string;
   let lab: Lab;

@@ -1,5 +1,5 @@
-// configdrive_write's partition creation against a scripted ramdisk: the table is read back
-// with partx -P in the same round trip (sfdisk only when partx fails), and the new partition
+// configdrive_write's partition creation (sfdisk --append, on GPT and MBR) against a scripted
+// ramdisk: the table is read back with partx -P in the same round trip (sfdisk only when partx fails), and the new partition
 // must start at the planned byte offset. partx counts 512-byte units, the plan the disk's own
 // sectors, so a 4Kn disk is where mixing the two would go wrong.
 import { describe, expect, it } from 'vitest';
@@ -18,9 +18,11 @@ const DISK = 1024 * MiB;
 
 function fakeCtx(script: Script) {
   const calls: string[] = [];
-  const exec = async (argv: readonly string[]): Promise<ExecResult> => {
+  const stdins: (string | undefined)[] = [];
+  const exec = async (argv: readonly string[], opts?: { stdin?: string | Buffer }): Promise<ExecResult> => {
     const line = argv.join(' ');
     calls.push(line);
+    stdins.push(opts?.stdin?.toString());
     const hit = script.find(([re]) => re.test(line));
     return {
       rc: 0,
@@ -31,6 +33,7 @@ function fakeCtx(script: Script) {
   };
   return {
     calls,
+    stdins,
     ctx: {
       host: 'node7',
       task: 't',
@@ -88,9 +91,9 @@ describe('createPartition', () => {
       const want = plan(ss);
       const rightStart512 = (want.startSector * ss) / 512;
 
-      it('creates with sgdisk in device sectors, reads back with partx -P in the same batch; no sfdisk', async () => {
-        const { ctx, calls } = fakeCtx([
-          [/^sgdisk -n/, {}],
+      it('creates with sfdisk --append in device sectors, named config-2; reads back with partx -P in the same batch', async () => {
+        const { ctx, calls, stdins } = fakeCtx([
+          [/^sfdisk --append/, {}],
           [/^partx -u/, { rc: 1, stderr: 'partx: error updating partition 3' }],
           [/^partx -P/, { stdout: partxOut(ss, rightStart512) }],
         ]);
@@ -102,15 +105,21 @@ describe('createPartition', () => {
           name: 'config-2',
         });
         expect(calls).toEqual([
-          `sgdisk -n 3:${want.startSector}:${want.startSector + want.sizeSectors - 1} -c 3:config-2 /dev/sda`,
+          'sfdisk --append --no-reread --no-tell-kernel /dev/sda',
           'partx -u /dev/sda',
           'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/sda',
+        ]);
+        // No sgdisk: it syncs every filesystem and sleeps a second after writing.
+        expect(stdins).toEqual([
+          `start=${want.startSector}, size=${want.sizeSectors}, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=config-2\n`,
+          undefined,
+          undefined,
         ]);
       });
 
       it('rejects partition 3 at another byte offset', async () => {
         const { ctx } = fakeCtx([
-          [/^sgdisk -n/, {}],
+          [/^sfdisk --append/, {}],
           [/^partx -P/, { stdout: partxOut(ss, rightStart512 - 8) }],
         ]);
         const e = await createPartition(ctx, '/dev/sda', want).catch((x: unknown) => x);
@@ -123,7 +132,7 @@ describe('createPartition', () => {
       it('a missing partition 3 is an error too', async () => {
         const out = partxOut(ss, rightStart512).split('\n').slice(0, 2).join('\n');
         const { ctx } = fakeCtx([
-          [/^sgdisk -n/, {}],
+          [/^sfdisk --append/, {}],
           [/^partx -P/, { stdout: out }],
         ]);
         await expect(createPartition(ctx, '/dev/sda', want)).rejects.toThrow(
@@ -141,7 +150,7 @@ describe('createPartition', () => {
             },
           });
         const ok = fakeCtx([
-          [/^sgdisk -n/, {}],
+          [/^sfdisk --append/, {}],
           [/^sfdisk --json/, { stdout: sf(want.startSector) }],
         ]);
         expect(await createPartition(ok.ctx, '/dev/sda', want)).toMatchObject({
@@ -152,7 +161,7 @@ describe('createPartition', () => {
           'sfdisk --json /dev/sda',
         ]);
         const off = fakeCtx([
-          [/^sgdisk -n/, {}],
+          [/^sfdisk --append/, {}],
           [/^sfdisk --json/, { stdout: sf(want.startSector + 1) }],
         ]);
         await expect(createPartition(off.ctx, '/dev/sda', want)).rejects.toThrow(
@@ -165,7 +174,7 @@ describe('createPartition', () => {
   it('4Kn: a START equal to the device sector (units mixed up) is the wrong place', async () => {
     const want = plan(4096);
     const { ctx } = fakeCtx([
-      [/^sgdisk -n/, {}],
+      [/^sfdisk --append/, {}],
       [/^partx -P/, { stdout: partxOut(4096, want.startSector) }],
     ]);
     await expect(createPartition(ctx, '/dev/sda', want)).rejects.toThrow(
@@ -176,7 +185,7 @@ describe('createPartition', () => {
   it('partx output that does not parse also falls back to sfdisk; sfdisk failing names it', async () => {
     const want = plan(512);
     const { ctx, calls } = fakeCtx([
-      [/^sgdisk -n/, {}],
+      [/^sfdisk --append/, {}],
       [/^partx -P/, { stdout: 'partx: garbage\n' }],
       [/^sfdisk --json/, { rc: 1, stderr: 'sfdisk: cannot open /dev/sda' }],
     ]);
@@ -199,7 +208,7 @@ describe('createPartition', () => {
     );
     const want = placeConfigDrive('/dev/sda', table, [], 512 * MiB, MiB);
     if (want.action !== 'create') throw new Error('expected a create plan');
-    const { ctx, calls } = fakeCtx([
+    const { ctx, calls, stdins } = fakeCtx([
       [/^sfdisk --append/, {}],
       [
         /^partx -P/,
@@ -218,5 +227,6 @@ describe('createPartition', () => {
       'partx -u /dev/sda',
       'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/sda',
     ]);
+    expect(stdins[0]).toBe(`start=${want.startSector}, size=${want.sizeSectors}, type=83\n`);
   });
 });
