@@ -1,5 +1,6 @@
 // `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
 import type { Command } from 'commander';
+import { shQuote } from '../connection/quote.js';
 
 const DEFAULT_DIR = '.tsbm/sim';
 
@@ -60,7 +61,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
       const { labUp } = await import('../sim/lab/launcher.js');
       const rec = await labUp(toLab(o));
       process.stdout.write(
-        `simulated lab up: ${rec.nodes} node(s), pid ${rec.pid}\ninventory: ${rec.inventory}\nnext: tsbm run playbooks/deploy-bootc.yml -i ${rec.inventory}\n`,
+        `simulated lab up: ${rec.nodes} node(s), pid ${rec.pid}\ninventory: ${rec.inventory}\nnext: tsbm run playbooks/deploy-bootc.yml -i ${shQuote(rec.inventory)}\n`,
       );
     },
   );

@@ -123,3 +123,33 @@ describe('simulated lab: faults fail only their node, with the right message', (
     expect((await lab.nodes[0]!.diskLayout()).partitions.map((p) => p.name)).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
   }, 240_000);
 });
+
+// The nodes' paths go into shell text on the simulated ramdisk (rewritten command lines, the
+// sourced node.env): a lab directory a shell would split works through a plain-named link.
+describe('simulated lab in a directory with a space and shell characters', () => {
+  let dir: string;
+  let lab: Lab;
+  beforeAll(async () => {
+    dir = join(mkdtempSync(join(tmpdir(), 'tsbm-simspace-')), `my lab's "x" $HOME`);
+    lab = await startLab({ nodes: 1, dir, bootDelayMs: 200, powerDelayMs: 50 });
+  });
+  afterAll(async () => {
+    await lab?.close();
+    rmSync(resolve(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('deploys; the disk in the lab directory holds the GPT and config drive; the link goes with the lab', async () => {
+    expect(lab.inventory).toBe(join(dir, 'inventory.yml'));
+    const r = await deploy(lab);
+    expect([...r.failures.values()]).toEqual([]);
+    expect(r.code).toBe(0);
+    const [n] = lab.nodes;
+    expect(n!.root).not.toContain(' ');
+    expect(existsSync(join(dir, 'nodes', 'node01', 'root', 'dev', 'vda'))).toBe(true);
+    expect((await n!.diskLayout()).partitions.map((p) => p.name)).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
+    const link = resolve(n!.root, '..', '..', '..');
+    await lab.close();
+    expect(existsSync(link)).toBe(false);
+    expect(existsSync(dir)).toBe(true);
+  }, 120_000);
+});

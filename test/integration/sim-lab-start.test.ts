@@ -32,4 +32,15 @@ describe('sim up', () => {
     } while (alive && Date.now() < deadline && !spawnSync('sleep', ['0.2']).error);
     expect(alive).toBe('');
   });
+
+  it('in a directory with a space: the next command it prints quotes the inventory, so it can be pasted', () => {
+    const dir = join(scratch('tsbm-labstart-'), 'my lab');
+    const up = spawnSync(process.execPath, [bin, 'sim', 'up', '--nodes', '1', '--dir', dir], { encoding: 'utf8', timeout: 60_000 });
+    try {
+      expect(up.status, up.stderr).toBe(0);
+      expect(up.stdout).toContain(`next: tsbm run playbooks/deploy-bootc.yml -i '${dir}/inventory.yml'\n`);
+    } finally {
+      spawnSync(process.execPath, [bin, 'sim', 'down', '--dir', dir], { encoding: 'utf8', timeout: 60_000 });
+    }
+  });
 });

@@ -11,6 +11,7 @@ import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
+import { nodeDirFor } from './shell-safe-dir.js';
 
 export interface LabOptions {
   nodes: number;
@@ -63,11 +64,13 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const faultSpec = parseFaultSpec(opts.faults);
   const dir = resolve(opts.dir);
   mkdirSync(join(dir, 'nodes'), { recursive: true });
-  const imagesDir = join(dir, 'images');
+  // What the nodes' shell tools see of the lab: the directory, or a plain-named link to it.
+  const nodeDir = nodeDirFor(dir);
+  const imagesDir = join(nodeDir.path, 'images');
   writeImageCatalogue(imagesDir);
   // Lab-wide cache the nodes' tools share (sim-bootc's GPT templates, one per disk size and root
   // size). Emptied at every start: a template outlives no lab, nor the tools that made it.
-  const cacheDir = join(dir, 'cache');
+  const cacheDir = join(nodeDir.path, 'cache');
   rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir);
   const controller = controllerKey(dir);
@@ -85,7 +88,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
       new SimNode({
         name,
         index: i,
-        dir: join(dir, 'nodes', name),
+        dir: join(nodeDir.path, 'nodes', name),
         mockupDir: mockups[(i - 1) % mockups.length]!,
         // The OS picks each port as the node listens: ports probed free beforehand could be
         // taken by anyone (a test, an outgoing connection) before a large lab got to them.
@@ -119,6 +122,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
     await spawner?.close();
+    nodeDir.release();
     throw e;
   }
 
@@ -145,6 +149,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     async close() {
       await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
       await spawner?.close();
+      nodeDir.release();
     },
   };
 }
