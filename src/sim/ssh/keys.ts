@@ -19,7 +19,11 @@ export function generateSshKeyPair(type: SshKeyType = 'ed25519'): SshKeyPair {
         : type === 'ecdsa'
           ? utils.generateKeyPairSync('ecdsa', { bits: 256 })
           : utils.generateKeyPairSync('ed25519');
-    if (!(utils.parseKey(kp.private) instanceof Error) && !(utils.parseKey(kp.public) instanceof Error)) {
+    const priv = utils.parseKey(kp.private);
+    if (!(priv instanceof Error) && !(utils.parseKey(kp.public) instanceof Error)) {
+      // One signature now makes the key's OpenSSL object (ssh2-keys.ts caches it by PEM), so a
+      // server's first handshake does not: a lab makes its keys at start, not during a deploy.
+      (Array.isArray(priv) ? priv[0] : priv)?.sign(Buffer.alloc(1));
       return { private: kp.private, public: kp.public };
     }
   }
