@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import { processAlive } from '../util/process-alive.js';
 
-interface LockOwner {
+export interface LockOwner {
   runId: string;
   pid: number;
   machine: string;
@@ -87,6 +87,41 @@ function linkOrRead(file: string, owner: LockOwner): LockOwner | 'vanished' | un
   }
 }
 
+const sameOwner = (a: LockOwner, b: LockOwner) =>
+  a.runId === b.runId && a.pid === b.pid && a.machine === b.machine && a.started === b.started;
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Replaces a lock whose run died (`stale`, as read earlier) with ours; returns the holder when
+ * that fails. Two runs can find the same stale lock: the first removes it and takes the lock,
+ * and the second must not then remove that fresh lock. So the lock is removed only by the
+ * holder of `<lock>.break`, after reading it again and finding it still the stale one.
+ */
+export function takeOverStale(file: string, stale: LockOwner, owner: LockOwner): LockOwner | undefined {
+  const breakFile = `${file}.break`;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const breaker = tryTake(breakFile, owner);
+    if (!breaker) {
+      try {
+        const now = linkOrRead(file, owner);
+        if (now === undefined) return undefined; // it went away and we linked ours in
+        if (now === 'vanished' || !sameOwner(now, stale)) return tryTake(file, owner);
+        unlinkSync(file);
+        return tryTake(file, owner);
+      } finally {
+        unlinkSync(breakFile);
+      }
+    }
+    // A breaker that died in its few microseconds would block every later run: remove it.
+    if (breaker.machine === owner.machine && ownerGone(breaker)) unlinkSync(breakFile);
+    else sleepMs(10); // another run is replacing it right now
+  }
+  return tryTake(file, owner);
+}
+
 /** Takes every host's lock or none; throws naming the holder's run id. */
 export function acquireNodeLocks(dir: string, hosts: string[], runId: string): NodeLocks {
   mkdirSync(dir, { recursive: true });
@@ -106,10 +141,7 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
     for (const host of hosts) {
       const file = fileFor(dir, host);
       let holder = tryTake(file, owner);
-      if (holder && holder.machine === owner.machine && ownerGone(holder)) {
-        unlinkSync(file); // stale: its run died without releasing
-        holder = tryTake(file, owner);
-      }
+      if (holder && holder.machine === owner.machine && ownerGone(holder)) holder = takeOverStale(file, holder, owner);
       if (holder) {
         const where = holder.machine === owner.machine ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.machine}`;
         throw new TsbmError('runtime', `host ${host} is locked by run ${holder.runId} (${where})`, {

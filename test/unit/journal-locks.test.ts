@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { acquireNodeLocks, type LockOwner, takeOverStale } from '../../src/journal/locks.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -34,6 +34,48 @@ describe('node locks', () => {
     const l = acquireNodeLocks(dir, ['n1'], 'new');
     l.release();
     expect(existsSync(join(dir, 'n1.lock'))).toBe(false);
+  });
+});
+
+describe('stale lock takeover', () => {
+  const deadPid = () => spawnSync('true').pid!; // exited already
+
+  it('a run that found the lock stale after another run took it over leaves the new lock alone', () => {
+    const dir = tmp();
+    const file = join(dir, 'n1.lock');
+    const stale: LockOwner = { runId: 'old', pid: deadPid(), machine: hostname(), time: 0 };
+    writeFileSync(file, JSON.stringify(stale));
+    // Runs A and B both read the stale lock; A replaces it first.
+    const a = acquireNodeLocks(dir, ['n1'], 'run-A');
+    const b: LockOwner = { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() };
+    const holder = takeOverStale(file, stale, b);
+    expect(holder?.runId).toBe('run-A');
+    expect(JSON.parse(readFileSync(file, 'utf8')).runId).toBe('run-A');
+    expect(() => acquireNodeLocks(dir, ['n1'], 'run-C')).toThrow(/host n1 is locked by run run-A/);
+    a.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a breaker that died mid-way does not block the takeover; a live one is waited for', () => {
+    const dir = tmp();
+    const file = join(dir, 'n1.lock');
+    const stale: LockOwner = { runId: 'old', pid: deadPid(), machine: hostname(), time: 0 };
+    writeFileSync(file, JSON.stringify(stale));
+    writeFileSync(`${file}.break`, JSON.stringify({ ...stale, runId: 'breaker' }));
+    const me: LockOwner = { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() };
+    expect(takeOverStale(file, stale, me)).toBeUndefined();
+    expect(JSON.parse(readFileSync(file, 'utf8')).runId).toBe('run-B');
+    expect(readdirSync(dir)).toEqual(['n1.lock']);
+    rmSync(file);
+
+    // A live breaker (this process, as another run) holds it: after waiting, the stale lock
+    // is still there and named, never removed behind the breaker's back.
+    writeFileSync(file, JSON.stringify(stale));
+    writeFileSync(`${file}.break`, JSON.stringify({ ...me, runId: 'breaker' }));
+    const started = Date.now();
+    expect(takeOverStale(file, stale, me)?.runId).toBe('old');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n1.lock.break']);
   });
 });
 
