@@ -77,19 +77,35 @@ export interface ActionRef {
   def: Json;
 }
 
-/** Finds the action whose `target` is `path`, in `Actions` or `Actions.Oem.*` / `Oem.*.Actions`. */
-export function findAction(tree: Map<string, Json>, path: string): ActionRef | undefined {
-  const want = normPath(path);
+/** Action targets to their action, per tree: built on first use, so a POST is not a walk of the whole tree. */
+const actionIndexes = new WeakMap<Map<string, Json>, Map<string, ActionRef>>();
+
+function indexActions(tree: Map<string, Json>): Map<string, ActionRef> {
+  const index = new Map<string, ActionRef>();
   for (const [resource, body] of tree) {
     for (const actions of actionBlocks(body)) {
       for (const [name, def] of Object.entries(actions)) {
         if (!name.startsWith('#') || !def || typeof def !== 'object') continue;
         const target = (def as Json).target;
-        if (typeof target === 'string' && normPath(target) === want) return { resource, name, def: def as Json };
+        if (typeof target !== 'string') continue;
+        // The first resource that names a target keeps it, as a walk in tree order would find it.
+        const key = normPath(target);
+        if (!index.has(key)) index.set(key, { resource, name, def: def as Json });
       }
     }
   }
-  return undefined;
+  return index;
+}
+
+/** Finds the action whose `target` is `path`, in `Actions` or `Actions.Oem.*` / `Oem.*.Actions`. */
+export function findAction(tree: Map<string, Json>, path: string): ActionRef | undefined {
+  const want = normPath(path);
+  const known = actionIndexes.get(tree)?.get(want);
+  if (known) return known;
+  // Not indexed (yet): index the tree as it is now; resources added since are then found too.
+  const index = indexActions(tree);
+  actionIndexes.set(tree, index);
+  return index.get(want);
 }
 
 function actionBlocks(body: Json): Json[] {
