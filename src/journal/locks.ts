@@ -2,7 +2,7 @@
 // records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
 // (or whose pid now belongs to a newer process) is stale and taken over.
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
@@ -42,35 +42,47 @@ function ownerGone(holder: LockOwner): boolean {
   return now !== undefined && now !== holder.started;
 }
 
-/** Takes the lock, or returns its holder. */
-function tryTake(file: string, owner: LockOwner): LockOwner | undefined {
-  // A holder that lets go between our failed link and our read leaves nothing to read: try
-  // again, never call that stale (unlinking then would remove a newer holder's lock).
-  for (let attempt = 0; ; attempt++) {
-    const holder = linkOrRead(file, owner);
-    if (holder !== 'vanished') return holder;
-    if (attempt >= 100) return { runId: 'unknown (lock kept changing hands)', pid: process.pid, machine: owner.machine, time: 0 };
-  }
+/** The run's owner record and where it is written (the name locks are linked from). */
+export interface OwnerRecord {
+  owner: LockOwner;
+  file: string;
 }
 
-function linkOrRead(file: string, owner: LockOwner): LockOwner | 'vanished' | undefined {
-  // Written whole to a private name, then linked into place: link() fails if the lock exists, and
-  // a lock that exists is always complete. (open 'wx' then write let another run read an empty
-  // lock in between, call it stale and take it too.)
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o644);
+/**
+ * Writes the run's owner record whole, once, under a private name in the lock directory. Every
+ * lock the run takes is a hard link to it: link() fails if the lock exists, and a lock that
+ * exists is always complete (open 'wx' then write let another run read an empty lock in
+ * between, call it stale and take it too). One file for all hosts: a new file per host cost a
+ * third of a second for a thousand hosts on some file systems.
+ */
+export function writeOwnerRecord(dir: string, owner: LockOwner): OwnerRecord {
+  const file = join(dir, `.${process.pid}.${randomBytes(6).toString('hex')}.owner`);
+  const fd = openSync(file, 'wx', 0o644);
   try {
     writeSync(fd, JSON.stringify(owner));
   } finally {
     closeSync(fd);
   }
+  return { owner, file };
+}
+
+/** Takes the lock, or returns its holder. */
+function tryTake(file: string, me: OwnerRecord): LockOwner | undefined {
+  // A holder that lets go between our failed link and our read leaves nothing to read: try
+  // again, never call that stale (unlinking then would remove a newer holder's lock).
+  for (let attempt = 0; ; attempt++) {
+    const holder = linkOrRead(file, me);
+    if (holder !== 'vanished') return holder;
+    if (attempt >= 100) return { runId: 'unknown (lock kept changing hands)', pid: process.pid, machine: me.owner.machine, time: 0 };
+  }
+}
+
+function linkOrRead(file: string, me: OwnerRecord): LockOwner | 'vanished' | undefined {
   try {
-    linkSync(tmp, file);
+    linkSync(me.file, file);
     return undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    unlinkSync(tmp);
   }
   let text: string;
   try {
@@ -100,26 +112,26 @@ function sleepMs(ms: number): void {
  * and the second must not then remove that fresh lock. So the lock is removed only by the
  * holder of `<lock>.break`, after reading it again and finding it still the stale one.
  */
-export function takeOverStale(file: string, stale: LockOwner, owner: LockOwner): LockOwner | undefined {
+export function takeOverStale(file: string, stale: LockOwner, me: OwnerRecord): LockOwner | undefined {
   const breakFile = `${file}.break`;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const breaker = tryTake(breakFile, owner);
+    const breaker = tryTake(breakFile, me);
     if (!breaker) {
       try {
-        const now = linkOrRead(file, owner);
+        const now = linkOrRead(file, me);
         if (now === undefined) return undefined; // it went away and we linked ours in
-        if (now === 'vanished' || !sameOwner(now, stale)) return tryTake(file, owner);
+        if (now === 'vanished' || !sameOwner(now, stale)) return tryTake(file, me);
         unlinkSync(file);
-        return tryTake(file, owner);
+        return tryTake(file, me);
       } finally {
         unlinkSync(breakFile);
       }
     }
     // A breaker that died in its few microseconds would block every later run: remove it.
-    if (breaker.machine === owner.machine && ownerGone(breaker)) unlinkSync(breakFile);
+    if (breaker.machine === me.owner.machine && ownerGone(breaker)) unlinkSync(breakFile);
     else sleepMs(10); // another run is replacing it right now
   }
-  return tryTake(file, owner);
+  return tryTake(file, me);
 }
 
 /** Takes every host's lock or none; throws naming the holder's run id. */
@@ -127,6 +139,7 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
   mkdirSync(dir, { recursive: true });
   const started = processStart(process.pid);
   const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now(), ...(started ? { started } : {}) };
+  const me = writeOwnerRecord(dir, owner);
   const taken: string[] = [];
   const release = () => {
     for (const f of taken.splice(0)) {
@@ -140,8 +153,8 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
   try {
     for (const host of hosts) {
       const file = fileFor(dir, host);
-      let holder = tryTake(file, owner);
-      if (holder && holder.machine === owner.machine && ownerGone(holder)) holder = takeOverStale(file, holder, owner);
+      let holder = tryTake(file, me);
+      if (holder && holder.machine === owner.machine && ownerGone(holder)) holder = takeOverStale(file, holder, me);
       if (holder) {
         const where = holder.machine === owner.machine ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.machine}`;
         throw new TsbmError('runtime', `host ${host} is locked by run ${holder.runId} (${where})`, {
@@ -154,6 +167,9 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
   } catch (e) {
     release();
     throw e;
+  } finally {
+    // The locks keep the record's content; its own name is not needed once they are linked.
+    rmSync(me.file, { force: true });
   }
   return { release };
 }

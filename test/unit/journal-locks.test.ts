@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireNodeLocks, type LockOwner, takeOverStale } from '../../src/journal/locks.js';
+import { acquireNodeLocks, type LockOwner, takeOverStale, writeOwnerRecord } from '../../src/journal/locks.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -47,8 +47,9 @@ describe('stale lock takeover', () => {
     writeFileSync(file, JSON.stringify(stale));
     // Runs A and B both read the stale lock; A replaces it first.
     const a = acquireNodeLocks(dir, ['n1'], 'run-A');
-    const b: LockOwner = { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() };
+    const b = writeOwnerRecord(dir, { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() });
     const holder = takeOverStale(file, stale, b);
+    rmSync(b.file);
     expect(holder?.runId).toBe('run-A');
     expect(JSON.parse(readFileSync(file, 'utf8')).runId).toBe('run-A');
     expect(() => acquireNodeLocks(dir, ['n1'], 'run-C')).toThrow(/host n1 is locked by run run-A/);
@@ -62,20 +63,21 @@ describe('stale lock takeover', () => {
     const stale: LockOwner = { runId: 'old', pid: deadPid(), machine: hostname(), time: 0 };
     writeFileSync(file, JSON.stringify(stale));
     writeFileSync(`${file}.break`, JSON.stringify({ ...stale, runId: 'breaker' }));
-    const me: LockOwner = { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() };
+    mkdirSync(join(dir, 'records')); // the record elsewhere: the lock directory holds only locks
+    const me = writeOwnerRecord(join(dir, 'records'), { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() });
     expect(takeOverStale(file, stale, me)).toBeUndefined();
     expect(JSON.parse(readFileSync(file, 'utf8')).runId).toBe('run-B');
-    expect(readdirSync(dir)).toEqual(['n1.lock']);
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'records']);
     rmSync(file);
 
     // A live breaker (this process, as another run) holds it: after waiting, the stale lock
     // is still there and named, never removed behind the breaker's back.
     writeFileSync(file, JSON.stringify(stale));
-    writeFileSync(`${file}.break`, JSON.stringify({ ...me, runId: 'breaker' }));
+    writeFileSync(`${file}.break`, JSON.stringify({ ...me.owner, runId: 'breaker' }));
     const started = Date.now();
     expect(takeOverStale(file, stale, me)?.runId).toBe('old');
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
-    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n1.lock.break']);
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n1.lock.break', 'records']);
   });
 });
 
@@ -107,4 +109,22 @@ describe('node locks under contention', () => {
     );
     return Promise.all(runs).then((doubles) => expect(doubles).toEqual([0, 0, 0, 0]));
   }, 60_000);
+});
+
+describe('one owner record per run', () => {
+  it('every lock of a run is a link to one record, whose own name is gone once they are taken', async () => {
+    const { statSync } = await import('node:fs');
+    const dir = tmp();
+    const l = acquireNodeLocks(dir, ['n1', 'n2', 'n3'], 'run-A');
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock', 'n3.lock']);
+    const inodes = new Set(['n1', 'n2', 'n3'].map((h) => statSync(join(dir, `${h}.lock`)).ino));
+    expect(inodes.size).toBe(1);
+    expect(statSync(join(dir, 'n1.lock')).nlink).toBe(3);
+    expect(JSON.parse(readFileSync(join(dir, 'n2.lock'), 'utf8'))).toMatchObject({ runId: 'run-A', pid: process.pid });
+    // A refused run leaves neither locks nor its record behind.
+    expect(() => acquireNodeLocks(dir, ['n4', 'n1'], 'run-B')).toThrow(/host n1 is locked by run run-A/);
+    expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock', 'n3.lock']);
+    l.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
