@@ -124,11 +124,12 @@ export function takeOverStale(file: string, stale: LockOwner, me: OwnerRecord): 
         unlinkSync(file);
         return tryTake(file, me);
       } finally {
-        unlinkSync(breakFile);
+        rmSync(breakFile, { force: true });
       }
     }
-    // A breaker that died in its few microseconds would block every later run: remove it.
-    if (breaker.machine === me.owner.machine && ownerGone(breaker)) unlinkSync(breakFile);
+    // A breaker that died in its few microseconds would block every later run: remove it
+    // (another run may be doing the same: force).
+    if (breaker.machine === me.owner.machine && ownerGone(breaker)) rmSync(breakFile, { force: true });
     else sleepMs(10); // another run is replacing it right now
   }
   return tryTake(file, me);
