@@ -1,20 +1,13 @@
 // The lab's node directories go into shell text on the simulated ramdisk; a lab directory with
 // a space gets a plain-named symlink instead, and a link someone else planted is never used.
-import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isShellSafePath, nodeDirFor } from '../../src/sim/lab/shell-safe-dir.js';
+import { scratchDirs } from '../helpers/scratch.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function scratch(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tsbm-safe-dir-'));
-  made.push(d);
-  return d;
-}
+const scratchDir = scratchDirs();
+const scratch = () => scratchDir('tsbm-safe-dir-');
 
 describe('nodeDirFor', () => {
   it('a plain path is used as it is, with nothing to release', () => {
