@@ -137,6 +137,39 @@ describe('transport', () => {
     }
   }, 15_000);
 
+  it("the run's abort stops a request in flight at once, without a retry", async () => {
+    const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!', faults: { latencyMs: 3000 } });
+    const ac = new AbortController();
+    const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
+    const t = new Transport(endpoint, { signal: ac.signal, retry: { retries: 3, baseDelayMs: 10, maxDelayMs: 10 } });
+    try {
+      const started = Date.now();
+      setTimeout(() => ac.abort(), 100);
+      const e = (await t.request('GET', '/redfish/v1').catch((x: unknown) => x)) as Error;
+      expect(e.message).toMatch(/aborted/);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(bmc.requestCount()).toBe(1);
+    } finally {
+      t.close();
+      await bmc.close();
+    }
+  });
+
+  it('keeps the request timeout to the millisecond (undici ticks its own in half seconds)', async () => {
+    const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!', faults: { latencyMs: 2000 } });
+    const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
+    const t = new Transport(endpoint, { timeoutMs: 120, retry: { retries: 0 } });
+    try {
+      const started = Date.now();
+      const e = (await t.request('GET', '/redfish/v1').catch((x: unknown) => x)) as Error;
+      expect(e.message).toMatch(/no answer within 120 ms/);
+      expect(Date.now() - started).toBeLessThan(450);
+    } finally {
+      t.close();
+      await bmc.close();
+    }
+  });
+
   it("leaves no listener on the run's abort signal once a request is done", async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!' });
     const ac = new AbortController();
