@@ -45,15 +45,20 @@ const closedSftp = new WeakSet<SFTPWrapper>();
 
 const LOST_HINT = 'the host went down or the network dropped; the next task reconnects';
 
-interface Hop {
+export interface Hop {
   label: string;
   address: string;
   port: number;
   user: string;
 }
 
+const HANDSHAKE_DROPPED_HINT = 'the host or something in between dropped it (sshd going down, MaxStartups, a firewall); try again';
+
 // Maps ssh2/socket errors to what an operator can act on.
-function describeConnectError(err: Error & { code?: string; level?: string }, hop: Hop): { message: string; hint: string } {
+export function describeConnectError(
+  err: Error & { code?: string; level?: string },
+  hop: Pick<Hop, 'address' | 'port' | 'user'>,
+): { message: string; hint: string } {
   const where = `${hop.address}:${hop.port}`;
   if (err.code === 'ECONNREFUSED')
     return { message: `connection refused by ${where}`, hint: 'check that sshd runs there and ssh_port is right' };
@@ -63,6 +68,9 @@ function describeConnectError(err: Error & { code?: string; level?: string }, ho
     return { message: `cannot resolve ${hop.address}`, hint: 'check ssh_host / ansible_host' };
   if (err.code === 'ETIMEDOUT' || /timed out/i.test(err.message))
     return { message: `timed out connecting to ${where}`, hint: 'check that the host is up and reachable; raise the connect timeout if it is slow' };
+  // Written to or read from a connection the host had already dropped, mid-handshake.
+  if (err.code === 'EPIPE' || err.code === 'ECONNRESET')
+    return { message: `${where} closed the connection during the SSH handshake (${err.message})`, hint: HANDSHAKE_DROPPED_HINT };
   if (err.level === 'client-authentication' || /authentication methods failed/i.test(err.message))
     return {
       message: `authentication as ${hop.user} to ${where} failed`,
@@ -217,7 +225,7 @@ export class SshConnection implements Connection {
         fail(
           undefined,
           `${spec.host}: ${hop.address}:${hop.port} closed the connection during the SSH handshake`,
-          'the host or something in between dropped it (sshd going down, MaxStartups, a firewall); try again',
+          HANDSHAKE_DROPPED_HINT,
         ),
       );
       client.connect(config);
