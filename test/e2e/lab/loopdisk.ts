@@ -64,9 +64,25 @@ export function readAt(device: string, offset: number, length: number): Buffer {
   return data;
 }
 
+/** Detaches `device`, trying again for about a second while it is busy (udev probing a new table). */
+function detach(device: string): boolean {
+  for (let i = 0; i < 10; i++) {
+    if (sh(['losetup', '-d', device], { allowFail: true }).rc === 0) return true;
+    sh(['sleep', '0.1']);
+  }
+  return false;
+}
+
+/** Detaches every device this file attached; one that stays attached fails the caller, loudly. */
 export function detachAll(): void {
-  for (const device of attached.keys()) sh(['losetup', '-d', device], { allowFail: true });
+  const left = [...attached.keys()].filter((device) => !detach(device));
   attached.clear();
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
+  if (left.length) throw new Error(`lab: could not detach ${left.join(', ')}; detach with losetup -d`);
 }
+
+// A test process that ends without its afterAll (a crash, a worker torn down) still lets go.
+process.once('exit', () => {
+  for (const device of attached.keys()) sh(['losetup', '-d', device], { allowFail: true });
+});
