@@ -61,6 +61,9 @@ export class SimNode {
   /** The node's "network ports": held for the lab's life so nothing else can take them while the node is off. */
   private readonly nics: Server[] = [];
   private bootTimer: NodeJS.Timeout | undefined;
+  /** A boot whose timer fired and whose SSH server is still starting: power off and stop wait for it. */
+  private booting: Promise<void> | undefined;
+  private stopped = false;
   private lastBoot: BootInfo | undefined;
 
   constructor(readonly cfg: SimNodeConfig) {
@@ -177,9 +180,9 @@ export class SimNode {
       const boot = fromCd ? (this.cfg.faults.neverBoots ? undefined : this.startRamdisk()) : fromDisk ? this.startInstance() : undefined;
       if (!boot) this.phase = 'firmware'; // PXE, BIOS setup, a CD boot without media, or a faulty node: nothing answers
       // One node failing to come up must not take the whole lab down with it.
-      boot?.catch((e: unknown) => {
+      this.booting = boot?.catch((e: unknown) => {
         this.phase = 'firmware';
-        process.stderr.write(`${this.cfg.name}: boot failed: ${(e as Error).message}\n`);
+        if (!this.stopped) process.stderr.write(`${this.cfg.name}: boot failed: ${(e as Error).message}\n`);
       });
     }, this.cfg.bootDelayMs);
   }
@@ -231,7 +234,16 @@ export class SimNode {
   private async powerOff(): Promise<void> {
     clearTimeout(this.bootTimer);
     this.phase = 'off';
+    await this.settleBoot();
+    this.phase = 'off';
     await this.stopSsh();
+  }
+
+  /** Lets a boot already under way finish, so the SSH server it starts is stopped after it. */
+  private async settleBoot(): Promise<void> {
+    const boot = this.booting;
+    this.booting = undefined;
+    await boot;
   }
 
   private async stopSsh(): Promise<void> {
@@ -265,7 +277,9 @@ export class SimNode {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.bootTimer);
+    await this.settleBoot();
     await this.stopSsh();
     for (const n of this.nics.splice(0)) await new Promise((r) => n.close(r));
     await this.bmc?.close();
