@@ -60,7 +60,7 @@ export async function createPartition(
 const GPT_LINUX_DATA = '0FC63DAF-8483-4772-8E79-3D69D8477DE4';
 
 /** The one-partition sfdisk script: GPT names it config-2 (found by label later); MBR has no names. */
-export function sfdiskScriptLine(p: Extract<Placement, { action: 'create' }>): string {
+function sfdiskScriptLine(p: Extract<Placement, { action: 'create' }>): string {
   const where = `start=${p.startSector}, size=${p.sizeSectors}`;
   return p.label === 'gpt' ? `${where}, type=${GPT_LINUX_DATA}, name=config-2\n` : `${where}, type=83\n`;
 }

@@ -4,6 +4,11 @@ import { TsbmError } from '../errors.js';
 
 const SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
+/** Whether `arg` is one shell word as it stands: no quoting needed in any context. */
+export function isPlainShellWord(arg: string): boolean {
+  return SAFE.test(arg);
+}
+
 /** Quote one argument for POSIX sh. Plain words stay readable; everything else is single-quoted. */
 export function shQuote(arg: string): string {
   if (arg.includes('\0')) {
@@ -12,7 +17,7 @@ export function shQuote(arg: string): string {
     });
   }
   if (arg === '') return "''";
-  if (SAFE.test(arg)) return arg;
+  if (isPlainShellWord(arg)) return arg;
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 

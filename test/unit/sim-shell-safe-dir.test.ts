@@ -3,7 +3,8 @@
 import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isShellSafePath, nodeDirFor } from '../../src/sim/lab/shell-safe-dir.js';
+import { isPlainShellWord as isShellSafePath } from '../../src/connection/quote.js';
+import { nodeDirFor } from '../../src/sim/lab/shell-safe-dir.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const scratchDir = scratchDirs();

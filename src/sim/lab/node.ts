@@ -233,8 +233,7 @@ export class SimNode {
 
   private async powerOff(): Promise<void> {
     clearTimeout(this.bootTimer);
-    this.phase = 'off';
-    await this.settleBoot();
+    await this.settleBoot(); // a boot under way sets its phase on finishing: off comes after it
     this.phase = 'off';
     await this.stopSsh();
   }

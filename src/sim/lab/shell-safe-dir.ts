@@ -6,14 +6,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isPlainShellWord } from '../../connection/quote.js';
 import { TsbmError } from '../../errors.js';
-
-/** Characters a path may hold and still be one shell word, unquoted, in any context. */
-const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-export function isShellSafePath(p: string): boolean {
-  return SHELL_SAFE.test(p);
-}
 
 export interface NodeDir {
   /** The directory the nodes' files are reached through (the lab directory or its alias). */
@@ -28,10 +22,10 @@ export interface NodeDir {
  * only if it is this user's own symlink (never follow someone else's link in /tmp).
  */
 export function nodeDirFor(dir: string, tmp = tmpdir()): NodeDir {
-  if (isShellSafePath(dir)) return { path: dir, release: () => undefined };
+  if (isPlainShellWord(dir)) return { path: dir, release: () => undefined };
   const uid = process.getuid?.() ?? 0;
   const alias = join(tmp, `tsbm-sim-${uid}-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`);
-  if (!isShellSafePath(alias)) {
+  if (!isPlainShellWord(alias)) {
     throw new TsbmError('options', `the lab directory ${dir} holds characters a shell would split, and so does the temp directory ${tmp}`, {
       hint: 'use --dir with a path of letters, digits and ._-/ only, or set TMPDIR to such a directory',
     });
