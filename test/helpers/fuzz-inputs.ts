@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 
-// One seed per suite run, shown in test/FAULTS.md; TSBM_FUZZ_SEED replays a failure.
+// One seed per suite run, shown in the fault table (npm run faults); TSBM_FUZZ_SEED replays a failure.
 export const FUZZ_SEED = Number(process.env.TSBM_FUZZ_SEED) || Date.now() % 2 ** 31;
 
 // Words the loaders care about, so generated documents get past the first "not a mapping" check.

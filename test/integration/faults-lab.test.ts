@@ -1,6 +1,6 @@
 // The fault list of issue 6 against the simulated lab, through the built CLI: one deploy where
 // each faulty node fails at the right task with the right message (or rides out a transient
-// fault), while the healthy nodes deploy. Rows go to test/FAULTS.md.
+// fault), while the healthy nodes deploy. Rows go to the fault table (npm run faults).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // behind `tsbm validate`, in process: each input either loads or is refused with a TsbmError
 // pointing at file:line:col; nothing crashes. Bounded (200 runs each). The CLI process is
 // fuzzed in test/integration/faults-validate-fuzz.test.ts.
-// Templating, argv quoting and the ISO writer have their own fuzz tests (see test/FAULTS.md).
+// Templating, argv quoting and the ISO writer have their own fuzz tests (see the fault table, npm run faults).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
