@@ -334,7 +334,14 @@ export const MODULE_CATALOG = [
         "needs_ramdisk": {
           "default": true,
           "description": "false when the run will not boot an ISO (undeploy without erasing): the ISO is not checked",
-          "type": "boolean"
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "string"
+            }
+          ]
         },
         "pull_secret": {
           "description": "Default: instance_info.image_pull_secret (same formats as podman_pull). Always a secret.",
@@ -424,6 +431,29 @@ export const MODULE_CATALOG = [
           "default": 30,
           "description": "Seconds each HTTP check may take",
           "type": "number"
+        }
+      }
+    }
+  },
+  {
+    "name": "erase_disk_metadata",
+    "summary": "Erase one disk's partition tables and signatures on the ramdisk (Ironic's metadata erase)",
+    "description": "Reads the disk's size (blockdev) and partitions (partx), runs `wipefs --all --force` on the disk when the ramdisk has it, zeroes the first and last MiB of every partition and of the disk with dd (by offset on the whole disk, so partitions need no device node), then checks those bytes read back as zeros and that no partition table is left. Returns device, size_bytes, partitions (found before) and ranges (bytes zeroed). In check mode it only reads.",
+    "runsOn": "target",
+    "checkMode": true,
+    "idempotent": true,
+    "example": "- name: Erase the root disk's metadata\n  erase_disk_metadata:\n    device: \"{{ root.device }}\"",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "device"
+      ],
+      "properties": {
+        "device": {
+          "pattern": "^/dev/",
+          "description": "The whole disk to erase, normally \"{{ root.device }}\" (the disk root device hints chose)",
+          "type": "string"
         }
       }
     }
@@ -811,7 +841,7 @@ export const MODULE_CATALOG = [
   {
     "name": "redfish_boot_device",
     "summary": "Set the next (or every) boot device of a node through its BMC (Redfish)",
-    "description": "PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back.",
+    "description": "PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order.",
     "runsOn": "controller",
     "checkMode": true,
     "idempotent": true,
@@ -824,7 +854,7 @@ export const MODULE_CATALOG = [
       ],
       "properties": {
         "device": {
-          "description": "disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb",
+          "description": "disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb, or none: clear the override (Disabled)",
           "anyOf": [
             {
               "const": "disk",
@@ -844,6 +874,10 @@ export const MODULE_CATALOG = [
             },
             {
               "const": "usb",
+              "type": "string"
+            },
+            {
+              "const": "none",
               "type": "string"
             }
           ]

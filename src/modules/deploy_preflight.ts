@@ -34,7 +34,10 @@ const args = Type.Object(
       }),
     ),
     needs_ramdisk: Type.Optional(
-      Type.Boolean({ default: true, description: 'false when the run will not boot an ISO (undeploy without erasing): the ISO is not checked' }),
+      Type.Union([Type.Boolean(), Type.String()], {
+        default: true,
+        description: 'false when the run will not boot an ISO (undeploy without erasing): the ISO is not checked',
+      }),
     ),
     pull_secret: Type.Optional(
       Type.String({ description: 'Default: instance_info.image_pull_secret (same formats as podman_pull). Always a secret.' }),
@@ -122,7 +125,7 @@ export const deployPreflightModule = defineModule({
   async run(ctx, a) {
     const kind = a.deploy;
     const { iso, name } = isoOf(kind, a, ctx);
-    const needsRamdisk = a.needs_ramdisk !== false;
+    const needsRamdisk = a.needs_ramdisk === undefined || truthy(a.needs_ramdisk);
     const skip = new Set<string>(a.skip ?? []);
     if (!needsRamdisk) skip.add('iso');
     const plan: PreflightPlan = {
