@@ -8,5 +8,6 @@ import { powerStateOf } from '../redfish/power.js';
 export async function checkBmcReady(client: RedfishClient, needsMedia: boolean): Promise<string> {
   const system = await findSystem(client);
   const slot = needsMedia ? await findCdSlot(client, system) : undefined;
-  return `BMC ${client.endpoint.bmc} (${client.authKind} login): System ${system.path}, PowerState ${powerStateOf(system)}${slot ? `, virtual CD ${slot.path}` : ''}`;
+  client.log(`BMC ${client.endpoint.bmc}: ${client.authKind} login, System ${system.path}${slot ? `, virtual CD ${slot.path}` : ''}`, 2);
+  return `BMC ${client.endpoint.bmc}: System ${system.path} (${powerStateOf(system)})${slot ? ', virtual CD' : ''}`;
 }

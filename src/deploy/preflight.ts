@@ -234,7 +234,10 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
     throw e;
   }
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
-  if (plan.kind === 'file') return checkLocalFile('image_url', 'image', plan.location, p.baseDir);
+  if (plan.kind === 'file') {
+    const f = await checkLocalFile('image_url', 'image', plan.location, p.baseDir);
+    return f.passed ? ok(`${f.passed}, ${plan.algo} checksum given`) : f;
+  }
   const url = plan.location;
   for (const v of urlSecrets(url)) s.secret(v);
   const r = await s.once(`image:${p.tlsVerify}:${url}`, () => probeUrl(s.http, url, { tlsVerify: p.tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));

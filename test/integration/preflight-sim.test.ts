@@ -100,7 +100,7 @@ describe('deploy preflight on the simulated lab', () => {
     for (const h of ['node01', 'node06']) {
       const ok = r.events.find((e) => e.type === 'host_result' && e.host === h && e.task === PREFLIGHT);
       expect(ok?.status, h).toBe('ok');
-      expect(ok?.msg).toMatch(/^ready: BMC 127\.0\.0\.1:\d+ \(session login\): System \/redfish\/v1\/Systems\/1, PowerState Off, virtual CD \S+; image registry\.sim\.tsbm:5000\/tsbm\/bootc-demo:latest resolves \(sha256:[0-9a-f]{12}…\); ramdisk_iso answers \(65536 bytes\)$/);
+      expect(ok?.msg).toMatch(/^ready: BMC 127\.0\.0\.1:\d+: System \/redfish\/v1\/Systems\/1 \(Off\), virtual CD; image registry\.sim\.tsbm:5000\/tsbm\/bootc-demo:latest resolves \(sha256:[0-9a-f]{12}…\); ramdisk_iso answers \(65536 bytes\)$/);
       expect((await node(h).diskLayout()).partitions.map((p) => p.name), h).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
     }
   });
