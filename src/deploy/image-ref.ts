@@ -26,3 +26,29 @@ export function parseImageSource(source: string): ImageRef {
     ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
   return { ref, registry: hasRegistry ? first : 'docker.io' };
 }
+
+/** Where a reference lives in its registry's API: repository path and tag or digest. */
+export interface ImageCoordinates {
+  registry: string;
+  /** Repository path; Docker Hub's one-word names get `library/`. */
+  repository: string;
+  /** The digest when there is one (it wins over a tag), else the tag, else `latest`. */
+  reference: string;
+}
+
+export function coordinatesOf(img: ImageRef): ImageCoordinates {
+  const at = img.ref.indexOf('@');
+  const digest = at >= 0 ? img.ref.slice(at + 1) : undefined;
+  let name = at >= 0 ? img.ref.slice(0, at) : img.ref;
+  const slash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  let tag: string | undefined;
+  if (colon > slash) {
+    tag = name.slice(colon + 1);
+    name = name.slice(0, colon);
+  }
+  const hasRegistryPart = name.startsWith(`${img.registry}/`);
+  let repository = hasRegistryPart ? name.slice(img.registry.length + 1) : name;
+  if (img.registry === 'docker.io' && !repository.includes('/')) repository = `library/${repository}`;
+  return { registry: img.registry, repository, reference: digest ?? tag ?? 'latest' };
+}

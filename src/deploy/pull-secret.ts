@@ -35,3 +35,47 @@ export function buildAuthFile(secret: string, registry: string): AuthFile {
   }
   return { json: JSON.stringify({ auths: { [registry]: { auth: s } } }), registries: [registry] };
 }
+
+/** What a registry needs to know of one auths entry (never printed). */
+export interface RegistryLogin {
+  username?: string;
+  password?: string;
+  identityToken?: string;
+}
+
+/** An auths key as containers' auth lookup compares it: no scheme, no /v1/ or /v2/, Docker Hub's aliases folded. */
+function normalizeAuthKey(key: string): string {
+  let k = key.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '');
+  k = k.replace(/\/v[12]$/, '');
+  const [host, ...rest] = k.split('/');
+  const h = host === 'index.docker.io' || host === 'registry-1.docker.io' ? 'docker.io' : host;
+  return [h, ...rest].join('/');
+}
+
+/**
+ * The credentials an auth file (buildAuthFile's JSON) holds for `registry/repository`: the most
+ * specific key that names the registry, or the registry and a leading part of the repository
+ * path, as podman picks them. undefined when none applies.
+ */
+export function loginFor(authJson: string, registry: string, repository: string): RegistryLogin | undefined {
+  const doc = JSON.parse(authJson) as {
+    auths?: Record<string, { auth?: string; username?: string; password?: string; identitytoken?: string }>;
+  };
+  const full = `${registry}/${repository}`;
+  let best: { len: number; entry: NonNullable<typeof doc.auths>[string] } | undefined;
+  for (const [key, entry] of Object.entries(doc.auths ?? {})) {
+    const k = normalizeAuthKey(key);
+    if (k !== registry && !(full === k || full.startsWith(`${k}/`))) continue;
+    if (!best || k.length > best.len) best = { len: k.length, entry };
+  }
+  const e = best?.entry;
+  if (!e) return undefined;
+  if (e.identitytoken) return { identityToken: e.identitytoken };
+  if (e.auth) {
+    const decoded = Buffer.from(e.auth, 'base64').toString('utf8');
+    const i = decoded.indexOf(':');
+    if (i > 0) return { username: decoded.slice(0, i), password: decoded.slice(i + 1) };
+  }
+  if (e.username && e.password !== undefined) return { username: e.username, password: e.password };
+  return undefined;
+}

@@ -288,6 +288,177 @@ export const MODULE_CATALOG = [
     }
   },
   {
+    "name": "deploy_preflight",
+    "summary": "Check a node from the controller before a deploy touches it (BMC, image, ISO); changes nothing",
+    "description": "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry); checks that an image URL and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
+    "runsOn": "controller",
+    "checkMode": true,
+    "idempotent": true,
+    "example": "- name: Check the node before touching it\n  deploy_preflight:\n    deploy: bootc\n    tls_verify: \"{{ image_tls_verify }}\"\n    skip: \"{{ preflight_skip }}\"",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "deploy"
+      ],
+      "properties": {
+        "deploy": {
+          "description": "What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO)",
+          "anyOf": [
+            {
+              "const": "bootc",
+              "type": "string"
+            },
+            {
+              "const": "image",
+              "type": "string"
+            },
+            {
+              "const": "ramdisk",
+              "type": "string"
+            },
+            {
+              "const": "undeploy",
+              "type": "string"
+            }
+          ]
+        },
+        "image": {
+          "description": "Default: instance_info.image_source",
+          "type": "string"
+        },
+        "iso": {
+          "description": "The ISO the BMC will boot: URL or local path. Default: ramdisk_iso (deploy: ramdisk takes instance_iso, then instance_info.boot_iso)",
+          "type": "string"
+        },
+        "needs_ramdisk": {
+          "default": true,
+          "description": "false when the run will not boot an ISO (undeploy without erasing): the ISO is not checked",
+          "anyOf": [
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "string"
+            }
+          ]
+        },
+        "pull_secret": {
+          "description": "Default: instance_info.image_pull_secret (same formats as podman_pull). Always a secret.",
+          "type": "string"
+        },
+        "tls_verify": {
+          "default": true,
+          "description": "false marks the image's registry insecure, as podman_pull does (certificate not verified; plain HTTP when HTTPS fails), and skips certificate checks of an image URL",
+          "type": "boolean"
+        },
+        "registries": {
+          "description": "podman_pull's registries list: prefixes marked insecure are treated so here too",
+          "type": "array",
+          "items": {
+            "additionalProperties": true,
+            "type": "object",
+            "required": [
+              "prefix"
+            ],
+            "properties": {
+              "prefix": {
+                "type": "string"
+              },
+              "mirrors": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "insecure": {
+                "type": "boolean"
+              }
+            }
+          }
+        },
+        "registry_endpoints": {
+          "description": "Registry (host[:port] as image references name it) -> the URL the controller reaches it at, for split DNS or a lab; default: the registry_endpoints var. An http:// URL means plain HTTP.",
+          "type": "object",
+          "patternProperties": {
+            "^(.*)$": {
+              "type": "string"
+            }
+          }
+        },
+        "hash_algo": {
+          "description": "deploy: image; default instance_info.image_os_hash_algo",
+          "type": "string"
+        },
+        "hash_value": {
+          "description": "deploy: image; default instance_info.image_os_hash_value",
+          "type": "string"
+        },
+        "disk_format": {
+          "description": "deploy: image; default instance_info.image_disk_format",
+          "type": "string"
+        },
+        "allow_md5": {
+          "default": false,
+          "type": "boolean"
+        },
+        "skip": {
+          "description": "Checks to leave out, e.g. [registry] when only the ramdisks reach the registry. The image_source form and checksum are always checked.",
+          "type": "array",
+          "items": {
+            "anyOf": [
+              {
+                "const": "bmc",
+                "type": "string"
+              },
+              {
+                "const": "registry",
+                "type": "string"
+              },
+              {
+                "const": "image_url",
+                "type": "string"
+              },
+              {
+                "const": "iso",
+                "type": "string"
+              }
+            ]
+          }
+        },
+        "timeout": {
+          "exclusiveMinimum": 0,
+          "default": 30,
+          "description": "Seconds each HTTP check may take",
+          "type": "number"
+        }
+      }
+    }
+  },
+  {
+    "name": "erase_disk_metadata",
+    "summary": "Erase one disk's partition tables and signatures on the ramdisk (Ironic's metadata erase)",
+    "description": "Reads the disk's size (blockdev) and partitions (partx), runs `wipefs --all --force` on the disk when the ramdisk has it, zeroes the first and last MiB of every partition and of the disk with dd (by offset on the whole disk, so partitions need no device node), then checks those bytes read back as zeros and that no partition table is left. Returns device, size_bytes, partitions (found before) and ranges (bytes zeroed). In check mode it only reads.",
+    "runsOn": "target",
+    "checkMode": true,
+    "idempotent": true,
+    "example": "- name: Erase the root disk's metadata\n  erase_disk_metadata:\n    device: \"{{ root.device }}\"",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "device"
+      ],
+      "properties": {
+        "device": {
+          "pattern": "^/dev/",
+          "description": "The whole disk to erase, normally \"{{ root.device }}\" (the disk root device hints chose)",
+          "type": "string"
+        }
+      }
+    }
+  },
+  {
     "name": "facts",
     "summary": "Gather host facts: memory, CPUs, disks (lsblk), interfaces and MACs, system UUID, SELinux, podman",
     "description": "One remote `sh -c` command; missing tools are tolerated (their facts are absent). Facts land in `facts` and `ansible_facts`, e.g. facts.memory.total_mb, facts.disks, facts.macs, facts.system_uuid.",
@@ -670,7 +841,7 @@ export const MODULE_CATALOG = [
   {
     "name": "redfish_boot_device",
     "summary": "Set the next (or every) boot device of a node through its BMC (Redfish)",
-    "description": "PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back.",
+    "description": "PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order.",
     "runsOn": "controller",
     "checkMode": true,
     "idempotent": true,
@@ -683,7 +854,7 @@ export const MODULE_CATALOG = [
       ],
       "properties": {
         "device": {
-          "description": "disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb",
+          "description": "disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb, or none: clear the override (Disabled)",
           "anyOf": [
             {
               "const": "disk",
@@ -703,6 +874,10 @@ export const MODULE_CATALOG = [
             },
             {
               "const": "usb",
+              "type": "string"
+            },
+            {
+              "const": "none",
               "type": "string"
             }
           ]

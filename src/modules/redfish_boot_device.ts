@@ -7,7 +7,7 @@ import { defineModule } from './types.js';
 
 const Args = Type.Object(
   {
-    device: Type.Union(BOOT_DEVICES.map((d) => Type.Literal(d)), { description: 'disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb' }),
+    device: Type.Union(BOOT_DEVICES.map((d) => Type.Literal(d)), { description: 'disk (Hdd), pxe, cd (Cd or UsbCd), bios (BiosSetup), usb, or none: clear the override (Disabled)' }),
     persistent: Type.Optional(Type.Boolean({ default: false, description: 'Continuous instead of Once' })),
     mode: Type.Optional(Type.Union([Type.Literal('uefi'), Type.Literal('legacy')], { description: 'Boot mode; sent only when it must change' })),
     ...commonRedfishArgs,
@@ -18,7 +18,7 @@ const Args = Type.Object(
 export const redfishBootDevice = defineModule({
   name: 'redfish_boot_device',
   summary: 'Set the next (or every) boot device of a node through its BMC (Redfish)',
-  description: 'PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back.',
+  description: 'PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order.',
   runsOn: 'controller',
   args: Args,
   checkMode: true,

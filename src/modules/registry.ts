@@ -27,6 +27,8 @@ const LOADERS: Record<string, Loader> = {
   podman_pull: () => import('./podman_pull.js').then((m) => def(m.podmanPullModule)),
   root_device: () => import('./root_device.js').then((m) => def(m.rootDeviceModule)),
   wait_agent: () => import('./wait_agent.js').then((m) => def(m.waitAgentModule)),
+  deploy_preflight: () => import('./deploy_preflight.js').then((m) => def(m.deployPreflightModule)),
+  erase_disk_metadata: () => import('./erase_disk_metadata.js').then((m) => def(m.eraseDiskMetadataModule)),
   image_write: () => import('./image_write.js').then((m) => def(m.imageWriteModule)),
   command: () => import('./command.js').then((m) => def(m.commandModule)),
   copy: () => import('./copy.js').then((m) => def(m.copyModule)),

@@ -4,7 +4,8 @@ import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
 import type { Json } from './transport.js';
 
-export const BOOT_DEVICES = ['disk', 'pxe', 'cd', 'bios', 'usb'] as const;
+// `none` clears the override: the node boots by its own boot order again.
+export const BOOT_DEVICES = ['disk', 'pxe', 'cd', 'bios', 'usb', 'none'] as const;
 export type BootDevice = (typeof BOOT_DEVICES)[number];
 
 const TARGETS: Record<BootDevice, string[]> = {
@@ -13,6 +14,7 @@ const TARGETS: Record<BootDevice, string[]> = {
   cd: ['Cd', 'UsbCd'], // some Supermicro boards expose virtual media only as UsbCd
   bios: ['BiosSetup'],
   usb: ['Usb', 'UsbCd'],
+  none: ['None'],
 };
 
 export function chooseBootTarget(device: BootDevice, allowed: readonly string[] | undefined): string | undefined {
@@ -29,7 +31,7 @@ export interface BootWant {
 
 export interface BootPlan {
   target: string;
-  enabled: 'Once' | 'Continuous';
+  enabled: 'Once' | 'Continuous' | 'Disabled';
   patch: Json | undefined;
   before: { target: unknown; enabled: unknown; mode: unknown };
 }
@@ -41,6 +43,7 @@ function bootOf(system: Resource): Json {
 /** What to PATCH (undefined when the override is already as wanted). */
 export function planBoot(bmc: string, system: Resource, want: BootWant): BootPlan {
   const boot = bootOf(system);
+  if (want.device === 'none') return planClear(boot);
   const allowed = Array.isArray(boot['BootSourceOverrideTarget@Redfish.AllowableValues'])
     ? (boot['BootSourceOverrideTarget@Redfish.AllowableValues'] as unknown[]).map(String)
     : undefined;
@@ -72,12 +75,35 @@ export function planBoot(bmc: string, system: Resource, want: BootWant): BootPla
   };
 }
 
+/** Clearing: override Disabled (and target None where the BMC lists it, or lists nothing). */
+function planClear(boot: Json): BootPlan {
+  const allowed = boot['BootSourceOverrideTarget@Redfish.AllowableValues'];
+  const noneOk = !Array.isArray(allowed) || allowed.includes('None');
+  const cleared = boot.BootSourceOverrideEnabled === 'Disabled' || (boot.BootSourceOverrideTarget === 'None' && boot.BootSourceOverrideEnabled === undefined);
+  const patch: Json | undefined = cleared ? undefined : { BootSourceOverrideEnabled: 'Disabled', ...(noneOk ? { BootSourceOverrideTarget: 'None' } : {}) };
+  return {
+    target: noneOk ? 'None' : String(boot.BootSourceOverrideTarget ?? 'None'),
+    enabled: 'Disabled',
+    patch,
+    before: { target: boot.BootSourceOverrideTarget, enabled: boot.BootSourceOverrideEnabled, mode: boot.BootSourceOverrideMode },
+  };
+}
+
 /** Applies the plan and reads it back. Throws when the target did not stick; warns on Continuous-for-Once. */
 export async function applyBoot(client: RedfishClient, system: Resource, plan: BootPlan, want: BootWant, warn: (m: string) => void): Promise<Resource> {
   if (plan.patch) await client.patch(system.path, { Boot: plan.patch }, system.etag);
   const after = await client.get(system.path);
   const boot = bootOf(after);
   const bmc = client.endpoint.bmc;
+  if (plan.enabled === 'Disabled') {
+    // Some BMCs report a cleared override as target None with no Enabled at all.
+    if (boot.BootSourceOverrideEnabled !== 'Disabled' && !(boot.BootSourceOverrideTarget === 'None' && boot.BootSourceOverrideEnabled === undefined)) {
+      throw new TsbmError('runtime', `BMC ${bmc} reads back boot override ${JSON.stringify(boot.BootSourceOverrideTarget)} ${JSON.stringify(boot.BootSourceOverrideEnabled)} after it was cleared`, {
+        hint: 'the BMC ignored the request; clear the boot override in its console',
+      });
+    }
+    return after;
+  }
   if (boot.BootSourceOverrideTarget !== plan.target) {
     throw new TsbmError('runtime', `BMC ${bmc} accepted boot override ${plan.target} for ${system.path} but reads back ${JSON.stringify(boot.BootSourceOverrideTarget)}`, {
       hint: 'the BMC ignored the boot override; check its firmware, or whether a BIOS setting locks the boot order',

@@ -1,7 +1,10 @@
 // Issue 8 end to end: `tsbm run playbooks/deploy-bootc.yml` against machines made of a
 // network namespace with real sshd (the ramdisk), a loop disk, and the fake Redfish BMC; a
 // real htpasswd registry serves a locally built image whose stand-in `bootc` lays out the
-// disk. Two nodes deploy; five more each fail one way, all in the same run.
+// disk. Two nodes deploy; six more each fail one way, all in the same run: one at the
+// controller's preflight (a pull secret the registry rejects), untouched; the others after the
+// ramdisk boot, then powered off with their media ejected. Then undeploy.yml erases node1's
+// loop disk (named by its root device hint) and no other.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,8 +96,11 @@ describe.skipIf(!ready)(
 
     const node = (name: string) => nodes.get(name)!;
     const hostEvents = (host: string) => events.filter((e) => e.type === 'host_result' && e.host === host);
+    /** Where a host fell: its first failure (the cleanup after it reports again). */
     const failure = (host: string) =>
       hostEvents(host).find((e) => e.status === 'failed' || e.status === 'unreachable');
+    const lastFailure = (host: string) =>
+      hostEvents(host).filter((e) => e.status === 'failed' || e.status === 'unreachable').at(-1);
     const diskUntouched = (n: BmcNode) => readAt(n.disk.device, 0, 4 * MiB).every((b) => b === 0);
 
     beforeAll(async () => {
@@ -163,7 +169,7 @@ describe.skipIf(!ready)(
             ssh_private_key_file: key.privateKeyFile,
             ssh_known_hosts_file: join(dir, 'known_hosts'),
             ssh_host_key_checking: 'accept-new',
-            ramdisk_iso: 'http://127.0.0.1:9/tsbm-e2e-ramdisk.iso',
+            ramdisk_iso: join(dir, 'ramdisk.iso'),
             image_tls_verify: false,
             agent_timeout: 25,
             agent_min_memory_mib: 64,
@@ -172,6 +178,8 @@ describe.skipIf(!ready)(
         },
       };
       writeFileSync(join(dir, 'known_hosts'), '');
+      // A local ISO: tsbm serves it to the BMCs, and the preflight checks that it is there.
+      writeFileSync(join(dir, 'ramdisk.iso'), Buffer.alloc(64 * 1024, 1));
       writeFileSync(join(dir, 'inventory.yml'), stringify(inventory));
       // Async: the fake BMCs live in this process and must keep answering during the run.
       const r = await runCli(
@@ -283,11 +291,36 @@ describe.skipIf(!ready)(
       });
     }
 
-    it('wrong pull secret: a clear authentication error, nothing written to the disk', () => {
+    it('wrong pull secret: the preflight asks the real registry and refuses the node before power-off', () => {
       const f = failure('badsecret')!;
-      expect(f.task).toMatch(/pull/i);
-      expect(f.msg).toMatch(/unauthori[sz]ed|authentication/i);
+      expect(f.task).toBe('Check the node before touching it (BMC, image, ISO)');
+      expect(f.msg).toMatch(/registry: registry \S+ refused the pull secret for standin \(UNAUTHORIZED/);
+      expect(node('badsecret').bmc.state.resets).toEqual([]);
+      expect(node('badsecret').boots).toEqual([]);
       expect(diskUntouched(node('badsecret'))).toBe(true);
+    });
+
+    it('the good nodes passed the preflight: manifest resolved with Basic auth over plain HTTP (image_tls_verify: false)', () => {
+      for (const h of ['node1', 'node2']) {
+        const pre = hostEvents(h).find((e) => e.task === 'Check the node before touching it (BMC, image, ISO)');
+        expect(pre?.status, h).toBe('ok');
+        expect(pre?.msg).toMatch(/image \S+\/standin:bootc resolves \(sha256:/);
+        expect(pre?.msg).toMatch(/ramdisk_iso \S+ramdisk\.iso \(65536 bytes\)/);
+      }
+    });
+
+    // (The DMTF tree's second CD slot holds media of its own from the start: only ours counts.)
+    it('nodes that failed after the ramdisk boot end powered off, media ejected, and the message says so', () => {
+      for (const h of ['nobootc', 'tiny', 'wrongmac', 'wronguuid', 'noagent']) {
+        const last = lastFailure(h)!;
+        expect(last.task, h).toBe('Report the failure');
+        expect(last.msg, h).toMatch(/node powered off, virtual media ejected \(on_deploy_failure: power_off\) after "/);
+        expect(last.msg, h).toContain(failure(h)!.task);
+        const n = node(h);
+        expect(n.bmc.state.powerState, h).toBe('Off');
+        expect(n.bmc.state.cdSlots().some((x) => x.Inserted === true && String(x.Image).includes('ramdisk.iso')), h).toBe(false);
+        expect(n.sshd.running(), h).toBe(false);
+      }
     });
 
     it('an image without bootc: a clear "not a bootc image" error', () => {
@@ -335,6 +368,35 @@ describe.skipIf(!ready)(
       expect(diskUntouched(node('noagent'))).toBe(true);
     });
 
+    it('undeploy.yml erases node1\'s loop disk (its root device hint) and only that disk; node1 ends off, ejected, override cleared', async () => {
+      const n = node('node1');
+      const other = node('node2');
+      const otherBefore = sh(['sfdisk', '--json', other.disk.device]).stdout;
+      const logBefore = existsSync(n.sshd.commandsLog) ? readFileSync(n.sshd.commandsLog, 'utf8').length : 0;
+      const u = await runCli(
+        ['bin/tsbm.js', 'run', 'playbooks/undeploy.yml', '-i', join(dir, 'inventory.yml'), '-l', 'node1', '--output', 'json'],
+        240_000,
+      );
+      if (process.env.TSBM_E2E_SHOW) console.log(u.stdout, u.stderr);
+      expect(u.status, u.stderr).toBe(0);
+      // No partition table left, and zeros where the GPT copies and the partitions began.
+      expect(sh(['sh', '-c', `sfdisk --json ${n.disk.device} >/dev/null 2>&1 && echo table || echo none`]).stdout.trim()).toBe('none');
+      expect(sh(['wipefs', '--no-act', n.disk.device]).stdout.trim()).toBe('');
+      expect(readAt(n.disk.device, 0, MiB).every((b) => b === 0)).toBe(true);
+      expect(readAt(n.disk.device, n.disk.sizeBytes - MiB, MiB).every((b) => b === 0)).toBe(true);
+      expect(readAt(n.disk.device, STANDIN_ROOT_OFFSET, 4096).every((b) => b === 0)).toBe(true);
+      // The ramdisk wrote to node1's loop device and to no other device.
+      const cmds = readFileSync(n.sshd.commandsLog, 'utf8').slice(logBefore);
+      const written = [...cmds.matchAll(/of=(\/dev\/\S+?)['" ]/g)].map((m) => m[1]);
+      expect(written.length).toBeGreaterThan(0);
+      expect(new Set(written)).toEqual(new Set([n.disk.device]));
+      expect(sh(['sfdisk', '--json', other.disk.device]).stdout).toBe(otherBefore);
+      expect(n.bmc.state.powerState).toBe('Off');
+      expect(n.bmc.state.cdSlots().some((x) => x.Inserted === true && String(x.Image).includes('ramdisk.iso'))).toBe(false);
+      const boot = n.bmc.state.system.Boot as Record<string, unknown>;
+      expect(boot.BootSourceOverrideEnabled).toBe('Disabled');
+    }, 300_000);
+
     it('the pull secret file is gone and no secret appears in any output', () => {
       const secrets = [
         registry.password,
@@ -350,7 +412,7 @@ describe.skipIf(!ready)(
       // every command line the "ramdisks" ran (logged by their sshd)
       for (const n of nodes.values()) {
         const cmds = existsSync(n.sshd.commandsLog) ? readFileSync(n.sshd.commandsLog, 'utf8') : '';
-        if (n.name !== 'noagent') expect(cmds, `${n.name} ran commands`).not.toBe('');
+        if (n.name !== 'noagent' && n.name !== 'badsecret') expect(cmds, `${n.name} ran commands`).not.toBe('');
         for (const s of secrets) expect(cmds.includes(s), `${n.name} remote argv`).toBe(false);
       }
       const left = sh(['sh', '-c', 'ls /run/tsbm 2>/dev/null | grep -i auth || true']).stdout.trim();

@@ -243,7 +243,7 @@ describe.skipIf(!ready)(
             ssh_private_key_file: key.privateKeyFile,
             ssh_known_hosts_file: join(dir, 'known_hosts'),
             ssh_host_key_checking: 'accept-new',
-            ramdisk_iso: 'http://127.0.0.1:9/tsbm-e2e-ramdisk.iso',
+            ramdisk_iso: join(dir, 'ramdisk.iso'),
             agent_timeout: 25,
             agent_min_memory_mib: 64,
             tsbm_http_address: srvNs.hostIp,
@@ -253,6 +253,8 @@ describe.skipIf(!ready)(
         },
       };
       writeFileSync(join(dir, 'known_hosts'), '');
+      // A local ISO: tsbm serves it to the BMCs, and the preflight checks that it is there.
+      writeFileSync(join(dir, 'ramdisk.iso'), Buffer.alloc(64 * 1024, 1));
       writeFileSync(join(dir, 'inventory.yml'), stringify(inventory));
       const watch = watchNetnsRss(node('big').ns);
       const r = await runCli(
@@ -322,11 +324,15 @@ describe.skipIf(!ready)(
       expect(node('raw1').boots.at(-1)).not.toBe('cd');
     });
 
-    it('a wrong checksum fails the host naming both hashes and leaves no partition table', () => {
+    it('a wrong checksum fails the host naming both hashes, leaves no partition table, powers the node off', () => {
       const f = failure('badhash')!;
       expect(f.msg).toContain(img.sha256);
       expect(f.msg).toContain('b'.repeat(64));
       const n = node('badhash');
+      const last = hostEvents('badhash').filter((e) => e.status === 'failed').at(-1);
+      expect(last?.msg).toMatch(/node powered off, virtual media ejected \(on_deploy_failure: power_off\) after "Write the image to the root disk" failed/);
+      expect(n.bmc.state.powerState).toBe('Off');
+      expect(n.bmc.state.cdSlots().some((x) => x.Inserted === true && String(x.Image).includes('ramdisk.iso'))).toBe(false);
       expect(sh(['sfdisk', '--json', n.disk.device], { allowFail: true }).rc).not.toBe(0);
       expect(readAt(n.disk.device, 510, 2).toString('hex')).not.toBe('55aa');
     });

@@ -83,6 +83,15 @@ export function failuresOf(run: CliRun): Map<string, CliEvent> {
   return out;
 }
 
+/** The first failed/unreachable result per host: where it fell (a rescue's cleanup reports again later). */
+export function firstFailuresOf(run: CliRun): Map<string, CliEvent> {
+  const out = new Map<string, CliEvent>();
+  for (const e of run.events) {
+    if (e.type === 'host_result' && e.host && (e.status === 'failed' || e.status === 'unreachable') && e.item === undefined && !out.has(e.host)) out.set(e.host, e);
+  }
+  return out;
+}
+
 /** Recap stats per host, when the run got that far. */
 export function recapOf(run: CliRun): Record<string, { ok: number; failed: number; unreachable: number }> | undefined {
   const r = run.events.find((e) => e.type === 'recap') as { stats?: Record<string, { ok: number; failed: number; unreachable: number }> } | undefined;

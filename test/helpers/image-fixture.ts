@@ -74,8 +74,10 @@ export interface ImageServer {
   url: string;
   /** One line per request: "METHOD path range status". */
   log: string[];
-  /** GETs of the whole file or a range (not HEAD). */
+  /** GETs of the whole file or of its rest from an offset (not HEAD, not one-byte probes). */
   downloads(name?: string): number;
+  /** GETs of the first byte only (`Range: bytes=0-0`: the controller's preflight asking whether the URL answers). */
+  probes(name?: string): number;
   /** Drop the connection after this many bytes on the next N GETs. */
   dropAfter(bytes: number, times?: number): void;
   close(): Promise<void>;
@@ -95,6 +97,12 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
       return;
     }
     const size = statSync(file).size;
+    if (req.headers.range === 'bytes=0-0') {
+      log.push(`${req.method} ${path} 0-0 206`);
+      res.writeHead(206, { 'Content-Length': '1', 'Content-Range': `bytes 0-0/${size}`, 'Accept-Ranges': 'bytes' });
+      res.end(req.method === 'HEAD' ? undefined : readAt(file, 0, 1));
+      return;
+    }
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const start = m ? Number(m[1]) : 0;
     const status = m ? 206 : 200;
@@ -128,7 +136,8 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
   return {
     url: `http://${host}:${port}`,
     log,
-    downloads: (name) => log.filter((l) => l.startsWith('GET') && (!name || l.includes(`/${name} `))).length,
+    downloads: (name) => log.filter((l) => l.startsWith('GET') && !l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
+    probes: (name) => log.filter((l) => l.startsWith('GET') && l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
     dropAfter(bytes, times = 1) {
       drop = { bytes, times };
     },

@@ -28,23 +28,14 @@ describe('shipped playbooks', () => {
     expect(errors.map((e) => e.oneLine())).toEqual([]);
   });
 
-  it("deploy-bootc.yml runs the steps in Ironic's order", () => {
+  it("deploy-bootc.yml checks first, then runs the steps in Ironic's order, with a cleanup rescue", () => {
     const pb = loadPlaybook(DEPLOY);
     const play = pb.plays[0];
-    expect(play?.roles.map((r) => r.name)).toEqual([
-      'power-off',
-      'boot-ramdisk',
-      'wait-agent',
-      'discover',
-      'deploy',
-      'configure',
-      'finish',
-    ]);
-    const steps = tasks(play?.roleTasks ?? []).map(
-      (t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`,
-    );
-    expect(steps).toEqual([
-      'redfish_power:off',
+    expect(play?.roles.map((r) => r.name)).toEqual(['preflight', 'power-off']);
+    const block = play?.tasks[0];
+    if (block?.kind !== 'block') throw new Error('the deploy steps are one block');
+    const inBlock = tasks(block.block).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`);
+    expect(inBlock).toEqual([
       'vmedia_boot:inserted',
       'redfish_power:on',
       'wait_agent',
@@ -58,7 +49,16 @@ describe('shipped playbooks', () => {
       'redfish_power:cycle',
       'wait_agent',
     ]);
-    const all = tasks(play?.roleTasks ?? []);
+    expect(tasks(block.rescue).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`)).toEqual([
+      'redfish_power:off',
+      'vmedia_boot:ejected',
+      'fail',
+    ]);
+    const before = tasks(play?.roleTasks ?? []).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`);
+    expect(before).toEqual(['assert', 'deploy_preflight', 'deploy_preflight', 'redfish_power:off']);
+    const pre = tasks(play?.roleTasks ?? []).filter((t) => t.module === 'deploy_preflight');
+    expect(pre.map((t) => t.anyErrorsFatal === true)).toEqual([false, true]);
+    const all = tasks([...(play?.roleTasks ?? []), ...(play?.tasks ?? [])]);
     const wait = all.find((t) => t.module === 'wait_agent');
     expect(wait?.resume).toBe('rerun');
     expect(all.find((t) => t.module === 'root_device')?.register).toBe('root');
@@ -66,11 +66,27 @@ describe('shipped playbooks', () => {
     expect(all.find((t) => t.module === 'configdrive_write')?.args.device).toBe('{{ root.device }}');
   });
 
-  it('undeploy.yml powers off, then ejects', () => {
+  it('undeploy.yml checks, powers off, erases the hinted root disk from the ramdisk, then ejects and clears the override', () => {
     const play = loadPlaybook(UNDEPLOY).plays[0];
-    const steps = [...tasks(play?.roleTasks ?? []), ...tasks(play?.tasks ?? [])].map(
-      (t) => `${t.module}:${String(t.args.state)}`,
+    const steps = tasks([...(play?.roleTasks ?? []), ...(play?.tasks ?? [])]).map(
+      (t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}${t.args.device ? `:${String(t.args.device)}` : ''}`,
     );
-    expect(steps).toEqual(['redfish_power:off', 'vmedia_boot:ejected']);
+    expect(steps).toEqual([
+      'assert',
+      'deploy_preflight',
+      'deploy_preflight',
+      'redfish_power:off',
+      'vmedia_boot:inserted',
+      'redfish_power:on',
+      'wait_agent',
+      'root_device',
+      'erase_disk_metadata:{{ root.device }}',
+      'redfish_power:off',
+      'redfish_power:off',
+      'vmedia_boot:ejected',
+      'fail',
+      'vmedia_boot:ejected',
+      'redfish_boot_device:none',
+    ]);
   });
 });

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import { type CliRun, DEPLOY, failuresOf, recapOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';
+import { type CliRun, DEPLOY, failuresOf, firstFailuresOf, recapOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { flushFaultRows, tryFault } from '../helpers/fault-table.js';
 
 const SOURCE = 'faults-lab';
 const DEPLOYED = ['EFI-SYSTEM', 'root', 'config-2'];
+const PREFLIGHT = 'Check the node before touching it (BMC, image, ISO)';
 
 // node01 and node08 are healthy; every other node carries one fault.
 const FAULTS = [
@@ -51,6 +52,9 @@ describe('fault survival on the simulated lab', () => {
   });
 
   const failure = (host: string) => failuresOf(run).get(host);
+  /** The task a host fell at (a failure after the ramdisk boot is reported again by the cleanup). */
+  const fellAt = (host: string) => firstFailuresOf(run).get(host)?.task;
+  const resets = (host: string) => lab.nodes.find((n) => n.cfg.name === host)!.bmc!.state.resets;
   const layout = async (host: string) => (await lab.nodes.find((n) => n.cfg.name === host)!.diskLayout()).partitions.map((p) => p.name);
 
   it('the run ends (no hang), without a stack trace, and reports failures by exit code', () => {
@@ -69,10 +73,11 @@ describe('fault survival on the simulated lab', () => {
     });
   });
 
-  it('BMC 503 storm: bounded retries, then that host fails at its first Redfish task', async () => {
-    await tryFault(SOURCE, { fault: 'BMC 503 storm', how: 'sim bmc_503=1 (every request 503)', cases: 1, outcome: 'retries exhausted, host failed at "Power the node off" naming 503; disk untouched' }, async () => {
+  it('BMC 503 storm: bounded retries, then the preflight fails that host', async () => {
+    await tryFault(SOURCE, { fault: 'BMC 503 storm', how: 'sim bmc_503=1 (every request 503)', cases: 1, outcome: 'retries exhausted, host failed at the preflight naming 503; no power action; disk untouched' }, async () => {
       const f = failure('node02');
-      expect(f?.task).toBe('Power the node off');
+      expect(f?.task).toBe(PREFLIGHT);
+      expect(resets('node02')).toEqual([]);
       expect(f?.msg).toMatch(/503|unavailable/i);
       const retries = run.events.filter((e) => e.type === 'retry' && e.host === 'node02');
       expect(retries.length, 'it retried').toBeGreaterThan(0);
@@ -88,19 +93,22 @@ describe('fault survival on the simulated lab', () => {
     });
   });
 
-  it('BMC resets every connection: bounded retries, then that host fails', async () => {
-    await tryFault(SOURCE, { fault: 'BMC connection resets', how: 'sim bmc_reset=1 (socket destroyed on every request)', cases: 1, outcome: 'host failed at "Power the node off" with a connection error; disk untouched' }, async () => {
+  it('BMC resets every connection: bounded retries, then the preflight fails that host', async () => {
+    await tryFault(SOURCE, { fault: 'BMC connection resets', how: 'sim bmc_reset=1 (socket destroyed on every request)', cases: 1, outcome: 'host failed at the preflight with a connection error; no power action; disk untouched' }, async () => {
       const f = failure('node03');
-      expect(f?.task).toBe('Power the node off');
+      expect(f?.task).toBe(PREFLIGHT);
+      expect(resets('node03')).toEqual([]);
       expect(f?.msg).toMatch(/reset|socket|connection|ECONN|hang up/i);
       expect(await layout('node03')).toEqual([]);
     });
   });
 
-  it('registry 401 (wrong pull secret for one host): the pull fails, nothing is installed', async () => {
-    await tryFault(SOURCE, { fault: 'registry 401', how: 'host var instance_info.image_pull_secret wrong for one host', cases: 1, outcome: 'host failed at "Pull the image" naming the auth failure; secret not in output; disk untouched' }, async () => {
+  it('registry 401 (wrong pull secret for one host): the preflight fails it before power-off', async () => {
+    await tryFault(SOURCE, { fault: 'registry 401', how: 'host var instance_info.image_pull_secret wrong for one host', cases: 1, outcome: 'host failed at the preflight naming the rejected pull secret; no power action; secret not in output; disk untouched' }, async () => {
       const f = failure('node04');
-      expect(f?.task).toBe('Pull the image');
+      expect(f?.task).toBe(PREFLIGHT);
+      expect(f?.msg).toMatch(/refused the pull secret/);
+      expect(resets('node04')).toEqual([]);
       expect(f?.msg).toMatch(/401|unauthori[sz]ed|authentication/i);
       expect(run.stdout).not.toContain('not-the-password');
       expect(await layout('node04')).toEqual([]);
@@ -108,18 +116,20 @@ describe('fault survival on the simulated lab', () => {
   });
 
   it('registry down: the pull fails on that host only', async () => {
-    await tryFault(SOURCE, { fault: 'registry down', how: 'sim pull_fail', cases: 1, outcome: 'host failed at "Pull the image" with the pull error; disk untouched' }, async () => {
+    await tryFault(SOURCE, { fault: 'registry down', how: 'sim pull_fail', cases: 1, outcome: 'host failed at "Pull the image" with the pull error, then powered off with media ejected; disk untouched' }, async () => {
       const f = failure('node09');
-      expect(f?.task).toBe('Pull the image');
+      expect(fellAt('node09')).toBe('Pull the image');
       expect(f?.msg).toMatch(/simulated pull failure/);
+      expect(f?.msg).toMatch(/^task 'Report the failure' failed on node09: node powered off, virtual media ejected/);
       expect(await layout('node09')).toEqual([]);
     });
   });
 
   it('bootc failing: the install task fails on that host', async () => {
-    await tryFault(SOURCE, { fault: 'bootc install fails', how: 'sim bootc_fail', cases: 1, outcome: 'host failed at "Install the image to the root disk" with bootc\'s message' }, async () => {
+    await tryFault(SOURCE, { fault: 'bootc install fails', how: 'sim bootc_fail', cases: 1, outcome: 'host failed at "Install the image to the root disk" with bootc\'s message, then powered off with media ejected' }, async () => {
       const f = failure('node05');
-      expect(f?.task).toBe('Install the image to the root disk');
+      expect(fellAt('node05')).toBe('Install the image to the root disk');
+      expect(f?.msg).toMatch(/node powered off, virtual media ejected/);
       expect(f?.msg).toMatch(/simulated failure/);
     });
   });

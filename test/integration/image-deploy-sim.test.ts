@@ -145,11 +145,14 @@ describe('deploy-image.yml on the simulated lab', () => {
     }
     expect(results(events, 'Write the config drive')[lab.nodes[0]!.cfg.name]?.status).toBe('changed');
     expect(server.downloads('disk.raw')).toBe(3);
+    // The preflight asked once for the three nodes whether the URL answers.
+    expect(server.probes('disk.raw')).toBe(1);
+    expect(results(events, 'Check the node before touching it (BMC, image, ISO)')[lab.nodes[0]!.cfg.name]?.status).toBe('ok');
     const progress = events.filter((e) => e.type === 'progress');
     expect(progress.length).toBeGreaterThan(0);
   }, 120_000);
 
-  it('a wrong checksum fails that host and leaves its disk without a partition table; qcow2 deploys the same bytes', async () => {
+  it('a wrong checksum fails that host, powered off with media ejected and no partition table left; qcow2 deploys the same bytes', async () => {
     zeroDisks();
     const [a, b, c] = lab.nodes.map((n) => n.cfg.name);
     const inv = inventory(
@@ -186,6 +189,14 @@ describe('deploy-image.yml on the simulated lab', () => {
     expect(failure).toContain('0'.repeat(64));
     const [na, nb, nc] = lab.nodes;
     expect((await readDiskLayout(nb!.diskFile)).table).toBe('none');
+    // Cleaned up after the failure, still failed, and the last message says so.
+    const last = events.filter((e) => e.type === 'host_result' && e.host === b && e.status === 'failed').at(-1);
+    expect(last?.type === 'host_result' && last.msg).toMatch(
+      /node powered off, virtual media ejected \(on_deploy_failure: power_off\) after "Write the image to the root disk" failed: .*checksum/s,
+    );
+    expect(nb!.bmc!.state.powerState).toBe('Off');
+    expect(nb!.bmc!.state.cdSlots().some((x) => x.Inserted === true)).toBe(false);
+    expect(na!.bmc!.state.powerState).toBe('On');
     expect(partitionDataSha(nc!.diskFile, img)).toBe(partitionDataSha(na!.diskFile, img));
     expect(readAt(nc!.diskFile, MARKER_OFFSET, MARKER.length).toString()).toBe(MARKER);
   }, 120_000);

@@ -36,10 +36,15 @@ describe('image and ramdisk playbooks', () => {
   it('deploy-image.yml is deploy-bootc.yml with the image role instead of deploy', () => {
     const bootc = loadPlaybook(path.join(root, 'playbooks/deploy-bootc.yml')).plays[0];
     const play = loadPlaybook(IMAGE).plays[0];
-    expect(play?.roles.map((r) => r.name)).toEqual(
-      bootc?.roles.map((r) => (r.name === 'deploy' ? 'image' : r.name)),
-    );
-    const all = tasks(play?.roleTasks ?? []);
+    const roleNames = (p: typeof play) =>
+      [...(p?.roleTasks ?? []), ...(p?.tasks ?? [])].flatMap((n) =>
+        n.kind === 'block' ? [n.role?.name, ...n.block.map((b) => (b.kind === 'block' ? b.role?.name : undefined)), ...n.rescue.map((b) => (b.kind === 'block' ? b.role?.name : undefined))] : [],
+      ).filter((x) => x !== undefined);
+    expect(roleNames(play)).toEqual(roleNames(bootc).map((r) => (r === 'deploy' ? 'image' : r)));
+    expect(roleNames(play)).toContain('cleanup-on-failure');
+    expect(tasks(play?.roleTasks ?? []).find((t) => t.module === 'deploy_preflight')?.args.deploy).toBe('{{ preflight_deploy }}');
+    expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'image' });
+    const all = tasks([...(play?.roleTasks ?? []), ...(play?.tasks ?? [])]);
     const steps = all.map((t) => t.module);
     expect(steps.slice(steps.indexOf('root_device'), steps.indexOf('configdrive_write') + 1)).toEqual([
       'root_device',
@@ -52,14 +57,22 @@ describe('image and ramdisk playbooks', () => {
 
   it('deploy-ramdisk.yml boots the ISO persistently and writes no disk', () => {
     const play = loadPlaybook(RAMDISK).plays[0];
-    const all = tasks(play?.roleTasks ?? []);
+    const all = tasks([...(play?.roleTasks ?? []), ...(play?.tasks ?? [])]);
     expect(all.map((t) => t.module)).toEqual([
+      'assert',
+      'deploy_preflight',
+      'deploy_preflight',
       'redfish_power',
       'vmedia_boot',
       'redfish_boot_device',
       'redfish_power',
       'wait_agent',
+      // the rescue
+      'redfish_power',
+      'vmedia_boot',
+      'fail',
     ]);
+    expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'ramdisk' });
     expect(all.find((t) => t.module === 'redfish_boot_device')?.args).toMatchObject({
       device: 'cd',
       persistent: true,

@@ -35,9 +35,15 @@ async function deploy(lab: Lab, extra: string[] = []) {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as HostResult & Record<string, unknown>);
   const failures = new Map<string, HostResult>();
-  for (const e of events) if (e.type === 'host_result' && (e.status === 'failed' || e.status === 'unreachable')) failures.set(e.host, e);
+  // Where each host fell: its first failure (a rescue's cleanup reports again at the end).
+  const firstFailures = new Map<string, HostResult>();
+  for (const e of events) {
+    if (e.type !== 'host_result' || (e.status !== 'failed' && e.status !== 'unreachable')) continue;
+    failures.set(e.host, e);
+    if (!firstFailures.has(e.host)) firstFailures.set(e.host, e);
+  }
   const recap = events.find((e) => e.type === 'recap') as unknown as { stats: Record<string, { failed: number; unreachable: number; ok: number }> } | undefined;
-  return { ...r, events, failures, recap };
+  return { ...r, events, failures, firstFailures, recap };
 }
 
 describe('simulated lab: deploy-bootc.yml', () => {
@@ -106,16 +112,20 @@ describe('simulated lab: faults fail only their node, with the right message', (
     expect(r.code).toBe(4); // unreachable hosts win over failed ones, as in ansible-playbook
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const f = (h: string) => r.failures.get(h);
+    const at = (h: string) => r.firstFailures.get(h)?.task;
     expect(f('node01')).toBeUndefined();
-    expect(f('node02')?.task).toMatch(/Wait for the ramdisk/);
+    expect(at('node02')).toMatch(/Wait for the ramdisk/);
     expect(f('node02')?.msg).toMatch(/timed out|did not answer|waited/i);
-    expect(f('node03')?.task).toMatch(/Pull the image/);
+    expect(at('node03')).toMatch(/Pull the image/);
     expect(f('node03')?.msg).toMatch(/simulated pull failure/);
-    expect(f('node04')?.task).toMatch(/Install the image/);
+    expect(at('node04')).toMatch(/Install the image/);
     expect(f('node04')?.msg).toMatch(/simulated failure/);
-    expect(f('node05')?.task).toMatch(/Wait for the ramdisk/);
+    expect(at('node05')).toMatch(/Wait for the ramdisk/);
     expect(f('node05')?.msg).toMatch(/UUID/i);
-    expect(f('node06')?.task).toMatch(/Power the node off/);
+    // A failure after the ramdisk boot is cleaned up, and the last message says so.
+    for (const h of ['node02', 'node03', 'node04', 'node05']) expect(f(h)?.msg, h).toMatch(/node powered off, virtual media ejected/);
+    // A BMC answering only 503 is caught by the preflight, before anything is asked of it.
+    expect(at('node06')).toMatch(/Check the node before touching it/);
     expect(f('node06')?.msg).toMatch(/503|unavailable/i);
     expect(f('node07')).toBeDefined();
     // Refused before anything destructive: the wrong machine's disk was never touched.

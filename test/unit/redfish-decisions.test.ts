@@ -57,6 +57,16 @@ describe('boot target', () => {
     const limited = { path: '/s', etag: undefined, body: { Boot: { BootSourceOverrideMode: 'UEFI', 'BootSourceOverrideMode@Redfish.AllowableValues': ['UEFI'] } } };
     expect(() => planBoot('b', limited, { device: 'cd', persistent: false, mode: 'Legacy' })).toThrow(/does not offer boot mode Legacy/);
   });
+
+  it('device none clears the override: Disabled (and target None where offered), nothing when already clear', () => {
+    const sys = (boot: Record<string, unknown>) => ({ path: '/s', etag: undefined, body: { Boot: boot } });
+    const hdd = sys({ BootSourceOverrideTarget: 'Hdd', BootSourceOverrideEnabled: 'Continuous' });
+    expect(planBoot('b', hdd, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled', BootSourceOverrideTarget: 'None' });
+    const noNone = sys({ BootSourceOverrideTarget: 'Cd', BootSourceOverrideEnabled: 'Once', 'BootSourceOverrideTarget@Redfish.AllowableValues': ['Cd', 'Hdd'] });
+    expect(planBoot('b', noNone, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled' });
+    expect(planBoot('b', sys({ BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Disabled' }), { device: 'none', persistent: false }).patch).toBeUndefined();
+    expect(planBoot('b', sys({ BootSourceOverrideTarget: 'None' }), { device: 'none', persistent: false }).patch).toBeUndefined();
+  });
 });
 
 describe('endpoint', () => {

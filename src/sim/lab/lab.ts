@@ -9,6 +9,7 @@ import { TsbmError } from '../../errors.js';
 import { faultsFor, parseFaultSpec } from './faults.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
+import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
 import { nodeDirFor } from './shell-safe-dir.js';
@@ -30,6 +31,8 @@ export interface Lab {
   dir: string;
   inventory: string;
   nodes: SimNode[];
+  /** The registry and ISO server the controller's preflight reaches (registry_endpoints). */
+  registry: SimRegistry;
   status(): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
@@ -79,6 +82,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const width = Math.max(2, String(opts.nodes).length);
 
   const spawner = await SpawnerPool.start();
+  const registry = await startSimRegistry({ registryHost: SIM_REGISTRY, images: SIM_IMAGES, auth: registryAuth });
   const nodes: SimNode[] = [];
   for (let i = 1; i <= opts.nodes; i++) {
     const name = `node${String(i).padStart(width, '0')}`;
@@ -122,6 +126,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
     await spawner?.close();
+    await registry.close();
     nodeDir.release();
     throw e;
   }
@@ -139,16 +144,18 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
       .join('\n') + '\n',
   );
   const inventory = join(dir, 'inventory.yml');
-  writeFileSync(inventory, renderInventory({ nodes, controllerKey: controller.file, knownHosts, caFile, registryAuth, bmcPassword }));
+  writeFileSync(inventory, renderInventory({ nodes, controllerKey: controller.file, knownHosts, caFile, registryAuth, bmcPassword, registryUrl: registry.url }));
 
   return {
     dir,
     inventory,
     nodes,
+    registry,
     status: () => Promise.all(nodes.map((n) => n.status())),
     async close() {
       await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
       await spawner?.close();
+      await registry.close();
       nodeDir.release();
     },
   };
@@ -161,6 +168,7 @@ function renderInventory(p: {
   caFile: string;
   registryAuth: string;
   bmcPassword: string;
+  registryUrl: string;
 }): string {
   const hosts: Record<string, unknown> = {};
   for (const n of p.nodes) {
@@ -182,7 +190,9 @@ function renderInventory(p: {
         ssh_user: 'root',
         ssh_private_key_file: p.controllerKey,
         ssh_known_hosts_file: p.knownHosts,
-        ramdisk_iso: 'http://127.0.0.1:9/tsbm-sim-ramdisk.iso',
+        ramdisk_iso: `${p.registryUrl}${SIM_ISO_PATH}`,
+        // Where the controller's preflight finds the registry the images name.
+        registry_endpoints: { [SIM_REGISTRY]: p.registryUrl },
         instance_info: {
           image_source: `oci://${SIM_IMAGES[0]!.ref}`,
           image_pull_secret: Buffer.from(p.registryAuth).toString('base64'),

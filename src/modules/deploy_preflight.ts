@@ -1,0 +1,179 @@
+// deploy_preflight: checks one node from the controller before a deploy touches it (BMC login,
+// image reference or URL, ISO), reports every problem with what to do, and changes nothing.
+// The checks live in src/deploy/preflight.ts; this file reads the node's data and the run's
+// shared HTTP client.
+import { Type } from '../schema/type-builder.js';
+import { CheckClient } from '../http/check-client.js';
+import { firstSet, truthy } from '../deploy/node-data.js';
+import {
+  PREFLIGHT_KINDS,
+  type PreflightKind,
+  type PreflightPlan,
+  problemLine,
+  runPreflight,
+  SKIPPABLE_CHECKS,
+} from '../deploy/preflight.js';
+import { checkBmcReady } from '../deploy/preflight-bmc.js';
+import { clientFromArgs } from '../redfish/module-args.js';
+import { defineModule, type ModuleContext } from './types.js';
+
+const args = Type.Object(
+  {
+    deploy: Type.Union(
+      PREFLIGHT_KINDS.map((k) => Type.Literal(k)),
+      {
+        description:
+          'What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO)',
+      },
+    ),
+    image: Type.Optional(Type.String({ description: 'Default: instance_info.image_source' })),
+    iso: Type.Optional(
+      Type.String({
+        description:
+          'The ISO the BMC will boot: URL or local path. Default: ramdisk_iso (deploy: ramdisk takes instance_iso, then instance_info.boot_iso)',
+      }),
+    ),
+    needs_ramdisk: Type.Optional(
+      Type.Union([Type.Boolean(), Type.String()], {
+        default: true,
+        description: 'false when the run will not boot an ISO (undeploy without erasing): the ISO is not checked',
+      }),
+    ),
+    pull_secret: Type.Optional(
+      Type.String({ description: 'Default: instance_info.image_pull_secret (same formats as podman_pull). Always a secret.' }),
+    ),
+    tls_verify: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "false marks the image's registry insecure, as podman_pull does (certificate not verified; plain HTTP when HTTPS fails), and skips certificate checks of an image URL",
+      }),
+    ),
+    registries: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            prefix: Type.String(),
+            mirrors: Type.Optional(Type.Array(Type.String())),
+            insecure: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: true },
+        ),
+        { description: "podman_pull's registries list: prefixes marked insecure are treated so here too" },
+      ),
+    ),
+    registry_endpoints: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'Registry (host[:port] as image references name it) -> the URL the controller reaches it at, for split DNS or a lab; default: the registry_endpoints var. An http:// URL means plain HTTP.',
+      }),
+    ),
+    hash_algo: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_os_hash_algo' })),
+    hash_value: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_os_hash_value' })),
+    disk_format: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_disk_format' })),
+    allow_md5: Type.Optional(Type.Boolean({ default: false })),
+    skip: Type.Optional(
+      Type.Array(
+        Type.Union(SKIPPABLE_CHECKS.map((c) => Type.Literal(c))),
+        {
+          description:
+            'Checks to leave out, e.g. [registry] when only the ramdisks reach the registry. The image_source form and checksum are always checked.',
+        },
+      ),
+    ),
+    timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30, description: 'Seconds each HTTP check may take' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The run's HTTP client for checks, closed when the run ends. */
+function checkClient(ctx: ModuleContext): CheckClient {
+  return ctx.services.get('preflight:http', () => {
+    const c = new CheckClient();
+    ctx.services.onClose(() => c.close());
+    return c;
+  });
+}
+
+function onceCache(ctx: ModuleContext): Map<string, Promise<unknown>> {
+  return ctx.services.get('preflight:once', () => new Map<string, Promise<unknown>>());
+}
+
+function isoOf(kind: PreflightKind, a: { iso?: string | undefined }, ctx: ModuleContext): { iso: unknown; name: string } {
+  if (a.iso !== undefined && a.iso !== '') return { iso: a.iso, name: kind === 'ramdisk' ? 'instance_iso' : 'ramdisk_iso' };
+  if (kind === 'ramdisk') {
+    const inst = firstSet(undefined, ctx.vars, 'instance_iso');
+    return inst !== undefined ? { iso: inst, name: 'instance_iso' } : { iso: firstSet(undefined, ctx.vars, 'instance_info.boot_iso'), name: 'instance_info.boot_iso' };
+  }
+  return { iso: firstSet(undefined, ctx.vars, 'ramdisk_iso'), name: 'ramdisk_iso' };
+}
+
+export const deployPreflightModule = defineModule({
+  name: 'deploy_preflight',
+  summary: 'Check a node from the controller before a deploy touches it (BMC, image, ISO); changes nothing',
+  description:
+    "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry); checks that an image URL and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
+  runsOn: 'controller',
+  args,
+  checkMode: true,
+  idempotent: true,
+  example: `- name: Check the node before touching it
+  deploy_preflight:
+    deploy: bootc
+    tls_verify: "{{ image_tls_verify }}"
+    skip: "{{ preflight_skip }}"`,
+  async run(ctx, a) {
+    const kind = a.deploy;
+    const { iso, name } = isoOf(kind, a, ctx);
+    const needsRamdisk = a.needs_ramdisk === undefined || truthy(a.needs_ramdisk);
+    const skip = new Set<string>(a.skip ?? []);
+    if (!needsRamdisk) skip.add('iso');
+    const plan: PreflightPlan = {
+      kind,
+      image: firstSet(a.image, ctx.vars, 'instance_info.image_source'),
+      iso,
+      isoName: name,
+      pullSecret: firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret'),
+      tlsVerify: a.tls_verify !== false,
+      insecureRegistries: (a.registries ?? []).filter((r) => r.insecure === true).map((r) => r.prefix),
+      registryEndpoints: firstSet(a.registry_endpoints, ctx.vars, 'registry_endpoints'),
+      hash: {
+        algo: firstSet(a.hash_algo, ctx.vars, 'instance_info.image_os_hash_algo'),
+        value: firstSet(a.hash_value, ctx.vars, 'instance_info.image_os_hash_value'),
+        format: firstSet(a.disk_format, ctx.vars, 'instance_info.image_disk_format'),
+        allowMd5: a.allow_md5 === true || truthy(ctx.vars.allow_md5),
+      },
+      skip,
+      baseDir: ctx.services.playbookDir,
+      timeoutMs: (a.timeout ?? 30) * 1000,
+    };
+    const cache = onceCache(ctx);
+    const report = await runPreflight(plan, {
+      bmc: () => checkBmcReady(clientFromArgs(ctx, {}), needsRamdisk),
+      http: checkClient(ctx),
+      once: <T>(key: string, check: () => Promise<T>) => {
+        let p = cache.get(key) as Promise<T> | undefined;
+        if (!p) {
+          p = check();
+          cache.set(key, p);
+        }
+        return p;
+      },
+      secret: (v) => {
+        ctx.secret(v);
+      },
+      signal: ctx.signal,
+    });
+    const problems = report.problems;
+    if (problems.length === 0) {
+      return { changed: false, msg: `ready: ${report.passed.join('; ')}`, checks: report.passed, problems: [] };
+    }
+    // One line per problem: with several, each is its own warning and the failure names them.
+    if (problems.length > 1) for (const p of problems) ctx.warn(problemLine(p));
+    const msg =
+      problems.length === 1
+        ? `${problemLine(problems[0]!)}; nothing was touched`
+        : `${problems.length} preflight problems (${problems.map((p) => p.check).join(', ')}), one warning line each; nothing was touched`;
+    return { changed: false, failed: true, msg, problems, checks: report.passed };
+  },
+});
