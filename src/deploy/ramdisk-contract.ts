@@ -39,14 +39,21 @@ const hintsByPath = {
   },
 };
 
-const diskFormat = (v: Vars) => String(firstSet(undefined, v, 'instance_info.image_disk_format') ?? 'raw');
+const qcow2 = {
+  label: 'with instance_info.image_disk_format: qcow2',
+  test: (v: Vars) => String(firstSet(undefined, v, 'instance_info.image_disk_format') ?? 'raw') === 'qcow2',
+};
 const hashAlgo = (v: Vars) => String(firstSet(undefined, v, 'instance_info.image_os_hash_algo') ?? 'sha256');
 
 /** Every deploy reaches the node over SSH and runs its probes in a POSIX shell. */
 const BASE: Need[] = [
   { anyOf: ['sh'], usedBy: 'every command batch' },
   { anyOf: ['cat'], usedBy: 'wait_agent' },
-  { anyOf: ['ip'], usedBy: 'wait_agent', optional: 'identity by MAC address (`ip -j link`, iproute2 4.13 or later)' },
+  {
+    anyOf: ['ip'],
+    usedBy: 'wait_agent',
+    optional: 'identity by MAC address (`ip -j link`, iproute2 4.13 or later)',
+  },
 ];
 
 /** Writing files (podman drop-ins, the pull secret) where the SSH server has no SFTP. */
@@ -67,15 +74,17 @@ const ROOT_DISK: Need[] = [
   { anyOf: ['find'], usedBy: 'root_device', when: hintsByPath },
 ];
 
+const PARTX: Need = {
+  anyOf: ['partx'],
+  usedBy: 'configdrive_write, bootc_install',
+  optional: 'the cheaper partition read-back (sfdisk --json is used instead)',
+};
+
 const CONFIG_DRIVE: Need[] = [
   { anyOf: ['blockdev'], usedBy: 'configdrive_write', when: hasConfigDrive },
   { anyOf: ['dd'], usedBy: 'configdrive_write', when: hasConfigDrive },
   { anyOf: ['sfdisk'], usedBy: 'configdrive_write', when: hasConfigDrive },
-  {
-    anyOf: ['partx'],
-    usedBy: 'configdrive_write, bootc_install',
-    optional: 'the cheaper partition read-back (sfdisk --json is used instead)',
-  },
+  PARTX,
 ];
 
 const FINISH: Need[] = [{ anyOf: ['sync'], usedBy: 'finish (flush the disk)' }];
@@ -112,26 +121,26 @@ const CONTRACT: Record<Deploy, (vars: Vars) => Need[]> = {
     { anyOf: ['mkdir'], usedBy: 'image_write' },
     { anyOf: ['rm'], usedBy: 'image_write' },
     { anyOf: ['curl'], usedBy: 'image_write (download; 7.71 or later for qcow2 retries)' },
-    { anyOf: ['dd'], usedBy: 'image_write (GNU coreutils: status=progress)' },
-    { anyOf: ['blockdev'], usedBy: 'image_write' },
+    { anyOf: ['dd'], usedBy: 'image_write (GNU coreutils: status=progress), configdrive_write' },
+    { anyOf: ['blockdev'], usedBy: 'image_write, configdrive_write' },
     { anyOf: ['tee'], usedBy: 'image_write (raw stream)' },
     { anyOf: ['mkfifo'], usedBy: 'image_write (raw stream)' },
     { anyOf: ['cut'], usedBy: 'image_write (raw stream)' },
     { anyOf: [`${hashAlgo(vars)}sum`], usedBy: `image_write (image_os_hash_algo ${hashAlgo(vars)})` },
     { anyOf: ['sfdisk'], usedBy: 'image_write, configdrive_write' },
-    { anyOf: ['sgdisk'], usedBy: 'image_write (GPT backup header to the disk end; wipe after a failed write)' },
+    {
+      anyOf: ['sgdisk'],
+      usedBy: 'image_write (GPT backup header to the disk end; wipe after a failed write)',
+    },
     {
       anyOf: ['wipefs'],
       usedBy: 'image_write',
       optional: 'a second way to wipe signatures after a failed write (sgdisk --zap-all is the first)',
     },
-    ...(diskFormat(vars) === 'qcow2'
-      ? [
-          { anyOf: ['qemu-img'], usedBy: 'image_write (qcow2 images)' },
-          { anyOf: ['stat'], usedBy: 'image_write', optional: 'download progress of qcow2 images' },
-        ]
-      : []),
-    ...CONFIG_DRIVE,
+    { anyOf: ['qemu-img'], usedBy: 'image_write', when: qcow2 },
+    { anyOf: ['stat'], usedBy: 'image_write', optional: 'download progress of qcow2 images', when: qcow2 },
+    // configdrive_write's blockdev, dd and sfdisk are required above anyway.
+    PARTX,
     ...FINISH,
   ],
   // The ISO is the instance: nothing is written, tsbm only waits for its SSH.
@@ -171,7 +180,12 @@ export function judgeContract(
   probeStdout: string,
   podmanVersion?: string,
 ): ContractVerdict {
-  const absent = new Set(probeStdout.split('\n').map((l) => l.trim()).filter(Boolean));
+  const absent = new Set(
+    probeStdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
   const unmet = needs.filter((n) => n.anyOf.every((p) => absent.has(p)));
   const verdict: ContractVerdict = {
     missing: unmet.filter((n) => !n.optional),
@@ -194,10 +208,12 @@ function name(n: Need): string {
 export function contractFailure(deploy: Deploy, v: ContractVerdict): string | undefined {
   const parts: string[] = [];
   if (v.missing.length)
-    parts.push(`missing ${v.missing.map((n) => `${name(n)} (${n.usedBy}${n.when ? `, ${n.when.label}` : ''})`).join(', ')}`);
+    parts.push(
+      `missing ${v.missing.map((n) => `${name(n)} (${n.usedBy}${n.when ? `, ${n.when.label}` : ''})`).join(', ')}`,
+    );
   if (v.podmanTooOld) parts.push(`podman ${v.podmanTooOld} is older than ${MIN_PODMAN.join('.')}`);
   if (!parts.length) return undefined;
-  return `the ramdisk cannot do a ${deploy} deploy: ${parts.join('; ')}`;
+  return `the ramdisk cannot do ${/^[aeiou]/.test(deploy) ? 'an' : 'a'} ${deploy} deploy: ${parts.join('; ')}`;
 }
 
 /** What the node does without, for a log line. */

@@ -170,17 +170,18 @@ export const waitAgentModule = defineModule({
         if (probe.rc !== 0) {
           throw hostError(
             ctx,
-            `cannot check what the ramdisk has for a ${deploy} deploy (rc ${probe.rc}): ${(probe.stderr || probe.stdout).trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
+            `cannot check what the ramdisk has for the ${deploy} deploy (rc ${probe.rc}): ${(probe.stderr || probe.stdout).trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
             'the ramdisk needs a POSIX sh (docs/ramdisk.md)',
           );
         }
-        contract = judgeContract(needs, probe.stdout, podmanArgv && resultOf(podmanArgv).rc === 0 ? resultOf(podmanArgv).stdout : undefined);
+        const pv = podmanArgv ? resultOf(podmanArgv) : undefined;
+        contract = judgeContract(needs, probe.stdout, pv?.rc === 0 ? pv.stdout : undefined);
         const failure = contractFailure(deploy, contract);
         if (failure) {
           throw hostError(
             ctx,
             failure,
-            `add them to the ramdisk image (docs/ramdisk.md lists what each deploy needs), or set wait_agent's deploy to the deploy this playbook does`,
+            "add them to the ramdisk image (docs/ramdisk.md lists what each deploy needs), or set wait_agent's deploy to the deploy this playbook does",
           );
         }
         const note = degradedNote(contract);
