@@ -19,9 +19,13 @@ import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { pipedGet, pipedPut } from '../../src/connection/transfer-piped.js';
 import type { ExecOptions } from '../../src/connection/types.js';
 import { UnreachableError } from '../../src/errors.js';
+import { copyModule } from '../../src/modules/copy.js';
+import { slurpModule } from '../../src/modules/slurp.js';
+import { templateModule } from '../../src/modules/template.js';
 import type { SshExecHandler } from '../../src/sim/ssh/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
+import { runModule, testContext } from '../helpers/ssh-module-context.js';
 
 const scratch = scratchDirs();
 const MiB = 1024 * 1024;
@@ -382,4 +386,34 @@ describe.skipIf(!busybox)("piped transfer on a busybox-only ramdisk (needs Debia
       }
     });
   }
+});
+
+describe('copy, template and slurp on a server without SFTP', () => {
+  it('write with the mode, idempotently, and read back, all piped', async () => {
+    const h = await startSshHost({ sftp: false });
+    const conn = await openSsh(h.spec);
+    const dir = scratch('tsbm-modules-piped-');
+    writeFileSync(path.join(dir, 'motd.hbs'), 'welcome to {{ inventory_hostname }}\n');
+    const t = testContext(conn, { vars: { inventory_hostname: 'node1' }, playbookDir: dir });
+    try {
+      const dest = path.join(dir, 'out', 'agent.conf');
+      mkdirSync(path.dirname(dest));
+      const c1 = await runModule(copyModule, t.ctx, { content: 'key=value\n', dest, mode: '0600' });
+      expect(c1.changed).toBe(true);
+      expect(readFileSync(dest, 'utf8')).toBe('key=value\n');
+      expect(mode(dest)).toBe(0o600);
+      expect((await runModule(copyModule, t.ctx, { content: 'key=value\n', dest, mode: '0600' })).changed).toBe(false);
+      const motd = path.join(dir, 'out', 'motd');
+      await runModule(templateModule, t.ctx, { src: path.join(dir, 'motd.hbs'), dest: motd, mode: '0644' });
+      expect(readFileSync(motd, 'utf8')).toBe('welcome to node1\n');
+      expect(mode(motd)).toBe(0o644);
+      const s = await runModule(slurpModule, t.ctx, { src: motd });
+      expect(Buffer.from(String(s.content), 'base64').toString()).toBe('welcome to node1\n');
+      expect(conn.transport).toBe('piped');
+      expect(h.server.sftpRequests).toBe(1);
+    } finally {
+      await conn.close();
+      await h.close();
+    }
+  });
 });
