@@ -22,12 +22,11 @@ export const PIPED_GET_MAX_BYTES = 64 * 1024 * 1024;
 // `true >` (not `:`, a special builtin whose redirection error would end the shell) creates the
 // file under noclobber; the shell's own message says why when it cannot. Prints one status line:
 // done (renamed), bad (removed) or held (left for the controller to check and rename).
-const PUT_SCRIPT = `set -f
+const PUT_SCRIPT = `umask 077; set -f
 d=$1 t=$2 m=$3
 IFS=' ' read -r want wsha wmd5 || { echo 'no header on stdin' >&2; exit 90; }
 if [ -d "$d" ]; then echo "$d is a directory" >&2; exit 91; fi
 trap 'rm -f -- "$t"; exit 129' HUP INT TERM PIPE
-umask 077
 set -C
 if ! true > "$t"; then exit 92; fi
 set +C
