@@ -1,5 +1,6 @@
 // SSH connection over ssh2: one TCP connection per host reused for every exec (each exec is a
-// channel), one SFTP session reused for put/get, host keys verified, optional jump chain.
+// channel), one SFTP session reused for put/get (piped over exec where the server has no SFTP:
+// transfer-choice.ts), host keys verified, optional jump chain.
 // A dropped connection rejects what is in flight and is re-established on next use.
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
