@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TsbmError } from '../errors.js';
 import { quoteArgv } from './quote.js';
-import { getWithBecome, putWithBecome } from './become-files.js';
+import { pipedGet, pipedPut } from './transfer-piped.js';
 import type { Connection, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
 
 function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Promise<ExecResult> {
@@ -87,7 +87,7 @@ export function localConnection(host = 'localhost'): Connection {
     execShell: (command, opts = {}) => runLocal(host, ['sh', '-c', command], opts),
     async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}) {
       const mode = opts.mode ?? 0o644;
-      if (opts.become) return putWithBecome((a, o) => runLocal(host, a, o ?? {}), host, data, dest, mode, opts.become);
+      if (opts.become) return pipedPut((a, o) => runLocal(host, a, o ?? {}), host, data, dest, { mode, become: opts.become });
       const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.tsbm-${randomBytes(4).toString('hex')}`);
       try {
         const src = typeof data === 'string' || Buffer.isBuffer(data) ? Readable.from([Buffer.from(data)]) : data;
@@ -103,7 +103,7 @@ export function localConnection(host = 'localhost'): Connection {
       }
     },
     async get(file: string, opts: GetOptions = {}) {
-      if (opts.become) return getWithBecome((a, o) => runLocal(host, a, o ?? {}), host, file, opts.become);
+      if (opts.become) return pipedGet((a, o) => runLocal(host, a, o ?? {}), host, file, { become: opts.become });
       try {
         return await fs.readFile(file);
       } catch (e) {

@@ -1,8 +1,7 @@
 // SSH connection over ssh2: one TCP connection per host reused for every exec (each exec is a
-// channel), one SFTP session reused for put/get, host keys verified, optional jump chain.
+// channel), one SFTP session reused for put/get (piped over exec where the server has no SFTP:
+// transfer-choice.ts), host keys verified, optional jump chain.
 // A dropped connection rejects what is in flight and is re-established on next use.
-import { pooledRandomHex } from '../util/pooled-random.js';
-import path from 'node:path';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,7 +26,8 @@ import {
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
 import { authConfig } from './ssh-auth.js';
-import { getWithBecome, putWithBecome } from './become-files.js';
+import { pipedGet, pipedPut, tempNameFor } from './transfer-piped.js';
+import { SFTP_UNAVAILABLE_HINT, TransferChoice, type Transport } from './transfer-choice.js';
 import type { Connection, ConnectionSpec, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
 
 export interface SshOptions {
@@ -90,6 +90,8 @@ export class SshConnection implements Connection {
   private readonly inflight = new Set<(err: Error) => void>();
   private readonly channels: Semaphore;
   private closed = false;
+  /** SFTP or piped transfer, chosen once per connection (transfer-choice.ts). */
+  private readonly transfer: TransferChoice;
   /** Handshakes done so far (1 unless the connection dropped and was re-established). */
   handshakes = 0;
 
@@ -99,6 +101,12 @@ export class SshConnection implements Connection {
   ) {
     this.host = spec.host;
     this.channels = new Semaphore(opts.maxChannels ?? 8);
+    this.transfer = new TransferChoice(spec.transferMethod ?? 'smart', () => this.getSftp());
+  }
+
+  /** How puts and gets travel on this connection, once chosen (sftp or piped). */
+  get transport(): Transport | undefined {
+    return this.transfer.current;
   }
 
   /** Connects now (openSsh calls this so an unreachable host fails up front). */
@@ -242,6 +250,8 @@ export class SshConnection implements Connection {
   // Watches a live client: when it drops, everything in flight fails and the next use redials.
   private adopt(client: Client): void {
     this.client = client;
+    // Re-established: the server may be another one now (a reboot), so choose the transfer again.
+    if (this.handshakes > 0) this.transfer.reset();
     const lost = (why: string) => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -483,7 +493,7 @@ export class SshConnection implements Connection {
                 reject(
                   dropped
                     ? new UnreachableError(this.host, `cannot start SFTP on ${this.host}: ${why}`, undefined, LOST_HINT)
-                    : new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: 'the sshd must enable the sftp subsystem' }),
+                    : new TsbmError('runtime', `cannot start SFTP on ${this.host}: ${why}`, { host: this.host, hint: SFTP_UNAVAILABLE_HINT }),
                 );
               });
               return;
@@ -528,10 +538,13 @@ export class SshConnection implements Connection {
 
   async put(data: Buffer | string | Readable, dest: string, opts: PutOptions = {}): Promise<void> {
     const mode = opts.mode ?? 0o644;
-    if (opts.become) return putWithBecome((a, o) => this.exec(a, o), this.host, data, dest, mode, opts.become);
+    // Under become SFTP would write as the login user: through sudo over an exec channel instead.
+    if (opts.become || (await this.transfer.transport()) === 'piped') {
+      return pipedPut((a, o) => this.exec(a, o), this.host, data, dest, { mode, ...(opts.become ? { become: opts.become } : {}) });
+    }
     const sftp = await this.getSftp();
     // Readers never see a partial file: write a temp name in the same directory, then rename.
-    const tmp = path.posix.join(path.posix.dirname(dest), `.${path.posix.basename(dest)}.tsbm-${pooledRandomHex(4)}`);
+    const tmp = tempNameFor(dest);
     const fail = (what: string, e: Error) =>
       new TsbmError('runtime', `cannot ${what} ${dest} on ${this.host}: ${e.message}`, {
         host: this.host,
@@ -578,7 +591,9 @@ export class SshConnection implements Connection {
   }
 
   async get(file: string, opts: GetOptions = {}): Promise<Buffer> {
-    if (opts.become) return getWithBecome((a, o) => this.exec(a, o), this.host, file, opts.become);
+    if (opts.become || (await this.transfer.transport()) === 'piped') {
+      return pipedGet((a, o) => this.exec(a, o), this.host, file, opts.become ? { become: opts.become } : {});
+    }
     const sftp = await this.getSftp();
     try {
       return await this.whileConnected(sftp, sftpCall<Buffer>((cb) => sftp.readFile(file, cb)));

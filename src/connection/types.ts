@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { TransferMethod } from './transfer-choice.js';
 
 export interface ExecOptions {
   stdin?: string | Buffer | Readable;
@@ -82,6 +83,8 @@ export interface ConnectionSpec {
   connectTimeoutMs: number;
   /** Keepalive interval (default 15000 ms; 0 disables). */
   keepaliveIntervalMs?: number;
+  /** How put/get travel: smart (SFTP, else piped over exec; the default), sftp or piped. */
+  transferMethod?: TransferMethod;
 }
 
 export type ConnectionFactory = (spec: ConnectionSpec, opts?: { signal?: AbortSignal }) => Promise<Connection>;

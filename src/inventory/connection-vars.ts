@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os';
 import { TsbmError } from '../errors.js';
 import type { ConnectionSpec } from '../connection/types.js';
+import { TRANSFER_METHODS, type TransferMethod } from '../connection/transfer-choice.js';
 import type { Vars } from '../types.js';
 
 /** [tsbm name, ...Ansible aliases]; the first one set wins. */
@@ -18,6 +19,7 @@ const NAMES = {
   checking: ['ssh_host_key_checking'],
   jump: ['ssh_jump'],
   timeout: ['ssh_connect_timeout', 'ansible_ssh_timeout', 'ansible_timeout'],
+  transfer: ['ssh_transfer_method', 'ansible_ssh_transfer_method'],
 } as const;
 
 const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
@@ -109,5 +111,15 @@ export function connectionSpecFor(host: string, vars: Vars): ConnectionSpec {
   if (fp) spec.hostKeyFingerprint = fp;
   const jump = str(host, pick(vars, NAMES.jump));
   if (jump) spec.jump = jump;
+  const transfer = transferMethod(host, pick(vars, NAMES.transfer));
+  if (transfer) spec.transferMethod = transfer;
   return spec;
+}
+
+// Ansible's values; its `scp` means "not SFTP", which tsbm's piped transfer does over exec.
+function transferMethod(host: string, p: { name: string; value: unknown } | undefined): TransferMethod | undefined {
+  if (!p) return undefined;
+  const v = p.value === 'scp' ? 'piped' : p.value;
+  if ((TRANSFER_METHODS as readonly unknown[]).includes(v)) return v as TransferMethod;
+  throw bad(host, p.name, 'smart, sftp or piped', p.value);
 }

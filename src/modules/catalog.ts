@@ -1389,11 +1389,11 @@ export const MODULE_CATALOG = [
   {
     "name": "wait_agent",
     "summary": "Wait for the node's ramdisk to accept SSH, then verify it is the right machine",
-    "description": "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. Optionally checks podman and MemAvailable.",
+    "description": "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Optionally checks podman and MemAvailable.",
     "runsOn": "controller",
     "checkMode": true,
     "idempotent": true,
-    "example": "- name: Wait for the ramdisk\n  wait_agent:\n    timeout: 1800\n    bmc_result: power\n    require_podman: true\n    min_memory_mib: 4096\n  resume: rerun",
+    "example": "- name: Wait for the ramdisk\n  wait_agent:\n    timeout: 1800\n    bmc_result: power\n    deploy: bootc\n    require_podman: true\n    min_memory_mib: 4096\n  resume: rerun",
     "args": {
       "additionalProperties": false,
       "type": "object",
@@ -1460,6 +1460,23 @@ export const MODULE_CATALOG = [
         "bmc_result": {
           "description": "Name of the registered redfish_power result to read system_uuid / mac_addresses from (default: the first one found)",
           "type": "string"
+        },
+        "deploy": {
+          "description": "The deploy that follows (bootc, image, ramdisk): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check",
+          "anyOf": [
+            {
+              "const": "bootc",
+              "type": "string"
+            },
+            {
+              "const": "image",
+              "type": "string"
+            },
+            {
+              "const": "ramdisk",
+              "type": "string"
+            }
+          ]
         },
         "require_podman": {
           "description": "Fail when the ramdisk has no podman",

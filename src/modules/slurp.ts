@@ -1,4 +1,4 @@
-// slurp: fetch a file from the target as base64 (over SFTP, no remote tools needed).
+// slurp: fetch a file from the target as base64 (over SFTP, or `cat` where the server has none).
 import { Type } from '../schema/type-builder.js';
 import { defineModule } from './types.js';
 

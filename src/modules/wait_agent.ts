@@ -7,6 +7,15 @@ import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from
 import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
+import {
+  contractFailure,
+  contractProbeArgv,
+  DEPLOYS,
+  type Deploy,
+  degradedNote,
+  judgeContract,
+  needsFor,
+} from '../deploy/ramdisk-contract.js';
 import { WaitTimeoutError, waitUntil } from '../util/wait.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -51,6 +60,15 @@ const args = Type.Object(
           'Name of the registered redfish_power result to read system_uuid / mac_addresses from (default: the first one found)',
       }),
     ),
+    deploy: Type.Optional(
+      Type.Union(
+        DEPLOYS.map((d) => Type.Literal(d)),
+        {
+          description:
+            'The deploy that follows (bootc, image, ramdisk): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check',
+        },
+      ),
+    ),
     require_podman: Type.Optional(
       Type.Boolean({ description: 'Fail when the ramdisk has no podman', default: false }),
     ),
@@ -74,7 +92,7 @@ export const waitAgentModule = defineModule({
   name: 'wait_agent',
   summary: "Wait for the node's ramdisk to accept SSH, then verify it is the right machine",
   description:
-    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. Optionally checks podman and MemAvailable.",
+    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Optionally checks podman and MemAvailable.",
   runsOn: 'controller',
   args,
   checkMode: true,
@@ -83,6 +101,7 @@ export const waitAgentModule = defineModule({
   wait_agent:
     timeout: 1800
     bmc_result: power
+    deploy: bootc
     require_podman: true
     min_memory_mib: 4096
   resume: rerun`,
@@ -110,9 +129,13 @@ export const waitAgentModule = defineModule({
       // Everything the checks read, in one round trip (all read-only).
       const uuidArgv = ['cat', a.product_uuid_path ?? '/sys/class/dmi/id/product_uuid'];
       const linkArgv = ['ip', '-j', 'link'];
-      const podmanArgv = a.require_podman ? ['podman', '--version'] : undefined;
+      const deploy: Deploy | undefined = a.deploy;
+      const needs = deploy ? needsFor(deploy, ctx.vars) : [];
+      const contractArgv = deploy ? contractProbeArgv(needs) : undefined;
+      const wantsPodman = a.require_podman || needs.some((n) => n.anyOf.includes('podman'));
+      const podmanArgv = wantsPodman ? ['podman', '--version'] : undefined;
       const memArgv = a.min_memory_mib ? ['cat', a.meminfo_path ?? '/proc/meminfo'] : undefined;
-      const steps = [uuidArgv, linkArgv, podmanArgv, memArgv].filter((x): x is string[] => x !== undefined);
+      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv].filter((x): x is string[] => x !== undefined);
       const results = await execSteps(conn, steps);
       const resultOf = (argv: string[]) => results[steps.indexOf(argv)] as ExecResult;
       const uuidRes = resultOf(uuidArgv);
@@ -140,11 +163,38 @@ export const waitAgentModule = defineModule({
         );
       }
       if (verdict.method === 'none') ctx.warn(`${ctx.host}: ${verdict.message}`);
+      // The contract, still before anything destructive: one line naming everything missing.
+      let contract: ReturnType<typeof judgeContract> | undefined;
+      if (deploy && contractArgv) {
+        const probe = resultOf(contractArgv);
+        if (probe.rc !== 0) {
+          throw hostError(
+            ctx,
+            `cannot check what the ramdisk has for the ${deploy} deploy (rc ${probe.rc}): ${(probe.stderr || probe.stdout).trim().split('\n').slice(-2).join(' | ') || 'no output'}`,
+            'the ramdisk needs a POSIX sh (docs/ramdisk.md)',
+          );
+        }
+        const pv = podmanArgv ? resultOf(podmanArgv) : undefined;
+        contract = judgeContract(needs, probe.stdout, pv?.rc === 0 ? pv.stdout : undefined);
+        const failure = contractFailure(deploy, contract);
+        if (failure) {
+          throw hostError(
+            ctx,
+            failure,
+            "add them to the ramdisk image (docs/ramdisk.md lists what each deploy needs), or set wait_agent's deploy to the deploy this playbook does",
+          );
+        }
+        const note = degradedNote(contract);
+        if (note) ctx.log(`${ctx.host}: ${note}`, 1);
+      }
       const facts: Record<string, unknown> = {
         identity: { method: verdict.method, message: verdict.message },
         product_uuid: hostUuid ?? null,
         macs: hostMacs,
         waited_s: waitedS,
+        ...(deploy && contract
+          ? { ramdisk_contract: { deploy, missing_optional: contract.degraded.map((n) => n.anyOf.join('/')) } }
+          : {}),
       };
       if (podmanArgv) {
         const pv = resultOf(podmanArgv);

@@ -1,10 +1,12 @@
 // Issue 8 end to end: `tsbm run playbooks/deploy-bootc.yml` against machines made of a
 // network namespace with real sshd (the ramdisk), a loop disk, and the fake Redfish BMC; a
 // real htpasswd registry serves a locally built image whose stand-in `bootc` lays out the
-// disk. Two nodes deploy; six more each fail one way, all in the same run: one at the
-// controller's preflight (a pull secret the registry rejects), untouched; the others after the
-// ramdisk boot, then powered off with their media ejected. Then undeploy.yml erases node1's
-// loop disk (named by its root device hint) and no other.
+// disk. Four nodes deploy (their ramdisks: OpenSSH with SFTP, twice; OpenSSH without an sftp
+// subsystem; dropbear without an sftp-server, its host key pinned by fingerprint); six more
+// each fail one way, all in the same run: one at the controller's preflight (a pull secret the
+// registry rejects), untouched; the others after the ramdisk boot, then powered off with their
+// media ejected. Then undeploy.yml erases node1's loop disk (named by its root device hint) and
+// no other.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
+import { sha256Fingerprint } from '../../src/connection/fingerprint.js';
 import { type BmcNode, startBmcNode } from './lab/bmc-node.js';
 import {
   STANDIN_ARGV_MAGIC,
@@ -39,7 +42,9 @@ const tools = [
   'losetup',
   'isoinfo',
 ];
-const ready = isRoot && built && tools.every(haveTool);
+const ready = isRoot && built && [...tools, 'dropbear', 'dropbearkey', 'unshare'].every(haveTool);
+/** The nodes that deploy, and the SSH server their ramdisk runs. */
+const GOOD = ['node1', 'node2', 'nosftp', 'dropbear'] as const;
 const BMC_PASSWORD = 'bmc-Pa55-e2e-secret';
 const TAG = `localhost/tsbm-deploy-e2e-${process.pid}`;
 const WRONG_UUID = '0badc0de-0000-4000-8000-00000000e2e0';
@@ -119,6 +124,8 @@ describe.skipIf(!ready)(
       const specs: Array<[string, Partial<Parameters<typeof startBmcNode>[1]>]> = [
         ['node1', {}],
         ['node2', {}],
+        ['nosftp', { ramdisk: 'openssh-nosftp' }],
+        ['dropbear', { ramdisk: 'dropbear' }],
         ['badsecret', {}],
         ['nobootc', {}],
         ['tiny', { diskBytes: 700 * MiB }],
@@ -141,6 +148,10 @@ describe.skipIf(!ready)(
         const image = n.name === 'nobootc' ? 'standin:nobootc' : 'standin:bootc';
         hosts[n.name] = {
           ssh_host: n.ns.nsIp,
+          // Pinned: no known_hosts entry is needed or written for this ramdisk.
+          ...(n.name === 'dropbear'
+            ? { ssh_host_key_fingerprint: sha256Fingerprint(Buffer.from(n.sshd.hostKeyPub.split(/\s+/)[1] as string, 'base64')) }
+            : {}),
           ...(n.name === 'node2' ? { bootc_extra_args: ['--karg=console=ttyS0,115200'] } : {}),
           driver_info: {
             redfish_address: n.bmc.url,
@@ -153,7 +164,7 @@ describe.skipIf(!ready)(
             image_pull_secret:
               n.name === 'badsecret' ? Buffer.from('tester:wrong-password').toString('base64') : pullSecret(),
             root_device: { name: n.disk.device },
-            ...(n.name === 'node1' ? { bootc_authorized_keys: key.publicKey } : {}),
+            ...(['node1', 'nosftp', 'dropbear'].includes(n.name) ? { bootc_authorized_keys: key.publicKey } : {}),
             configdrive: {
               meta_data: { hostname: `${n.name}.lab`, public_keys: { controller: key.publicKey } },
               network_data: { links: [{ id: 'eth0', type: 'phy', ethernet_mac_address: n.ns.mac }] },
@@ -231,13 +242,13 @@ describe.skipIf(!ready)(
 
     it('the run ends with exit 2: the good nodes succeed, each broken node fails alone', () => {
       expect(run.status, run.stderr).toBe(2);
-      for (const h of ['node1', 'node2']) expect(failure(h), JSON.stringify(failure(h))).toBeUndefined();
+      for (const h of GOOD) expect(failure(h), JSON.stringify(failure(h))).toBeUndefined();
       for (const h of ['badsecret', 'nobootc', 'tiny', 'wrongmac', 'wronguuid', 'noagent']) {
         expect(failure(h), `${h} should fail`).toBeDefined();
       }
     });
 
-    for (const name of ['node1', 'node2']) {
+    for (const name of GOOD) {
       it(`${name}: GPT with the stand-in's partitions and a config-2 partition in the last 64 MiB`, () => {
         const n = node(name);
         const t = parseSfdiskJson(sh(['sfdisk', '--json', n.disk.device]).stdout, n.disk.device);
@@ -282,7 +293,7 @@ describe.skipIf(!ready)(
         expect(args).toContain(`--root-size=${2048 - 768}M`);
         expect(args.at(-1)).toBe(n.disk.device);
         expect(args).toContain('--disable-selinux'); // no getenforce on this "ramdisk"
-        if (name === 'node1') expect(args.some((a) => a.startsWith('--root-ssh-authorized-keys'))).toBe(true);
+        if (name !== 'node2') expect(args.some((a) => a.startsWith('--root-ssh-authorized-keys'))).toBe(true);
         else expect(args.some((a) => a.startsWith('--root-ssh-authorized-keys'))).toBe(false);
         if (name === 'node2') expect(args).toContain('--karg=console=ttyS0,115200');
         expect(n.boots[0]).toBe('cd');
@@ -344,8 +355,32 @@ describe.skipIf(!ready)(
       expect(diskUntouched(node('wrongmac'))).toBe(true);
     });
 
+    it('files reach ramdisks without SFTP piped over exec, and SFTP is used where the server has it', () => {
+      const log = (name: string) => readFileSync(node(name).sshd.commandsLog, 'utf8');
+      // Each piped put sends the transfer script (whose text names its status line): four per
+      // deploy here (containers.conf and registries drop-ins, the auth file, the authorized keys).
+      for (const name of ['nosftp', 'dropbear']) {
+        expect(log(name).split('tsbm-put done').length - 1, name).toBeGreaterThanOrEqual(4);
+      }
+      expect(log('node1')).not.toContain('tsbm-put');
+      expect(log('node1')).toContain('sftp-server');
+      // dropbear accepted the SFTP request and ran a server that is not there: asked once.
+      expect(log('dropbear').split('\n').filter((l) => l.endsWith('sftp-server'))).toHaveLength(1);
+      // The pinned dropbear key was never written to known_hosts (the others were, accept-new).
+      const kh = readFileSync(join(dir, 'known_hosts'), 'utf8');
+      expect(kh.split('\n').filter(Boolean).length).toBeGreaterThan(0);
+      expect(kh).not.toContain(node('dropbear').sshd.hostKeyPub.split(/\s+/)[1]);
+    });
+
+    it('the ramdisk contract passed on every good ramdisk before anything was written', () => {
+      for (const h of GOOD) {
+        const wait = hostEvents(h).find((e) => /ramdisk/i.test(e.task ?? '') && e.status === 'ok');
+        expect(wait?.result?.ramdisk_contract, h).toMatchObject({ deploy: 'bootc' });
+      }
+    });
+
     it('identity: the good ramdisks matched their BMC by System UUID and MAC', () => {
-      for (const h of ['node1', 'node2']) {
+      for (const h of GOOD) {
         const wait = hostEvents(h).find((e) => /ramdisk/i.test(e.task ?? '') && e.status === 'ok');
         expect(wait?.msg, h).toMatch(/uuid/i);
         expect(wait?.msg, h).not.toMatch(/no product_uuid/);

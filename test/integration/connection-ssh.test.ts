@@ -567,7 +567,7 @@ describe('become for file transfer', () => {
       expect((await c.get(dest, { become: { user: 'root' } })).equals(data)).toBe(true);
       const calls = readFileSync(log, 'utf8');
       expect(calls).toMatch(/^-n -- sh -c /m);
-      expect(calls).toMatch(/^-n -u root -- base64 -- /m);
+      expect(calls).toMatch(/^-n -u root -- sh -c if \[ -d "\$1" \]/m);
       expect(s.commands.join('\n')).not.toContain('\u00ff');
       await expect(c.put('x', path.join(tmp, 'no/dir/x'), { become: {} })).rejects.toThrow(/cannot write .* as root/);
     } finally {

@@ -120,6 +120,27 @@ describe('podman_pull on a simulated ramdisk', () => {
     // Directories (with the skopeo check), facts with the skopeo probe, the pull.
     expect(node.host.commands).toHaveLength(3);
   });
+  it('a ramdisk without SFTP: the auth file (0600, on stdin only) and the drop-ins arrive piped, and the auth file is gone', async () => {
+    node = await startSimNode({ sftp: false, files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    const r = await node.run(podmanPullModule, pullArgs(node, { tls_verify: false }), {
+      instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
+    });
+    expect(r).toMatchObject({ changed: true, ref: REF });
+    expect(node.host.server.sftpRequests).toBe(1);
+    expect(read(node, 'last-authfile-mode').trim()).toBe('600');
+    const authfile = read(node, 'last-authfile').trim();
+    expect(existsSync(authfile)).toBe(false);
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
+    expect(
+      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
+    ).toMatch(/no_pivot_root = true/);
+    expect(
+      readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'), 'utf8'),
+    ).toContain('insecure = true');
+    // Three files went through the piped transfer script, each with a status line of its own.
+    expect(node.host.commands.filter((c) => c.includes('tsbm-put'))).toHaveLength(3);
+    assertNoSecret(node, r);
+  });
   it('the auth file is written with mode 0600 (seen by podman at pull time)', async () => {
     node = await startSimNode({ files: { meminfo: MEMINFO } });
     await node.run(podmanPullModule, pullArgs(node, { memory_check: false }), {

@@ -34,7 +34,14 @@ export interface SimNode {
 }
 
 export async function startSimNode(
-  opts: { diskMiB?: number; files?: Record<string, string>; /** More tools (name: sh script), first on PATH. */ tools?: Record<string, string> } = {},
+  opts: {
+    diskMiB?: number;
+    files?: Record<string, string>;
+    /** More tools (name: sh script), first on PATH. */
+    tools?: Record<string, string>;
+    /** false: the ramdisk's sshd has no sftp subsystem (files then travel piped). */
+    sftp?: false;
+  } = {},
 ): Promise<SimNode> {
   const state = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-state-'));
   const extraTools = path.join(state, 'tools');
@@ -45,6 +52,7 @@ export async function startSimNode(
   truncateSync(path.join(state, 'disk.img'), (opts.diskMiB ?? 8192) * 1024 * 1024);
   for (const [f, c] of Object.entries(opts.files ?? {})) writeFileSync(path.join(state, f), c);
   const host = await startSshHost({
+    ...(opts.sftp === false ? { sftp: false } : {}),
     exec: shellExecHandler({
       pathPrefix: [extraTools, simToolsDir()],
       env: { ...(process.env as Record<string, string>), TSBM_SIM_STATE: state },

@@ -87,4 +87,16 @@ describe('connectionSpecFor', () => {
       expect((e as Error).message).not.toContain('topsecretvalue');
     }
   });
+  it('ssh_transfer_method (and Ansible\'s ansible_ssh_transfer_method): smart, sftp, piped; scp means piped', () => {
+    expect(connectionSpecFor('n', {}).transferMethod).toBeUndefined();
+    for (const m of ['smart', 'sftp', 'piped'] as const) {
+      expect(connectionSpecFor('n', { ssh_transfer_method: m }).transferMethod).toBe(m);
+      expect(connectionSpecFor('n', { ansible_ssh_transfer_method: m }).transferMethod).toBe(m);
+    }
+    expect(connectionSpecFor('n', { ansible_ssh_transfer_method: 'scp' }).transferMethod).toBe('piped');
+    expect(connectionSpecFor('n', { ssh_transfer_method: 'sftp', ansible_ssh_transfer_method: 'piped' }).transferMethod).toBe('sftp');
+    expect(() => connectionSpecFor('n', { ssh_transfer_method: 'rsync' })).toThrow(
+      /host n: ssh_transfer_method must be smart, sftp or piped, got "rsync"/,
+    );
+  });
 });

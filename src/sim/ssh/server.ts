@@ -29,6 +29,12 @@ export interface SshServerOptions {
   sftpRoot?: string;
   /** Where relative SFTP paths point (default '/'). */
   sftpHome?: string;
+  /**
+   * false: refuse the sftp subsystem, as a server without one does (default true). 'exit127':
+   * accept it, then end the channel with status 127 before any SFTP reply, as dropbear does
+   * when its sftp-server binary is missing.
+   */
+  sftp?: boolean | 'exit127';
   /** Called with every exec command received (tests record remote command lines; tsbm's PID prelude is stripped). */
   onCommand?: (command: string) => void;
   /** Fault knob: cut the TCP connection right after the Nth exec request has started. */
@@ -49,6 +55,8 @@ export interface SshServerHandle {
   readonly connections: number;
   /** Number of exec requests received so far. */
   readonly execs: number;
+  /** Number of sftp subsystem requests received so far (refused ones too). */
+  readonly sftpRequests: number;
   /** Abruptly cut every open TCP connection (a "network drop"). */
   dropConnections(): void;
   /** Serve a TCP connection accepted elsewhere (a simulated node keeps its own listener). */
@@ -90,6 +98,7 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
   const children = new Set<SshExecProcess>();
   let connections = 0;
   let execs = 0;
+  let sftpRequests = 0;
 
   const ssh = new Server({ hostKeys: opts.hostKeys }, (client) => {
     connections++;
@@ -136,9 +145,23 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
       accept?.();
       child?.kill(`SIG${info.name.replace(/^SIG/, '')}` as NodeJS.Signals);
     });
-    session.on('sftp', (accept) => {
-      serveSftp(accept(), { root: opts.sftpRoot ?? '/', home: opts.sftpHome ?? '/' });
-    });
+    if (opts.sftp === 'exit127') {
+      // With no 'sftp' listener ssh2 hands the request over as a plain subsystem channel.
+      session.on('subsystem', (accept, reject, info) => {
+        if (info.name !== 'sftp') return reject();
+        sftpRequests++;
+        const ch = accept();
+        ch.stderr.write('sh: 1: /usr/libexec/sftp-server: not found\n');
+        ch.exit(127);
+        ch.end();
+      });
+    } else {
+      session.on('sftp', (accept, reject) => {
+        sftpRequests++;
+        if (opts.sftp === false) return reject();
+        serveSftp(accept(), { root: opts.sftpRoot ?? '/', home: opts.sftpHome ?? '/' });
+      });
+    }
     session.on('exec', (accept, _reject, info) => {
       const stream = accept();
       execs++;
@@ -222,6 +245,9 @@ export async function startSshServer(opts: SshServerOptions): Promise<SshServerH
     },
     get execs() {
       return execs;
+    },
+    get sftpRequests() {
+      return sftpRequests;
     },
     dropConnections: dropAll,
     async close() {

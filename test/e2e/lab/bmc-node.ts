@@ -1,11 +1,12 @@
-// One e2e "machine": a namespace with real sshd as its ramdisk, a loop disk, and the fake
-// Redfish BMC whose power-on from virtual CD starts that sshd and power-off stops it.
+// One e2e "machine": a namespace with real sshd (or dropbear) as its ramdisk, a loop disk, and
+// the fake Redfish BMC whose power-on from virtual CD starts that server and power-off stops it.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type FakeBmc, startFakeBmc } from '../../../src/sim/bmc/server.js';
 import { type LoopDisk, createLoopDisk } from './loopdisk.js';
 import { type Netns, createNetns } from './netns.js';
+import { prepareDropbear } from './dropbear.js';
 import { type Sshd, prepareSshd } from './sshd.js';
 
 export const MOCKUP = resolve(import.meta.dirname, '../../../src/sim/mockups/dmtf-public-rackmount1');
@@ -35,15 +36,24 @@ export interface BmcNodeOptions {
   ramdiskUuid?: string;
   /** The ramdisk never comes up (firmware hangs). */
   neverBoots?: boolean;
+  /**
+   * The ramdisk's SSH server: OpenSSH with SFTP (default), OpenSSH without a `Subsystem sftp`
+   * line, or dropbear (no sftp-server, as on minimal ramdisks).
+   */
+  ramdisk?: 'openssh' | 'openssh-nosftp' | 'dropbear';
 }
 
 export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
   const ns = createNetns(name, o.index);
   const uuid = randomUUID().toUpperCase();
-  const sshd = prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], {
-    logCommands: true,
-    productUuid: o.ramdiskUuid ?? uuid,
-  });
+  const server = { logCommands: true, productUuid: o.ramdiskUuid ?? uuid };
+  const sshd =
+    o.ramdisk === 'dropbear'
+      ? prepareDropbear(ns, join(o.dir, `${name}-dropbear`), [o.authorizedKey], server)
+      : prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], {
+          ...server,
+          sftp: o.ramdisk !== 'openssh-nosftp',
+        });
   const disk = createLoopDisk(o.diskBytes);
   const boots: string[] = [];
   const bmc = await startFakeBmc({

@@ -44,6 +44,86 @@ export interface SshdOptions {
    * read it get a file holding this value instead, as a real ramdisk would show its own.
    */
   productUuid?: string;
+  /** false: no `Subsystem sftp` line, as in many minimal ramdisks (default true). */
+  sftp?: boolean;
+}
+
+/**
+ * The test-only forced command (OpenSSH's ForceCommand, dropbear's -c): records the command
+ * line the client sent, points product_uuid reads at `productUuid`'s file, then runs it as the
+ * server would have. A request for an SFTP server runs it when `sftp`, else fails as a shell
+ * does when the binary is missing (exit 127: dropbear without an sftp-server).
+ */
+export function writeCommandWrapper(
+  dir: string,
+  opts: { commandsLog: string; productUuid?: string; sftp: boolean },
+): string {
+  const wrapper = join(dir, 'log-command.sh');
+  const uuidFile = join(dir, 'product_uuid');
+  if (opts.productUuid) writeFileSync(uuidFile, `${opts.productUuid.toLowerCase()}\n`);
+  const uuidRewrite = opts.productUuid
+    ? [
+        `SSH_ORIGINAL_COMMAND=$(printf '%s' "$SSH_ORIGINAL_COMMAND" | sed 's#/sys/class/dmi/id/product_uuid#${uuidFile}#g')`,
+      ]
+    : [];
+  writeFileSync(
+    wrapper,
+    [
+      '#!/bin/sh',
+      '# Test-only: records the command line the client sent, then runs it as the server would.',
+      `printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> ${opts.commandsLog}`,
+      ...uuidRewrite,
+      'case "$SSH_ORIGINAL_COMMAND" in',
+      opts.sftp
+        ? '  */sftp-server) exec "$SSH_ORIGINAL_COMMAND" ;;'
+        : '  */sftp-server) echo "sh: 1: $SSH_ORIGINAL_COMMAND: not found" >&2; exit 127 ;;',
+      '  "") exec /bin/sh -l ;;',
+      '  *) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;',
+      'esac',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  return wrapper;
+}
+
+/** running() and stop() for a daemon that writes its PID to `pidFile`. */
+export function daemonByPidFile(pidFile: string): { running(): boolean; stop(): void } {
+  // A daemon deletes its pid file as it exits: the file may go between any check and the read.
+  const pidOf = () => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8').trim()) || 0;
+    } catch {
+      return 0;
+    }
+  };
+  const running = () => {
+    const pid = pidOf();
+    if (!pid) return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    running,
+    stop() {
+      const pid = pidOf();
+      if (pid && running()) {
+        process.kill(pid, 'SIGTERM');
+        for (let i = 0; i < 50 && running(); i++) sh(['sleep', '0.1']);
+      }
+      rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+/** Lab SSH servers of any kind, so stopAllSshd() stops them all. */
+export function trackServer(s: Sshd): Sshd {
+  all.push(s);
+  return s;
 }
 
 export function prepareSshd(
@@ -56,32 +136,10 @@ export function prepareSshd(
   const port = opts.port ?? 22;
   mkdirSync(dir, { recursive: true });
   const commandsLog = join(dir, 'commands.log');
-  const wrapper = join(dir, 'log-command.sh');
-  const uuidFile = join(dir, 'product_uuid');
-  if (opts.productUuid) writeFileSync(uuidFile, `${opts.productUuid.toLowerCase()}\n`);
-  const uuidRewrite = opts.productUuid
-    ? [
-        `SSH_ORIGINAL_COMMAND=$(printf '%s' "$SSH_ORIGINAL_COMMAND" | sed 's#/sys/class/dmi/id/product_uuid#${uuidFile}#g')`,
-      ]
-    : [];
-  if (opts.logCommands) {
-    writeFileSync(
-      wrapper,
-      [
-        '#!/bin/sh',
-        '# Test-only: records the command line the client sent, then runs it as sshd would.',
-        `printf '%s\\n' "$SSH_ORIGINAL_COMMAND" >> ${commandsLog}`,
-        ...uuidRewrite,
-        'case "$SSH_ORIGINAL_COMMAND" in',
-        '  /usr/lib/openssh/sftp-server) exec /usr/lib/openssh/sftp-server ;;',
-        '  "") exec /bin/sh -l ;;',
-        '  *) exec /bin/sh -c "$SSH_ORIGINAL_COMMAND" ;;',
-        'esac',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-  }
+  const sftp = opts.sftp !== false;
+  const wrapper = opts.logCommands
+    ? writeCommandWrapper(dir, { commandsLog, sftp, ...(opts.productUuid ? { productUuid: opts.productUuid } : {}) })
+    : undefined;
   const hostKey = join(dir, 'ssh_host_ed25519_key');
   if (!existsSync(hostKey)) sh(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const auth = join(dir, 'authorized_keys');
@@ -103,8 +161,8 @@ export function prepareSshd(
       'PermitRootLogin prohibit-password',
       'MaxSessions 50',
       'MaxStartups 100',
-      opts.logCommands ? 'Subsystem sftp /usr/lib/openssh/sftp-server' : 'Subsystem sftp internal-sftp',
-      ...(opts.logCommands ? [`ForceCommand ${wrapper}`] : []),
+      ...(sftp ? [wrapper ? 'Subsystem sftp /usr/lib/openssh/sftp-server' : 'Subsystem sftp internal-sftp'] : []),
+      ...(wrapper ? [`ForceCommand ${wrapper}`] : []),
       `SetEnv TSBM_TEST_HOST=${ns.name}`,
       '',
     ].join('\n'),
@@ -112,24 +170,7 @@ export function prepareSshd(
   const hostKeyPub = readFileSync(`${hostKey}.pub`, 'utf8').trim();
   const [type, key] = hostKeyPub.split(/\s+/);
   const hostPattern = port === 22 ? ns.nsIp : `[${ns.nsIp}]:${port}`;
-  // sshd deletes its pid file as it exits: the file may go between any check and the read.
-  const pidOf = () => {
-    try {
-      return Number(readFileSync(pidFile, 'utf8').trim()) || 0;
-    } catch {
-      return 0;
-    }
-  };
-  const running = () => {
-    const pid = pidOf();
-    if (!pid) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const daemon = daemonByPidFile(pidFile);
   const handle: Sshd = {
     ns,
     address: ns.nsIp,
@@ -139,22 +180,14 @@ export function prepareSshd(
     commandsLog,
     knownHostsLine: `${hostPattern} ${type} ${key}`,
     start() {
-      if (running()) return;
+      if (daemon.running()) return;
       mkdirSync('/run/sshd', { recursive: true });
       sh(inNetns(ns, ['/usr/sbin/sshd', '-f', config]));
     },
-    stop() {
-      const pid = pidOf();
-      if (pid && running()) {
-        process.kill(pid, 'SIGTERM');
-        for (let i = 0; i < 50 && running(); i++) sh(['sleep', '0.1']);
-      }
-      rmSync(pidFile, { force: true });
-    },
-    running,
+    stop: daemon.stop,
+    running: daemon.running,
   };
-  all.push(handle);
-  return handle;
+  return trackServer(handle);
 }
 
 export function stopAllSshd(): void {
