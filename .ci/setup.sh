@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares a fresh Debian 12 CI machine (as root, non-interactive, idempotent) for the e2e
 # tests: real OpenSSH in network namespaces, podman with runc, an htpasswd registry, loop
-# disks, ISO and partition tools; and gcc, which builds the simulated lab's C spawner. See
+# disks, ISO and partition tools; gcc, which builds the simulated lab's C spawner; and
+# chromium, which loads the HTML run report headless as a person would see it. See
 # /work/shared/TESTLAB.md for why each setting is here.
 set -euo pipefail
 
@@ -12,7 +13,8 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
-  gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev)
+  gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
+  chromium)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -9,10 +9,10 @@ import { naturalCompare, summarize } from './summary.js';
 
 const DONE = new Set(['ok', 'changed', 'skipped']);
 
-/** The gap drawn between runs of a resume chain: 2% of the axis, at least a second. */
+/** The gap drawn between runs of a resume chain: 3% of the runs' time, whatever the real pause. */
 function gapMs(runs: CollectedRun[]): number {
   const total = runs.reduce((s, r) => s + r.run.durationMs, 0);
-  return Math.max(1000, Math.round(total * 0.02));
+  return Math.max(1, Math.round(total * 0.03));
 }
 
 function stateOf(recap: HostStats | undefined, entries: ReportEntry[], runFinished: boolean): HostState {

@@ -21,9 +21,16 @@ function moreButton(n) {
 function renderSummary(report, act) {
   const s = report.summary;
   const last = report.runs[report.runs.length - 1];
-  /** @param {string} name */
-  const hostLink = (name) => {
-    const a = el('a', { href: `#node=${encodeURIComponent(name)}`, class: 'host-link', text: name });
+  /** @param {string} name @param {boolean} [markOk] a failure the node got past (a resume, a rescue) */
+  const hostLink = (name, markOk) => {
+    const h = report.byName.get(name);
+    const recovered = markOk && h && h.state === 'ok';
+    const a = el('a', {
+      href: `#node=${encodeURIComponent(name)}`,
+      class: `host-link${recovered ? ' recovered' : ''}`,
+      text: recovered ? `${name} ✓` : name,
+      title: recovered ? `${name} is ok in the end` : undefined,
+    });
     a.addEventListener('click', (ev) => {
       ev.preventDefault();
       act.select(name);
@@ -90,7 +97,7 @@ function renderSummary(report, act) {
               el('td', { text: report.tasks[g.task].name }),
               el('td', { class: 'msg' }, [el('div', { class: 'clamp', text: g.example, title: g.example })]),
               el('td', {}, [
-                ...g.hosts.slice(0, 8).flatMap((h) => [hostLink(h), ' ']),
+                ...g.hosts.slice(0, 8).flatMap((h) => [hostLink(h, true), ' ']),
                 g.hosts.length > 8 ? `+${g.hosts.length - 8} more ` : '',
                 show,
               ]),

@@ -86,7 +86,7 @@ function createTimeline(report, opts) {
       const x0 = xOf(prev.offsetMs + prev.durationMs);
       const x1 = xOf(report.runs[i].offsetMs);
       ctx.fillStyle = '#f1f3f5';
-      ctx.fillRect(x0, 0, Math.max(1, x1 - x0), height);
+      ctx.fillRect(x0, 0, Math.max(4, x1 - x0), height);
     }
     for (let i = first; i < last; i++) {
       const h = rows[i];
