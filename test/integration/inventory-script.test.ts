@@ -198,7 +198,7 @@ setInterval(() => {}, 1000);`,
 
   it('through the CLI: tsbm inventory --list and tsbm run on hosts a script names', () => {
     const dir = scratch('tsbm-invscript-');
-    const inv = script(dir, 'nodes.js', `console.log(JSON.stringify({ all: { hosts: ['alpha', 'beta'], vars: { connection: 'local', greeting: 'hi' } }, _meta: { hostvars: { beta: { greeting: 'hello' } } } }));`);
+    script(dir, 'nodes.js', `console.log(JSON.stringify({ all: { hosts: ['alpha', 'beta'], vars: { connection: 'local', greeting: 'hi' } }, _meta: { hostvars: { beta: { greeting: 'hello' } } } }));`);
     writeFileSync(join(dir, 'site.yml'), '- hosts: all\n  gather_facts: false\n  tasks:\n    - name: Greet\n      debug:\n        msg: "{{ greeting }} from {{ inventory_hostname }}"\n');
     const tsbm = (args: string[]) =>
       spawnSync(process.execPath, [join(ROOT, 'bin/tsbm.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
