@@ -9,7 +9,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { writeRunReport } from '../../src/report/write.js';
 import { DEPLOY, runTsbm, spawnTsbm, stateArgs } from '../helpers/fault-cli.js';
+import { fleetJournal, writeJournal } from '../helpers/fleet-journal.js';
 import { Browser, dumpDom, findChromium, screenshot } from './lab/chromium.js';
 import { isRoot } from './lab/run.js';
 
@@ -163,6 +165,39 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     writeFileSync(join(ARTIFACTS, 'report-node03.png'), await browser.screenshotPng());
   });
 
+  it('1000 nodes: only the rows in view are drawn; search and the failed filter narrow them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-report-e2e-fleet-'));
+    dirs.push(dir);
+    writeJournal(join(dir, 'fleet.jsonl'), fleetJournal({ nodes: 1000, failEvery: 50, unreachableEvery: 97, retryEvery: 10 }));
+    const out = join(dir, 'fleet.html');
+    writeRunReport(join(dir, 'fleet.jsonl'), out);
+    await browser.navigate(pathToFileURL(out).href);
+    let s = await browser.evaluate<{ count: string; labels: { host: string }[]; drawnRows: number }>(SHOWN);
+    expect(s.count).toBe('1000 of 1000 nodes');
+    expect(s.drawnRows).toBeGreaterThan(50);
+    expect(s.drawnRows).toBeLessThan(1000); // a window of the rows, not all of them
+    await browser.evaluate(`(() => { const s = document.getElementById('search'); s.focus(); })()`);
+    await browser.type('node0500');
+    s = await browser.evaluate(SHOWN);
+    expect(s.count).toBe('1 of 1000 nodes');
+    expect(s.labels.map((l) => l.host)).toEqual(['node0500']); // few rows: tall again, with names
+    await browser.evaluate(`(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); })()`);
+    await browser.evaluate(`document.querySelector('.chip[data-state="failed"]').click()`);
+    s = await browser.evaluate(SHOWN);
+    expect(s.count).toBe('20 of 1000 nodes');
+    expect(s.labels).toHaveLength(20);
+    expect(s.labels.every((l) => /^node\d{4}$/.test(l.host))).toBe(true);
+    // sorted by time in tasks, longest first: the first row is the slowest node
+    await browser.evaluate(`(() => { const s = document.getElementById('sort'); s.value = 'duration'; s.dispatchEvent(new Event('change')); })()`);
+    const first = (await browser.evaluate<{ labels: { host: string }[] }>(SHOWN)).labels[0]!.host;
+    const totals = await browser.evaluate<Record<string, number>>(
+      `(() => { const d = JSON.parse(document.getElementById('tsbm-report-data').textContent); return Object.fromEntries(d.hosts.map((h) => [d.strings[h.n], h.t])); })()`,
+    );
+    const failedTotals = s.labels.map((l) => totals[l.host]!);
+    expect(totals[first]).toBe(Math.max(...failedTotals));
+    writeFileSync(join(ARTIFACTS, 'report-fleet-failed.png'), await browser.screenshotPng());
+  });
+
   it('a run killed mid-deploy and resumed: one report with both runs, every node deployed in the end', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsbm-report-e2e-resume-'));
     dirs.push(dir);
@@ -179,6 +214,16 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     });
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
+    // the killed run alone: what it did, and the tasks it never finished
+    const crashed = join(dir, 'crashed.html');
+    const rep = await runTsbm(['runs', 'report', 'last', '-o', crashed, ...state.args], { cwd: dir, env: state.env, timeoutMs: 60_000 });
+    expect(rep.code, rep.stderr).toBe(0);
+    await browser.navigate(pathToFileURL(crashed).href);
+    const crash = await browser.evaluate<{ head: string; cards: string }>(
+      `({ head: document.getElementById('head').textContent, cards: document.getElementById('cards').textContent })`,
+    );
+    expect(crash.head).toMatch(/did not finish/);
+    expect(crash.cards).toMatch(/[1-9]\d*unfinished/);
     const resumedReport = join(dir, 'resumed.html');
     const second = await runTsbm([...args, '--resume', 'last', '--report', resumedReport], { cwd: dir, env: state.env, timeoutMs: 240_000 });
     expect(second.code, second.stderr).toBe(0);

@@ -126,7 +126,7 @@ function createTimeline(report, opts) {
     for (let i = first; i < last; i++) {
       const h = rows[i];
       const mark = h.state === 'ok' ? '' : h.state === 'unfinished' ? '◌ ' : '✖ ';
-      const row = el('div', { class: `tl-label st-${h.state}`, 'data-host': h.name, title: `${h.name}: ${h.state}` }, [
+      const row = el('div', { class: `tl-label st-${h.state}`, 'data-host': h.name, title: `${h.name}: ${h.state}`, tabindex: 0, role: 'button' }, [
         el('span', { class: 'mark', text: mark }),
         h.name,
       ]);
@@ -134,6 +134,9 @@ function createTimeline(report, opts) {
       row.style.height = `${rowH}px`;
       row.style.lineHeight = `${rowH}px`;
       row.addEventListener('click', () => opts.onSelect(h, undefined));
+      row.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') opts.onSelect(h, undefined);
+      });
       labels.append(row);
     }
   }
