@@ -9,13 +9,18 @@ Examples:
   tsbm inventory -i inventory.yml --list         Ansible-compatible JSON (secrets masked)
   tsbm inventory -i inventory.yml --graph        the group tree
   tsbm inventory -i inventory.yml --graph rack1 --vars
-  tsbm inventory -i lab.yml -i site.yml --host node01   merged vars of one host`;
+  tsbm inventory -i lab.yml -i site.yml --host node01   merged vars of one host
+  tsbm inventory -i ./nodes.py --list             an executable inventory (Ansible's --list/--host protocol)
+  tsbm inventory import --from-ironic nodes.json -o inventory.yml
+
+An executable -i (starting with #!) is run with --list, and --host NAME per host when its
+output has no _meta.hostvars; each call may take 60 s (TSBM_INVENTORY_SCRIPT_TIMEOUT=SECONDS).`;
 
 export function register(program: Command): void {
   const inventory = program
     .command('inventory')
     .description('show an inventory: hosts, groups and variables')
-    .option('-i, --inventory <file>', 'inventory file or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
     .option('--list', 'print every group and host as JSON (ansible-inventory --list)')
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")

@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .command('run')
     .description('run a playbook against an inventory')
     .argument('<playbook>', 'playbook file')
-    .option('-i, --inventory <file>', 'inventory file or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
     .option('-l, --limit <pattern>', 'only hosts matching this pattern (repeatable)', collect)
     .option('-t, --tags <tags>', 'only tasks with these tags (comma list, repeatable)', collect)
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
