@@ -2,7 +2,7 @@
 // simulated deploy where one node fails (pull) and one retries its BMC (HTTP 503s), and the
 // report of a run killed mid-deploy and resumed. Checked: the timeline is drawn (pixels), the
 // failed node is marked, search and filters narrow the rows, the node view shows the failure,
-// nothing is fetched. Screenshots are kept under test/e2e/artifacts/ (gitignored).
+// nothing is fetched. Screenshots are kept under test-results/report-browser/ (gitignored; CI keeps test-results/).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ import { Browser, dumpDom, findChromium, screenshot } from './lab/chromium.js';
 import { isRoot } from './lab/run.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const ARTIFACTS = join(ROOT, 'test', 'e2e', 'artifacts');
+const ARTIFACTS = join(ROOT, 'test-results', 'report-browser');
 const built = (() => {
   try {
     readFileSync(join(ROOT, 'dist', 'cli', 'main.js'));
@@ -119,6 +119,7 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
   });
 
   it('search narrows the rows, by node name and by what a message says', async () => {
+    await browser.navigate(pathToFileURL(report).href);
     const search = async (text: string) => {
       await browser.evaluate(`(() => { const s = document.getElementById('search'); s.focus(); s.select(); })()`);
       await browser.key('Backspace', 'Backspace', 8);
@@ -147,6 +148,7 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
   });
 
   it('clicking the failed node opens its tasks with the failure and the redacted result', async () => {
+    await browser.navigate(pathToFileURL(report).href);
     await browser.evaluate(`document.querySelector('.tl-label[data-host="node03"]').click()`);
     const node = await browser.evaluate<{ hidden: boolean; title: string; rows: string[][]; failure: string }>(`(() => {
       const n = document.getElementById('node');
@@ -159,8 +161,11 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     })()`);
     expect(node.hidden).toBe(false);
     expect(node.title).toBe('node03 failed');
-    expect(node.failure).toMatch(/^Pull the image: .*simulated pull failure/);
-    expect(node.rows.at(-1)).toEqual(['Pull the image', 'deploy', 'failed']);
+    // the deploy's rescue powers the node off and fails it with the cause: the page shows that
+    // last failure (what decided the node's state) and the failed pull among the tasks
+    expect(node.failure).toMatch(/^Report the failure: .*after "Pull the image" failed: .*simulated pull failure/);
+    expect(node.rows).toContainEqual(['Pull the image', 'deploy', 'failed']);
+    expect(node.rows.at(-1)).toEqual(['Report the failure', 'cleanup-on-failure', 'failed']);
     expect(await browser.evaluate<string>('location.hash')).toBe('#node=node03');
     writeFileSync(join(ARTIFACTS, 'report-node03.png'), await browser.screenshotPng());
   });
