@@ -2,7 +2,8 @@
 # Prepares a fresh Debian 12 CI machine (as root, non-interactive, idempotent) for the e2e
 # tests: real OpenSSH and dropbear in network namespaces, podman with runc, an htpasswd
 # registry, loop disks, ISO and partition tools; busybox (a busybox-only ramdisk for the
-# transfer tests); and gcc, which builds the simulated lab's C spawner. See
+# transfer tests); gcc, which builds the simulated lab's C spawner; and chromium, which loads
+# the HTML run report headless as a person would see it. See
 # /work/shared/TESTLAB.md for why each setting is here.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
-  dropbear-bin busybox)
+  dropbear-bin busybox chromium)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -9,13 +9,18 @@ Examples:
   tsbm inventory -i inventory.yml --list         Ansible-compatible JSON (secrets masked)
   tsbm inventory -i inventory.yml --graph        the group tree
   tsbm inventory -i inventory.yml --graph rack1 --vars
-  tsbm inventory -i lab.yml -i site.yml --host node01   merged vars of one host`;
+  tsbm inventory -i lab.yml -i site.yml --host node01   merged vars of one host
+  tsbm inventory -i ./nodes.py --list             an executable inventory (Ansible's --list/--host protocol)
+  tsbm inventory import --from-ironic nodes.json -o inventory.yml
+
+An executable -i (starting with #!) is run with --list, and --host NAME per host when its
+output has no _meta.hostvars; each call may take 60 s (TSBM_INVENTORY_SCRIPT_TIMEOUT=SECONDS).`;
 
 export function register(program: Command): void {
-  program
+  const inventory = program
     .command('inventory')
     .description('show an inventory: hosts, groups and variables')
-    .option('-i, --inventory <file>', 'inventory file or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
     .option('--list', 'print every group and host as JSON (ansible-inventory --list)')
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")
@@ -26,6 +31,39 @@ export function register(program: Command): void {
       const { inventoryCommand } = await import('./inventory-command.js');
       process.stdout.write(inventoryCommand(flags));
     });
+  inventory
+    .command('import')
+    .description('make a tsbm inventory from nodes kept elsewhere (Ironic)')
+    .requiredOption('--from-ironic <file>', 'JSON of `baremetal node list --long -f json` or `baremetal node show -f json` ("-" for stdin)')
+    .option('-o, --output <file>', 'write the inventory here (default: stdout)')
+    .option('--group <name>', 'the group the nodes go in', 'baremetal')
+    .option('--per-node-secrets', 'one environment variable per node and secret (BMC_PASSWORD_NODE1...) instead of one per secret')
+    .option('--force', 'replace the --output file if it exists')
+    .addHelpText('after', IMPORT_EXAMPLES)
+    .action(async (flags: ImportFlags) => {
+      const { inventoryImportCommand } = await import('./inventory-import.js');
+      inventoryImportCommand(flags);
+    });
+}
+
+const IMPORT_EXAMPLES = `
+Examples:
+  baremetal node list --long -f json > nodes.json
+  tsbm inventory import --from-ironic nodes.json -o inventory.yml
+  for n in node1 node2; do baremetal node show $n -f json; done | tsbm inventory import --from-ironic - > inventory.yml
+  tsbm validate playbooks/deploy-bootc.yml -i inventory.yml
+
+driver_info, instance_info and properties are carried over as Ironic has them. Secrets (a
+redfish_password, an image_pull_secret, anything Ironic shows as "******") become
+{{ env "NAME" }} references, listed on stderr and at the top of the file: export them before a
+run. What Ironic does not know (how to reach the ramdisk: ssh_host, ssh_user) is listed too.`;
+
+export interface ImportFlags {
+  fromIronic: string;
+  output?: string;
+  group: string;
+  perNodeSecrets?: boolean;
+  force?: boolean;
 }
 
 export interface InventoryFlags {

@@ -19,10 +19,13 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./runs.js'),
   () => import('./sim.js'),
   () => import('./configdrive.js'),
+  () => import('./init.js'),
 ];
 
 const EXAMPLES = `
 Examples:
+  tsbm init                                  copy the shipped playbooks and example inventories here
+  tsbm run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml   a simulated deploy
   tsbm sim up --nodes 3                      simulated lab, no hardware needed
   tsbm run playbooks/deploy-bootc.yml -i .tsbm/sim/inventory.yml
   tsbm run deploy.yml -i inventory.yml -l 'rack1:!node07' -e image=oci://registry/os:42
@@ -31,6 +34,8 @@ Examples:
   tsbm inventory -i inventory.yml --graph
   tsbm modules bootc_install                 arguments and an example of one module
   tsbm runs list                             recorded runs
+  tsbm runs report last -o report.html       the last run as an HTML page (timeline, failures)
+  tsbm inventory import --from-ironic nodes.json -o inventory.yml
 
 Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
 99 interrupted, 250 unexpected error.`;

@@ -1,7 +1,7 @@
 // `tsbm run`: validates flags, attaches the renderer and the JUnit writer to a redacting
 // event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
@@ -11,6 +11,7 @@ import type { RunJournal } from './run-journal.js';
 import { DEFAULT_JOURNAL_DIR } from './runs.js';
 import type { RunOptions } from '../executor/options.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
+import { checkOutputFile } from './output-file.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
   tty: () => import('../output/renderers/tty.js'),
@@ -27,19 +28,6 @@ function colorWanted(isTTY: boolean): boolean {
   return isTTY;
 }
 
-/** Fails before any provisioning when the JUnit file could not be written at the end. */
-function checkJUnitTarget(file: string): void {
-  const dir = dirname(resolve(file));
-  try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
-    accessSync(dir, constants.W_OK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not writable' : (e as Error).message;
-    throw optionsError(`--junit ${file}: directory ${dir} ${why}`, 'create the directory or choose another path');
-  }
-}
-
 export async function runCommand(playbook: string, flags: Record<string, unknown>, verbosity: Verbosity): Promise<number> {
   const stdout = process.stdout;
   // a dumb terminal cannot move the cursor: it gets the plain renderer
@@ -47,7 +35,8 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(opts.extraVars);
-  if (opts.junit) checkJUnitTarget(opts.junit);
+  if (opts.junit) checkOutputFile('--junit', opts.junit);
+  const report = reportSettings(flags);
   const executor = await import('../executor/run.js');
 
   // An inventory with a `tsbm_sim` block gets a simulated lab for the length of this command.
@@ -57,7 +46,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     : { inventories: opts.inventories, stop: async () => {} };
   let code: number;
   try {
-    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags), resumeSettings(flags));
+    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags), resumeSettings(flags), report);
   } finally {
     await sim.stop();
   }
@@ -80,6 +69,14 @@ function journalSettings(flags: Record<string, unknown>): string | undefined {
   return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : DEFAULT_JOURNAL_DIR;
 }
 
+/** `--report FILE`: the HTML report, written from the run journal when the run ends. */
+function reportSettings(flags: Record<string, unknown>): string | undefined {
+  if (typeof flags.report !== 'string') return undefined;
+  if (flags.journal === false) throw optionsError('--report is built from the run journal', 'drop --no-journal');
+  checkOutputFile('--report', flags.report);
+  return flags.report;
+}
+
 /** `--resume RUN|last` [`--force`]. */
 function resumeSettings(flags: Record<string, unknown>): { ref: string; force: boolean } | undefined {
   if (typeof flags.resume !== 'string') {
@@ -96,6 +93,7 @@ async function runWith(
   verbosity: Verbosity,
   journalDir: string | undefined,
   resumeRef?: { ref: string; force: boolean },
+  report?: string,
 ): Promise<number> {
   const stdout = process.stdout;
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
@@ -174,6 +172,19 @@ async function runWith(
     process.removeListener('SIGTERM', onSignal);
     await journal?.close();
     for (const a of attached) await a.done();
+    if (report && journal && journalDir) await writeReport(join(journalDir, `${journal.runId}.jsonl`), report, opts.output);
   }
   return controller.signal.aborted ? EXIT.interrupted : code;
+}
+
+/** Writes the report after the run, whatever its outcome; a failure to write it is said, not fatal. */
+async function writeReport(journalFile: string, file: string, output: RunOptions['output']): Promise<void> {
+  try {
+    const { writeRunReport } = await import('../report/write.js');
+    const r = writeRunReport(journalFile, file, redactor);
+    // stdout stays pure JSON Lines with --output json
+    if (output !== 'json') process.stdout.write(`Report: ${r.file}\n`);
+  } catch (e) {
+    process.stderr.write(`tsbm: warning: could not write the report ${file}: ${redactor.redact((e as Error).message)}\n`);
+  }
 }

@@ -18,6 +18,7 @@ Examples:
   tsbm run deploy.yml -i inventory.yml -t power --skip-tags slow --check --diff
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
+  tsbm run deploy.yml -i inventory.yml --report report.html   timeline to open in a browser
   tsbm run deploy.yml -i inventory.yml --resume last    continue where each host stopped
   tsbm run deploy.yml -i inventory.yml --shard 2/4      second of four parallel slices
 
@@ -32,7 +33,7 @@ export function register(program: Command): void {
     .command('run')
     .description('run a playbook against an inventory')
     .argument('<playbook>', 'playbook file')
-    .option('-i, --inventory <file>', 'inventory file or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
     .option('-l, --limit <pattern>', 'only hosts matching this pattern (repeatable)', collect)
     .option('-t, --tags <tags>', 'only tasks with these tags (comma list, repeatable)', collect)
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
@@ -53,6 +54,7 @@ export function register(program: Command): void {
       ]),
     )
     .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .option('--report <file>', 'also write an HTML report (timeline, summary, per-node results) to FILE at the end')
     .option('--resume <run>', 'continue a run (id from `tsbm runs list`, or "last"): skip what completed, restore registered values')
     .option('--force', 'with --resume: resume even though the playbook or inventory changed')
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')

@@ -33,4 +33,24 @@ export function register(program: Command): void {
         opts.json ? `${JSON.stringify({ header: journal.header, hosts: progress }, null, 2)}\n` : formatRunShow(journal, progress),
       );
     });
+  runs
+    .command('report')
+    .argument('<run>', 'run id (or a unique prefix), or "last"')
+    .description('write one run as a self-contained HTML report (timeline, summary, per-node results)')
+    .requiredOption('-o, --output <file>', 'the HTML file to write')
+    .option('--journal-dir <dir>', 'where run journals are kept', DEFAULT_JOURNAL_DIR)
+    .addHelpText('after', REPORT_HELP)
+    .action(async (ref: string, opts: { journalDir: string; output: string }) => {
+      const { runsReportCommand } = await import('./runs-report.js');
+      process.stdout.write(runsReportCommand(ref, opts));
+    });
 }
+
+const REPORT_HELP = `
+Examples:
+  tsbm runs report last -o report.html
+  tsbm runs report 20261201-1435 -o /tmp/deploy.html --journal-dir ci/.tsbm/runs
+
+The file has no external assets and makes no network requests: open it in any browser or
+keep it as a CI artifact. A run that was killed or crashed is reported up to its last
+journal line; a resumed run is reported together with the runs it continued.`;

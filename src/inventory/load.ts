@@ -1,5 +1,6 @@
-// Entry points for inventories: read every -i path (files or directories), merge them, and
-// apply group_vars/ and host_vars/ from beside each inventory and beside the playbook.
+// Entry points for inventories: read every -i path (YAML files, executable inventory scripts,
+// or directories of both), merge them, and apply group_vars/ and host_vars/ from beside each
+// inventory and beside the playbook.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { parseError } from '../errors.js';
@@ -8,18 +9,20 @@ import { emptyInventory, ensureHost, finishInventory } from './build.js';
 import { type DirVars, loadDirVars } from './dir-vars.js';
 import type { Inventory } from './model.js';
 import { parseInventoryFile } from './parse-file.js';
+import { isInventoryScript, parseInventoryScript } from './script.js';
 
 /** host_vars for hosts not (yet) in the inventory, e.g. an implicit localhost. */
 const pendingHostVars = new WeakMap<Inventory, Map<string, Vars>>();
 
 export const IMPLICIT_LOCALHOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1']);
 
+/** YAML files and inventory scripts in a directory, in name order. */
 function inventoryFilesIn(dir: string): string[] {
   return readdirSync(dir)
-    .filter((f) => !f.startsWith('.') && ['.yml', '.yaml'].includes(extname(f)))
+    .filter((f) => !f.startsWith('.') && !f.endsWith('~'))
     .sort()
     .map((f) => join(dir, f))
-    .filter((p) => statSync(p).isFile());
+    .filter((p) => (['.yml', '.yaml'].includes(extname(p)) && statSync(p).isFile()) || isInventoryScript(p));
 }
 
 function applyDirVars(inv: Inventory, dv: DirVars): void {
@@ -56,11 +59,14 @@ export function loadInventories(paths: string[]): Inventory {
     const files = isDir ? inventoryFilesIn(full) : [full];
     if (isDir && files.length === 0)
       throw parseError(
-        `inventory directory ${p} has no *.yml or *.yaml files`,
+        `inventory directory ${p} has no *.yml or *.yaml files and no inventory scripts`,
         undefined,
         'check the -i path',
       );
-    for (const f of files) parseInventoryFile(inv, f);
+    for (const f of files) {
+      if (isInventoryScript(f)) parseInventoryScript(inv, f);
+      else parseInventoryFile(inv, f);
+    }
     varDirs.push(isDir ? full : dirname(full));
   }
   finishInventory(inv);

@@ -91,7 +91,7 @@ describe('tsbm CLI', () => {
     expect(r.stdout).toContain('-v, --verbose');
     expect(r.stdout).toContain('Examples:');
     const run = tsbm(['run', '--help']);
-    for (const flag of ['--inventory', '--limit', '--tags', '--skip-tags', '--extra-vars', '--forks', '--check', '--diff', '--start-at-task', '--list-hosts', '--list-tasks', '--list-tags', '--syntax-check', '--output', '--junit']) {
+    for (const flag of ['--inventory', '--limit', '--tags', '--skip-tags', '--extra-vars', '--forks', '--check', '--diff', '--start-at-task', '--list-hosts', '--list-tasks', '--list-tags', '--syntax-check', '--output', '--junit', '--report']) {
       expect(run.stdout).toContain(flag);
     }
   });

@@ -76,9 +76,10 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(r.stdout + r.stderr).not.toContain(EXTRA_SECRET);
   });
 
-  it('json: every line is an event of the published schema; JUnit written; no secrets anywhere', () => {
+  it('json: every line is an event of the published schema; JUnit and the HTML report written; no secrets anywhere', () => {
     const junit = join(dir, 'results.xml');
-    const r = tsbm([...runArgs, '--output', 'json', '--junit', junit, '-vvv']);
+    const report = join(dir, 'report.html');
+    const r = tsbm([...runArgs, '--output', 'json', '--junit', junit, '--report', report, '-vvv']);
     expect(r.code).toBe(2);
     const validate = new Ajv({ strict: false }).compile(eventSchema);
     const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string });
@@ -88,7 +89,9 @@ describe('tsbm run (built CLI, local hosts)', () => {
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<testcase name="beta: Fail on beta"');
     expect(xml).toMatch(/<failure message="[^"]+" type="failed">/);
-    for (const text of [r.stdout, r.stderr, xml]) {
+    const html = readFileSync(report, 'utf8');
+    expect(html).toContain('hello beta ********');
+    for (const text of [r.stdout, r.stderr, xml, html]) {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain(EXTRA_SECRET);
     }

@@ -59,7 +59,8 @@ describe('simulated lab: deploy-bootc.yml', () => {
   });
 
   it('deploys three nodes: GPT from bootc, a config-2 partition, the instance reads its meta_data.json', async () => {
-    const r = await deploy(lab, ['-e', '{"wait_for_instance": true, "instance_ssh_timeout": 60}']);
+    const report = join(dir, 'report.html');
+    const r = await deploy(lab, ['-e', '{"wait_for_instance": true, "instance_ssh_timeout": 60}', '--report', report]);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect([...r.failures.values()]).toEqual([]);
     expect(r.code).toBe(0);
@@ -80,8 +81,12 @@ describe('simulated lab: deploy-bootc.yml', () => {
     }
     // The pull secret never reached an output line, and its auth file is gone.
     const secret = readFileSync(lab.inventory, 'utf8').match(/image_pull_secret: (\S+)/)![1]!;
-    expect(r.stdout).not.toContain(secret);
-    expect(r.stdout).not.toContain(Buffer.from(secret, 'base64').toString());
+    const html = readFileSync(report, 'utf8');
+    for (const text of [r.stdout, html]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(Buffer.from(secret, 'base64').toString());
+    }
+    expect(html).toContain('Pull the image');
     for (const n of lab.nodes) {
       const runDir = join(n.root, 'run/tsbm');
       expect(existsSync(runDir) ? readdirSync(runDir) : []).toEqual([]);
