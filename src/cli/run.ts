@@ -19,7 +19,7 @@ Examples:
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
   tsbm run deploy.yml -i inventory.yml --resume last    continue the last run where each host stopped
-  tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values are asked again
+  tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values given again
   tsbm run deploy.yml -i inventory.yml --shard 2/4      second of four parallel slices
 
 Output: live tree on a terminal, one line per host result otherwise (--output plain),
