@@ -1,6 +1,7 @@
 // `-e/--extra-vars`: `k=v k2="v 2"`, an inline JSON/YAML object, or `@file.yml`. Repeatable;
 // later arguments win key by key (top level only, as Ansible does). Every mistake is an
 // options error (exit 5) naming the argument; YAML errors in @files also name file:line:col.
+import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { TsbmError } from '../errors.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
@@ -58,10 +59,14 @@ function parseInline(arg: string): Vars {
   return value;
 }
 
-function parseFile(arg: string, cwd: string): Vars {
+const fileOf = (arg: string, cwd: string): string => {
   const name = arg.slice(1);
   if (!name) throw bad(arg, 'no file name after @');
-  const path = name.startsWith('/') ? name : `${cwd}/${name}`;
+  return name.startsWith('/') ? name : `${cwd}/${name}`;
+};
+
+function parseFile(arg: string, cwd: string): Vars {
+  const path = fileOf(arg, cwd);
   let value: unknown;
   try {
     const src = loadYamlFile(path);
@@ -88,14 +93,30 @@ export function parseExtraVarsArg(arg: string, cwd = process.cwd()): Vars {
   return parseKeyValues(trimmed);
 }
 
+/**
+ * One -e argument with where its values came from: a file (read again by `--resume`) or the
+ * command line itself (to be given again: values are never stored).
+ */
+export type ExtraVarSource = { kind: 'file'; path: string; vars: Vars } | { kind: 'inline'; vars: Vars };
+
+/** Every -e argument, parsed, in command-line order. */
+export function extraVarSources(args: readonly string[], cwd = process.cwd()): ExtraVarSource[] {
+  return args.map((a) => {
+    const vars = parseExtraVarsArg(a, cwd);
+    if (Object.hasOwn(vars, '__proto__')) throw bad(a, '"__proto__" is not a usable variable name');
+    const t = a.trim();
+    return t.startsWith('@') ? { kind: 'file', path: resolve(fileOf(t, cwd)), vars } : { kind: 'inline', vars };
+  });
+}
+
+/** Sources merged in order, later winning key by key. */
+export function mergeSources(sources: readonly ExtraVarSource[]): Vars {
+  const out: Vars = {};
+  for (const s of sources) for (const [k, v] of Object.entries(s.vars)) out[k] = v;
+  return out;
+}
+
 /** All -e arguments in command-line order, merged (later wins). */
 export function parseExtraVars(args: readonly string[], cwd = process.cwd()): Vars {
-  const out: Vars = {};
-  for (const a of args) {
-    for (const [k, v] of Object.entries(parseExtraVarsArg(a, cwd))) {
-      if (k === '__proto__') throw bad(a, '"__proto__" is not a usable variable name');
-      out[k] = v;
-    }
-  }
-  return out;
+  return mergeSources(extraVarSources(args, cwd));
 }

@@ -8,8 +8,10 @@ import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/rend
 import { redactor, tsbmVersion } from './context.js';
 import type { ResumeState } from '../journal/resume.js';
 import type { RunJournal } from './run-journal.js';
+import type { PreparedResume } from './run-resume.js';
 import { DEFAULT_JOURNAL_DIR } from './runs.js';
 import type { RunOptions } from '../executor/options.js';
+import { type ExtraVarSource, extraVarSources } from './extra-vars.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { checkOutputFile } from './output-file.js';
 
@@ -32,9 +34,17 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const stdout = process.stdout;
   // a dumb terminal cannot move the cursor: it gets the plain renderer
   const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
-  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
+  const given = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
+  let sources = extraVarSources((flags as RawRunFlags).extraVars ?? []);
   // Extra vars with secret-looking names are masked from here on, in every output.
-  redactor.addFromVars(opts.extraVars);
+  redactor.addFromVars(given.extraVars);
+  const journalDir = journalSettings(flags);
+  const resume = await prepareResumeFrom(flags, journalDir, given, sources);
+  const opts = resume?.opts ?? given;
+  if (resume) {
+    sources = resume.sources;
+    redactor.addFromVars(opts.extraVars);
+  }
   if (opts.junit) checkOutputFile('--junit', opts.junit);
   const report = reportSettings(flags);
   const executor = await import('../executor/run.js');
@@ -46,7 +56,13 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     : { inventories: opts.inventories, stop: async () => {} };
   let code: number;
   try {
-    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, journalSettings(flags), resumeSettings(flags), report);
+    code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, {
+      journalDir,
+      lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : undefined,
+      sources,
+      resume,
+      report,
+    });
   } finally {
     await sim.stop();
   }
@@ -77,24 +93,39 @@ function reportSettings(flags: Record<string, unknown>): string | undefined {
   return flags.report;
 }
 
-/** `--resume RUN|last` [`--force`]. */
-function resumeSettings(flags: Record<string, unknown>): { ref: string; force: boolean } | undefined {
+/** `--resume RUN|last` [`--force`]: the run to continue, with its options and extra vars restored. */
+async function prepareResumeFrom(
+  flags: Record<string, unknown>,
+  journalDir: string | undefined,
+  given: RunOptions,
+  sources: ExtraVarSource[],
+): Promise<PreparedResume | undefined> {
   if (typeof flags.resume !== 'string') {
     if (flags.force) throw optionsError('--force only applies with --resume', 'add --resume RUN, or drop --force');
     return undefined;
   }
-  if (flags.journal === false) throw optionsError('--resume needs the run journal', 'drop --no-journal');
-  return { ref: flags.resume, force: flags.force === true };
+  if (flags.journal === false || !journalDir) throw optionsError('--resume needs the run journal', 'drop --no-journal');
+  const { readJournal, resolveRun } = await import('../journal/reader.js');
+  const { prepareResume } = await import('./run-resume.js');
+  return prepareResume(readJournal(resolveRun(journalDir, flags.resume)), given, sources, flags.force === true);
+}
+
+interface RunSettings {
+  journalDir: string | undefined;
+  lockDir: string | undefined;
+  sources: ExtraVarSource[];
+  resume: PreparedResume | undefined;
+  /** `--report FILE`, written from the journal when the run ends. */
+  report: string | undefined;
 }
 
 async function runWith(
   executor: typeof import('../executor/run.js'),
   opts: RunOptions,
   verbosity: Verbosity,
-  journalDir: string | undefined,
-  resumeRef?: { ref: string; force: boolean },
-  report?: string,
+  settings: RunSettings,
 ): Promise<number> {
+  const { journalDir, resume: prepared, report } = settings;
   const stdout = process.stdout;
   if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
     stdout.write(redactor.redact(await executor.listPlaybook(opts)));
@@ -112,27 +143,38 @@ async function runWith(
   }
 
   let resume: ResumeState | undefined;
-  if (resumeRef && journalDir) {
-    const { readJournal, resolveRun } = await import('../journal/reader.js');
+  if (prepared) {
     const { checkResumable, resumeStateFrom } = await import('../journal/resume.js');
     const { runHashes } = await import('./run-journal.js');
-    const previous = readJournal(resolveRun(journalDir, resumeRef.ref));
-    resume = resumeStateFrom(previous);
+    resume = resumeStateFrom(prepared.previous, { check: opts.check });
     try {
-      checkResumable(previous, runHashes(opts), resumeRef.force);
+      checkResumable(prepared.previous, runHashes(opts), prepared.force);
     } catch (e) {
       for (const a of attached) await a.done();
       throw e;
     }
+    for (const message of prepared.notes) bus.emit({ type: 'warning', time: Date.now(), message });
   }
 
   let journal: RunJournal | undefined;
   if (journalDir) {
     const { openRunJournal } = await import('./run-journal.js');
+    const { recordScope } = await import('./run-resume.js');
+    const { lockDirFor } = await import('../journal/lock-dir.js');
+    const scope = await recordScope(opts, settings.sources);
     try {
-      journal = openRunJournal(opts, { bus, redactor, journalDir, version: tsbmVersion(), ...(resume ? { resume } : {}) });
+      journal = openRunJournal(opts, {
+        bus,
+        redactor,
+        journalDir,
+        lockDir: lockDirFor(settings.lockDir),
+        version: tsbmVersion(),
+        scope,
+        ...(resume ? { resume } : {}),
+      });
     } catch (e) {
       for (const a of attached) await a.done();
+      if (e instanceof TsbmError) throw e;
       throw new TsbmError('runtime', `cannot open the run journal in ${journalDir}: ${(e as Error).message}`, {
         hint: 'point --journal-dir at a writable directory, or run with --no-journal',
       });
@@ -167,6 +209,10 @@ async function runWith(
       signal: controller.signal,
       ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}),
     });
+  } catch (e) {
+    // The journal says how the run ended even when it never started (`runs list`: exit N).
+    journal?.endWith(e instanceof TsbmError ? e.exitCode : EXIT.unexpected, e instanceof TsbmError ? e.oneLine() : String(e));
+    throw e;
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

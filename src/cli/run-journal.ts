@@ -1,6 +1,6 @@
 // The run journal of `tsbm run`: every event (already redacted by the bus) appended to
 // <dir>/<run-id>.jsonl and made durable before each task starts on a host (the executor awaits
-// the barrier), and a lock per host the run touches so two runs never drive the same node.
+// the barrier), and a lock per node the run touches so two runs never drive the same node.
 // Writing, reading and locking live in src/journal; this only connects them to a run.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -8,24 +8,21 @@ import { dirname, join, resolve } from 'node:path';
 import type { RunHooks } from '../executor/deps.js';
 import type { RunOptions } from '../executor/options.js';
 import { acquireNodeLocks, type NodeLocks } from '../journal/locks.js';
+import type { LockTarget } from '../journal/node-key.js';
+import { ensurePrivateDir } from '../journal/private-dir.js';
 import type { ResumeState } from '../journal/resume.js';
 import { newRunId } from '../journal/run-id.js';
+import type { RunScope } from '../journal/scope.js';
 import { attachJournal, Journal } from '../journal/writer.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 
-export const DEFAULT_LOCK_DIR = '.tsbm/locks';
-
-/** Where host locks live: TSBM_LOCK_DIR when set (tests and shared controllers), else .tsbm/locks. */
-export function lockDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  const d = env.TSBM_LOCK_DIR?.trim();
-  return d ? d : DEFAULT_LOCK_DIR;
-}
-
 export interface RunJournal {
   runId: string;
   hooks: RunHooks;
-  /** Flushes and closes the journal and releases every host lock. */
+  /** Records that the run ended before the executor could (it threw: a bad playbook, an empty --limit). */
+  endWith(exitCode: number, message: string): void;
+  /** Flushes and closes the journal and releases every node lock. */
   close(): Promise<void>;
 }
 
@@ -79,11 +76,22 @@ export function runHashes(opts: RunOptions): { playbookHash: string; inventoryHa
 
 export function openRunJournal(
   opts: RunOptions,
-  deps: { bus: EventBus; redactor: Redactor; journalDir: string; lockDir?: string; version: string; resume?: ResumeState },
+  deps: {
+    bus: EventBus;
+    redactor: Redactor;
+    journalDir: string;
+    lockDir: string;
+    version: string;
+    scope: RunScope;
+    resume?: ResumeState;
+  },
 ): RunJournal {
+  // Checked first, so a lock directory tsbm may not use stops the run before anything starts.
+  ensurePrivateDir(deps.lockDir, 'node lock directory');
   const runId = newRunId();
   const journal = new Journal(deps.journalDir, runId);
   const hashes = runHashes(opts);
+  const { extraVars, ...rest } = opts;
   const detach = attachJournal(deps.bus, journal, {
     type: 'journal_start',
     time: Date.now(),
@@ -94,23 +102,23 @@ export function openRunJournal(
     inventories: opts.inventories.map((i) => resolve(i)),
     inventoryHash: hashes.inventoryHash,
     ...(deps.resume ? { resumedFrom: deps.resume.runId } : {}),
-    options: deps.redactor.redactDeep({ ...opts } as Record<string, unknown>),
+    // Extra vars by name only: a value may be a password (its hash is in the scope).
+    options: deps.redactor.redactDeep({ ...rest, extraVars: Object.keys(extraVars) } as Record<string, unknown>),
+    scope: deps.scope,
   });
-  const lockDir = deps.lockDir ?? lockDirFromEnv();
-  const locks = new Map<string, NodeLocks>();
+  const lockDir = deps.lockDir;
+  const locks = new Map<string, NodeLocks>(); // by node key
 
   const hooks: RunHooks = {
     ...(deps.resume ? { completed: deps.resume.completed, restore: deps.resume.restore } : {}),
-    async beforePlay(hosts: string[]): Promise<void> {
-      // Every targeted host is locked before the play touches any of them (all or none).
-      const fresh = hosts.filter((h) => !locks.has(h));
+    async beforePlay(targets: LockTarget[]): Promise<void> {
+      // Every targeted node is locked before the play touches any of them (all or none).
+      const fresh = targets.filter((t) => !locks.has(t.key));
       if (fresh.length === 0) return;
       const taken = acquireNodeLocks(lockDir, fresh, runId);
-      for (const h of fresh) locks.set(h, taken);
+      for (const t of fresh) locks.set(t.key, taken);
     },
-    async beforeTask(host: string): Promise<void> {
-      // A host that joins without a play start (delegate_to) is locked the first time it is used.
-      if (!locks.has(host)) locks.set(host, acquireNodeLocks(lockDir, [host], runId));
+    async beforeTask(): Promise<void> {
       await journal.barrier();
     },
   };
@@ -118,6 +126,10 @@ export function openRunJournal(
   return {
     runId,
     hooks,
+    endWith: (exitCode, message) => {
+      journal.append({ type: 'warning', time: Date.now(), message: deps.redactor.redact(message) });
+      journal.append({ type: 'run_end', time: Date.now(), exitCode, durationMs: 0 });
+    },
     close: async () => {
       detach();
       try {

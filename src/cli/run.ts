@@ -19,14 +19,24 @@ Examples:
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
   tsbm run deploy.yml -i inventory.yml --report report.html   timeline to open in a browser
-  tsbm run deploy.yml -i inventory.yml --resume last    continue where each host stopped
+  tsbm run deploy.yml -i inventory.yml --resume last    continue the last run where each host stopped
+  tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values given again
   tsbm run deploy.yml -i inventory.yml --shard 2/4      second of four parallel slices
 
 Output: live tree on a terminal, one line per host result otherwise (--output plain),
 JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
 -vv commands, -vvv stdout/stderr; secrets are masked everywhere.
 Ctrl-C (or SIGTERM) stops scheduling new tasks and lets running ones finish (exit 99);
-press it again to quit at once.`;
+press it again to quit at once. A --limit that matches no host is an error (exit 1).
+
+--resume continues the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
+--check and --diff come back from the journal (giving different ones is refused, exit 5), and
+a check run resumes only in check mode. The journal holds extra vars by name and salted hash,
+never values: -e @files are read again, values given inline must be given again.
+
+Node locks: one per machine (BMC address, else SSH address), in --lock-dir, else
+$TSBM_LOCK_DIR, else /var/lib/tsbm/locks for root, else $XDG_STATE_HOME/tsbm/locks
+(~/.local/state/tsbm/locks). Controllers that share nodes must share this directory.`;
 
 export function register(program: Command): void {
   program
@@ -55,11 +65,15 @@ export function register(program: Command): void {
     )
     .option('--junit <file>', 'also write JUnit XML results to FILE')
     .option('--report <file>', 'also write an HTML report (timeline, summary, per-node results) to FILE at the end')
-    .option('--resume <run>', 'continue a run (id from `tsbm runs list`, or "last"): skip what completed, restore registered values')
-    .option('--force', 'with --resume: resume even though the playbook or inventory changed')
+    .option(
+      '--resume <run>',
+      'continue a run (id from `tsbm runs list`, or "last") with its options: skip what completed, restore registered values',
+    )
+    .option('--force', 'with --resume: resume even though the playbook, inventory or extra-var values changed')
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
-    .option('--no-journal', 'do not write a run journal (and take no host locks)')
+    .option('--no-journal', 'do not write a run journal (and take no node locks)')
+    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; $TSBM_LOCK_DIR)')
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');

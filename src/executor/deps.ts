@@ -3,6 +3,7 @@
 // the real loaders in run.ts.
 import type { ConnectionFactory, ConnectionSpec } from '../connection/types.js';
 import type { SourcePos } from '../errors.js';
+import type { LockTarget } from '../journal/node-key.js';
 import type { ModuleDef } from '../modules/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
@@ -29,8 +30,11 @@ export interface RunHooks {
    * stops the run before any unrecorded remote work: no new tasks, exit code of the error.
    */
   beforeTask?(host: string, taskId: string): Promise<void>;
-  /** Awaited when a play starts, with the hosts it targets (node locks); a rejection stops the run. */
-  beforePlay?(hosts: string[]): Promise<void>;
+  /**
+   * Awaited when a play starts, with the hosts it targets and the machine each one is
+   * (src/executor/node-identity.ts), for the node locks; a rejection stops the run.
+   */
+  beforePlay?(hosts: LockTarget[]): Promise<void>;
   /** --resume: registered variables and facts to restore for a host when it first appears. */
   restore?(host: string): Vars | undefined;
   /**

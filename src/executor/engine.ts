@@ -11,7 +11,7 @@ import { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps } from './deps.js';
 import type { ExecutorTuning, RunOptions } from './options.js';
 import type { RunRuntime } from './play-runtime.js';
-import { runPlay } from './play-runner.js';
+import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 import { tasksBefore } from './start-at.js';
@@ -39,6 +39,7 @@ export async function executePlaybook(
       }
     };
   }
+  checkLimit(deps, opts.limit);
   if (opts.startAtTask !== undefined) {
     checkStartAtTask(playbook, opts.startAtTask);
     state.startAtTask = opts.startAtTask;
@@ -85,13 +86,18 @@ export async function executePlaybook(
     runId: deps.runId ?? randomUUID(),
     playbook: playbook.file,
     version: VERSION,
-    options: { ...opts, extraVars: redactor.redactDeep(opts.extraVars) } as Record<string, unknown>,
+    // Extra vars by name only: their values may be secrets not yet known to be secrets.
+    options: { ...opts, extraVars: Object.keys(opts.extraVars) } as Record<string, unknown>,
   });
 
   let code: number = EXIT.ok;
   try {
-    for (const play of playbook.plays) {
-      if (state.interrupted) break;
+    for (const [i, play] of playbook.plays.entries()) {
+      if (state.interrupted) {
+        // Plays the run did not reach: their hosts did not get to the end of the playbook.
+        for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.unfinished.add(h);
+        break;
+      }
       await runPlay(rt, play, opts.limit, opts.shard);
     }
   } catch (e) {
@@ -119,8 +125,34 @@ export async function executePlaybook(
   }
   const durationMs = Date.now() - started;
   bus.emit({ type: 'recap', time: Date.now(), stats, durationMs });
-  bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs });
+  const unfinished = unfinishedHosts(state);
+  bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs, ...(unfinished.length ? { unfinished } : {}) });
   return code;
+}
+
+/**
+ * Hosts that did not get to the end of the playbook for a reason other than their own
+ * failure: left by an interrupt or a stopped run, with handlers still to run, or taken out
+ * by max_fail_percentage / any_errors_fatal. `tsbm runs show` never calls them done.
+ */
+function unfinishedHosts(state: RunState): string[] {
+  const out = new Set<string>();
+  for (const h of state.unfinished) out.add(h);
+  for (const h of state.hosts.values()) {
+    if (h.stopped || (state.interrupted && h.notified.size > 0)) out.add(h.name);
+  }
+  return [...out].filter((h) => {
+    const s = state.hosts.get(h);
+    return !s?.everFailed && !s?.everUnreachable;
+  }).sort();
+}
+
+/** ansible-playbook's rule: a --limit that leaves no host of the inventory is an error. */
+function checkLimit(deps: EngineDeps, limit: string | undefined): void {
+  if (limit === undefined || deps.inventory.select(limit).length > 0) return;
+  throw new TsbmError('runtime', `--limit ${JSON.stringify(limit)} matches no host in the inventory: nothing to do`, {
+    hint: 'check the names with `tsbm inventory -i INVENTORY --graph`',
+  });
 }
 
 /** --start-at-task naming no task would silently run nothing: refuse before touching a host. */

@@ -42,6 +42,8 @@ export interface WalkEnv {
   include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[] } | { error: string };
   /** end_host / end_play / interrupt. */
   ended(): boolean;
+  /** The walk ended (ended() was true) with steps still ahead of the host. */
+  cut?(): void;
   /** The host fell into a rescue section. */
   rescued(block: Block): void;
 }
@@ -54,15 +56,22 @@ const SECTION_GROUPS: ReadonlyArray<readonly number[]> = [[0], [1, 2], [3]];
 export function* walkPlay(env: WalkEnv): Generator<Step, Exit, Outcome> {
   const p = env.play;
   const sections = [p.preTasks, p.roleTasks, p.tasks, p.postTasks];
+  // Whether any section after `s` has tasks: an ended walk then left work undone.
+  const moreAfter = (s: number) => sections.slice(s + 1).some((x) => x.length > 0);
   for (const group of SECTION_GROUPS) {
     for (const s of group) {
       const st = yield* walkList(env, sections[s]!, [], [s], false);
+      if (st === 'ended' && moreAfter(s)) env.cut?.();
       if (st !== 'ok') return st;
     }
-    const path = [group[group.length - 1]!, Number.POSITIVE_INFINITY];
+    const last = group[group.length - 1]!;
+    const path = [last, Number.POSITIVE_INFINITY];
     const out = yield { kind: 'flush', path, key: keyOf(path, 'flush') };
     if (out.status !== 'ok') return out.status; // a handler failed on this host
-    if (env.ended()) return 'ended';
+    if (env.ended()) {
+      if (moreAfter(last)) env.cut?.();
+      return 'ended';
+    }
   }
   return 'ok';
 }
@@ -75,8 +84,12 @@ function* walkList(
   rescuable: boolean,
 ): Generator<Step, Exit, Outcome> {
   for (let i = 0; i < nodes.length; i++) {
-    if (env.ended()) return 'ended';
+    if (env.ended()) {
+      env.cut?.();
+      return 'ended';
+    }
     const node = nodes[i]!;
+    const more = i < nodes.length - 1;
     const p = [...path, i];
     if (node.kind === 'task') {
       if (!env.selected(node, chain)) continue;
@@ -87,11 +100,9 @@ function* walkList(
         const flushed = yield { kind: 'flush', path: fp, key: keyOf(fp, 'flush') };
         if (flushed.status !== 'ok') return flushed.status;
       }
-    } else if (node.kind === 'block') {
-      const st = yield* walkBlock(env, node, chain, p, rescuable);
-      if (st !== 'ok') return st;
     } else {
-      const st = yield* walkInclude(env, node, chain, p, rescuable);
+      const st = node.kind === 'block' ? yield* walkBlock(env, node, chain, p, rescuable) : yield* walkInclude(env, node, chain, p, rescuable);
+      if (st === 'ended' && more) env.cut?.();
       if (st !== 'ok') return st;
     }
   }
@@ -111,6 +122,7 @@ function* walkBlock(
     env.rescued(b);
     st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
   }
+  if (st === 'ended' && b.always.length > 0) env.cut?.();
   if (st === 'unreachable' || st === 'ended') return st;
   const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
   return after !== 'ok' ? after : st;

@@ -4,6 +4,7 @@ import { formatPos } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { Play, Task } from '../playbook/model.js';
 import { exceedsMaxFail, stopBatch } from './fail-policy.js';
+import { lockTargets } from './node-identity.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
 import { inShard, type Shard } from './shard.js';
@@ -51,11 +52,12 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
   rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos });
   if (rt.deps.hooks?.beforePlay && hosts.length > 0) {
     try {
-      await rt.deps.hooks.beforePlay(hosts);
+      await rt.deps.hooks.beforePlay(lockTargets(rt, play, hosts));
     } catch (e) {
       // e.g. a node locked by another run: nothing of this run may touch any node
       rt.state.fatal = e instanceof Error ? e : new Error(String(e));
       rt.state.interrupted = true;
+      for (const h of hosts) rt.state.unfinished.add(h);
       rt.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${rt.state.fatal.message}` });
       return;
     }
@@ -94,14 +96,27 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     s.notified.clear();
   }
   const run = play.strategy === 'free' ? runFree : runLinear;
-  for (const batch of batches(hosts, play.serial)) {
-    if (rt.state.interrupted || pr.endPlay) break;
+  const all = batches(hosts, play.serial);
+  for (const [i, batch] of all.entries()) {
+    if (pr.endPlay) break;
+    // Batches the run stops before (interrupted, or a whole batch failed) never ran this play.
+    const leaveRest = (from: number) => {
+      for (const h of all.slice(from).flat()) rt.state.unfinished.add(h);
+    };
+    if (rt.state.interrupted) {
+      leaveRest(i);
+      break;
+    }
     await run(pr, batch);
     const failed = batch.filter((h) => rt.state.host(h).failed || rt.state.host(h).unreachable);
     // Ansible stops the play when a whole batch failed or the failure share is too high.
-    if (failed.length === batch.length) break;
+    if (failed.length === batch.length) {
+      leaveRest(i + 1);
+      break;
+    }
     if (exceedsMaxFail(pr, batch) || (failed.length > 0 && play.anyErrorsFatal)) {
       stopBatch(pr, batch);
+      leaveRest(i + 1);
       break;
     }
   }

@@ -55,6 +55,11 @@ export class RunState {
   fatal: Error | undefined;
   /** Per-host setup when a host is first seen (restoring --resume state). */
   onNewHost: ((h: HostState) => void) | undefined;
+  /**
+   * Hosts the run left before they reached the end of the playbook for a reason of the run's
+   * own (an interrupt, a stopped run): never reported as done.
+   */
+  readonly unfinished = new Set<string>();
   /** --start-at-task not yet reached (cleared when found). */
   startAtTask: string | undefined;
 

@@ -14,9 +14,13 @@ export async function runFree(pr: PlayRuntime, batch: readonly string[]): Promis
       let o: Outcome = { status: 'ok' };
       try {
         for (;;) {
-          if (pr.state.interrupted || pr.endPlay) break;
+          if (pr.endPlay) break;
           const r = w.next(o);
           if (r.done) break;
+          if (pr.state.interrupted) {
+            pr.state.unfinished.add(h); // a step was left to run
+            break;
+          }
           const step = r.value;
           const res = step.kind === 'task' ? await runTaskGroup(pr, step, [h]) : await flushHandlers(pr, [h]);
           o = res.get(h) ?? { status: 'ok' };

@@ -39,6 +39,8 @@ export async function runLinear(pr: PlayRuntime, batch: readonly string[]): Prom
       if (step.kind === 'task') applyFailPolicy(pr, step, batch, outcomes);
       for (const h of hosts) advance(h, outcomes.get(h) ?? { status: 'ok' });
     }
+    // Hosts with steps left when the run was interrupted did not finish the play.
+    if (pr.state.interrupted) for (const h of next.keys()) pr.state.unfinished.add(h);
   } finally {
     for (const w of walkers.values()) w.return(undefined);
   }

@@ -37,7 +37,7 @@ export async function runTaskGroup(
   await Promise.all(
     hosts.map(async (h) => {
       if (runOnce) out.set(h, await runOnceFor(pr, step, h));
-      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted() : runTaskOnHost(pr, step, h))));
+      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted(pr, h) : runTaskOnHost(pr, step, h))));
     }),
   );
   return out;
@@ -56,7 +56,10 @@ function displayName(pr: PlayRuntime, step: TaskStep, host: string | undefined):
 }
 
 // A host still waiting for a fork when the operator interrupts does not start the task.
-const notStarted = async (): Promise<Outcome> => ({ status: 'ok' });
+const notStarted = async (pr: PlayRuntime, host: string): Promise<Outcome> => {
+  pr.state.unfinished.add(host);
+  return { status: 'ok' };
+};
 
 async function runOnceFor(pr: PlayRuntime, step: TaskStep, host: string): Promise<Outcome> {
   let first = pr.runOnce.get(step.key) as Promise<{ host: string; outcome: Outcome }> | undefined;

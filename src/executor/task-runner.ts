@@ -97,6 +97,7 @@ async function barrier(r: Run): Promise<void> {
       st.interrupted = true;
       r.pr.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${st.fatal.message}` });
     }
+    st.unfinished.add(r.host);
     throw new Stopped(`not started: ${st.fatal!.message}`);
   }
 }

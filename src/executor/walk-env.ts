@@ -49,6 +49,10 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
       }
     },
     ended: () => hs.ended || pr.endPlay || pr.state.interrupted,
+    cut: () => {
+      // Only the run's own stop leaves a host unfinished; end_host and end_play are its end.
+      if (pr.state.interrupted && !hs.ended && !pr.endPlay) pr.state.unfinished.add(host);
+    },
     rescued: () => {
       hs.stats.rescued++;
     },

@@ -1,12 +1,15 @@
-// Node locks: one lock file per targeted host so two runs never drive the same node. A lock
+// Node locks: one lock file per targeted node so two runs never drive the same node. A lock is
+// named after the node's identity (src/journal/node-key.ts), not its inventory name, and
 // records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
 // (or whose pid now belongs to a newer process) is stale and taken over.
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import { processAlive } from '../util/process-alive.js';
+import { describeKey, type LockTarget } from './node-key.js';
+import { ensurePrivateDir } from './private-dir.js';
 
 export interface LockOwner {
   runId: string;
@@ -21,7 +24,7 @@ export interface NodeLocks {
   release(): void;
 }
 
-const fileFor = (dir: string, host: string) => join(dir, `${encodeURIComponent(host)}.lock`);
+const fileFor = (dir: string, key: string) => join(dir, `${encodeURIComponent(key)}.lock`);
 
 /** Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
 export function processStart(pid: number): string | undefined {
@@ -57,7 +60,7 @@ export interface OwnerRecord {
  */
 export function writeOwnerRecord(dir: string, owner: LockOwner): OwnerRecord {
   const file = join(dir, `.${process.pid}.${randomBytes(6).toString('hex')}.owner`);
-  const fd = openSync(file, 'wx', 0o644);
+  const fd = openSync(file, 'wx', 0o600);
   try {
     writeSync(fd, JSON.stringify(owner));
   } finally {
@@ -135,9 +138,18 @@ export function takeOverStale(file: string, stale: LockOwner, me: OwnerRecord): 
   return tryTake(file, me);
 }
 
-/** Takes every host's lock or none; throws naming the holder's run id. */
-export function acquireNodeLocks(dir: string, hosts: string[], runId: string): NodeLocks {
-  mkdirSync(dir, { recursive: true });
+/**
+ * Takes every target's lock or none; throws naming the holder's run id. Targets that share a
+ * key (two inventory names of one BMC in this run) share its lock. A bare string is a target
+ * keyed by itself.
+ */
+export function acquireNodeLocks(dir: string, targets: readonly (string | LockTarget)[], runId: string): NodeLocks {
+  ensurePrivateDir(dir, 'node lock directory');
+  const byKey = new Map<string, string[]>();
+  for (const t of targets) {
+    const { host, key } = typeof t === 'string' ? { host: t, key: t } : t;
+    byKey.set(key, [...(byKey.get(key) ?? []), host]);
+  }
   const started = processStart(process.pid);
   const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now(), ...(started ? { started } : {}) };
   const me = writeOwnerRecord(dir, owner);
@@ -152,15 +164,17 @@ export function acquireNodeLocks(dir: string, hosts: string[], runId: string): N
     }
   };
   try {
-    for (const host of hosts) {
-      const file = fileFor(dir, host);
+    for (const [key, hosts] of byKey) {
+      const file = fileFor(dir, key);
       let holder = tryTake(file, me);
       if (holder && holder.machine === owner.machine && ownerGone(holder)) holder = takeOverStale(file, holder, me);
       if (holder) {
         const where = holder.machine === owner.machine ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.machine}`;
-        throw new TsbmError('runtime', `host ${host} is locked by run ${holder.runId} (${where})`, {
+        const host = hosts[0]!;
+        const node = describeKey(key);
+        throw new TsbmError('runtime', `host ${hosts.join(', ')} is locked by run ${holder.runId} (${where}${node ? `; ${node}` : ''})`, {
           host,
-          hint: `wait for that run to finish, or remove ${file} if it is certainly dead`,
+          hint: `that run may know the node by another inventory name; wait for it to finish, or remove ${file} if it is certainly dead`,
         });
       }
       taken.push(file);

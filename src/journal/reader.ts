@@ -5,6 +5,7 @@ import { TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
 import type { JournalHeader, JournalRecord } from './records.js';
 import { isRunId } from './run-id.js';
+import { modeLabel, scopeOf } from './scope.js';
 
 export interface JournalContents {
   file: string;
@@ -40,6 +41,10 @@ export interface RunSummary {
   exitCode: number | undefined;
   hosts: number;
   resumedFrom: string | undefined;
+  /** The run's --limit (undefined: every host the plays target). */
+  limit: string | undefined;
+  /** "normal", "check", "diff" or "check+diff". */
+  mode: string | undefined;
 }
 
 export function listRuns(dir: string): RunSummary[] {
@@ -57,6 +62,7 @@ export function listRuns(dir: string): RunSummary[] {
     const end = j.records.find((r) => r.type === 'run_end');
     const hosts = new Set<string>();
     for (const r of j.records) if (r.type === 'host_result') hosts.add(r.host);
+    const scope = j.header ? scopeOf(j.header) : undefined;
     runs.push({
       runId,
       file: j.file,
@@ -66,6 +72,8 @@ export function listRuns(dir: string): RunSummary[] {
       exitCode: end?.type === 'run_end' ? end.exitCode : undefined,
       hosts: hosts.size,
       resumedFrom: j.header?.resumedFrom,
+      limit: scope?.limit,
+      mode: scope ? modeLabel(scope) : undefined,
     });
   }
   // Run ids sort by their start second; runs that started within the same second (a fast run
@@ -100,7 +108,12 @@ export interface HostProgress {
   stats: HostStats;
   lastTask: string | undefined;
   failures: { task: string; msg: string }[];
-  state: 'done' | 'failed' | 'unreachable' | 'in progress';
+  /**
+   * `done`: ran to the end of the playbook; `unfinished`: the run ended (interrupted or
+   * stopped) before this host got there; `in progress`: the run has not ended (still running,
+   * or killed outright).
+   */
+  state: 'done' | 'failed' | 'unreachable' | 'unfinished' | 'in progress';
 }
 
 /** Per-host progress table for `tsbm runs show`. */
@@ -121,6 +134,7 @@ export function hostProgress(records: JournalRecord[]): HostProgress[] {
     return h;
   };
   let recap: Record<string, HostStats> | undefined;
+  let unfinished = new Set<string>();
   for (const r of records) {
     if (r.type === 'host_task_start') get(r.host).lastTask = r.task;
     else if (r.type === 'host_result') {
@@ -129,11 +143,13 @@ export function hostProgress(records: JournalRecord[]): HostProgress[] {
       h.stats[r.status]++;
       if (r.status === 'failed' || r.status === 'unreachable') h.failures.push({ task: r.task, msg: r.msg ?? '' });
     } else if (r.type === 'recap') recap = r.stats;
+    else if (r.type === 'run_end') unfinished = new Set(r.unfinished ?? []);
   }
   for (const h of byHost.values()) {
     const final = recap?.[h.host];
-    if (final) h.stats = final;
-    if (final) h.state = final.unreachable > 0 ? 'unreachable' : final.failed > 0 ? 'failed' : 'done';
+    if (!final) continue;
+    h.stats = final;
+    h.state = final.unreachable > 0 ? 'unreachable' : final.failed > 0 ? 'failed' : unfinished.has(h.host) ? 'unfinished' : 'done';
   }
   return [...byHost.values()].sort((a, b) => a.host.localeCompare(b.host));
 }

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { Vars } from '../types.js';
 import { type JournalContents, readJournal } from './reader.js';
+import { scopeOf } from './scope.js';
 
 export interface ResumeState {
   runId: string;
@@ -16,7 +17,11 @@ export interface ResumeState {
 
 const DONE = new Set(['ok', 'changed', 'skipped']);
 
-export function resumeStateFrom(journal: JournalContents): ResumeState {
+/**
+ * `check`: whether the resuming run is in check mode. Only results of runs in the same mode
+ * count: a task "done" in check mode did nothing, so it is never done for a real run.
+ */
+export function resumeStateFrom(journal: JournalContents, now: { check: boolean }): ResumeState {
   const runId = journal.header?.runId;
   if (!runId) {
     throw new TsbmError('options', `${journal.file} is not a run journal (no header)`, { hint: 'pass a run id from `tsbm runs list`' });
@@ -26,6 +31,7 @@ export function resumeStateFrom(journal: JournalContents): ResumeState {
   // A resumed run that is itself killed before reaching a host's skipped tasks never records
   // them; so the state is the whole chain of resumes, oldest first, a later result overriding.
   for (const j of resumeChain(journal)) {
+    if (j.header && scopeOf(j.header).check !== now.check) continue;
     for (const r of j.records) {
       if (r.type !== 'host_result' || r.item !== undefined) continue;
       const s = done.get(r.host) ?? new Set<string>();

@@ -4,10 +4,11 @@
 // `close()` and process exit. Durability is a group commit: `barrier()` resolves once everything
 // appended so far is written and fsync'ed, and the executor awaits it before each remote step,
 // so one fsync covers all hosts that reached that point together.
-import { closeSync, fdatasync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { EventBus, TsbmEvent } from '../output/events.js';
+import { ensurePrivateDir } from './private-dir.js';
 import type { JournalHeader, JournalRecord } from './records.js';
 
 /** Pending records are written once they reach this size, whatever the event loop is doing. */
@@ -26,7 +27,7 @@ export class Journal {
   private readonly onExit = () => this.flush();
 
   constructor(dir: string, runId: string) {
-    mkdirSync(dir, { recursive: true });
+    ensurePrivateDir(dir, 'run journal directory');
     this.file = join(dir, `${runId}.jsonl`);
     this.fd = openSync(this.file, 'a', 0o600);
     process.on('exit', this.onExit);

@@ -48,7 +48,9 @@ export const runStartEvent = event('run_start', 'The run begins', {
   runId: Type.String(),
   playbook: Type.String({ description: 'Playbook path as given' }),
   version: Type.String({ description: 'tsbm version' }),
-  options: Type.Record(Type.String(), Type.Unknown(), { description: 'Run options (secrets masked)' }),
+  options: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Run options; extra vars by name only (`extraVars`: a list of names), never their values',
+  }),
 });
 
 export const playStartEvent = event('play_start', 'A play begins', {
@@ -129,6 +131,11 @@ export const recapEvent = event('recap', 'Per-host counters at the end of the ru
 export const runEndEvent = event('run_end', 'The run ended', {
   exitCode: Type.Integer({ description: 'Process exit code (see DESIGN.md)' }),
   durationMs: Type.Number({ minimum: 0 }),
+  unfinished: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Hosts the run stopped before they reached the end of the playbook (interrupt, a stopped run, max_fail_percentage), failed ones aside',
+    }),
+  ),
 });
 
 export const eventSchema = Type.Union(

@@ -159,7 +159,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(second.code).not.toBe(0);
     expect(second.stdout).toContain(`host alpha is locked by run ${firstId}`);
     expect(await firstExit).toBe(0);
-    expect(readdirSync(join(dir, '.tsbm/locks'))).toEqual([]);
+    expect(readdirSync(process.env.TSBM_LOCK_DIR!)).toEqual([]);
   });
 
   it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bmcLockKey } from '../../src/journal/node-key.js';
 import { readJournal } from '../../src/journal/reader.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import { DEPLOY, failuresOf, runTsbm, spawnTsbm, stateArgs } from '../helpers/fault-cli.js';
@@ -47,7 +48,9 @@ describe('node locks through the CLI', () => {
       async () => {
         const { lab, dir } = await newLab('tsbm-lock-', 2, 2500);
         const state = stateArgs(dir);
-        const lockFile = join(dir, 'locks', 'node01.lock');
+        // Locks are named after the machine: the node's BMC address.
+        const lockOf = (i: number) => join(dir, 'locks', `${encodeURIComponent(bmcLockKey(`https://127.0.0.1:${lab.nodes[i]!.cfg.bmcPort}`)!)}.lock`);
+        const lockFile = lockOf(0);
         const a = spawnTsbm(['run', DEPLOY, '-i', lab.inventory, '--output', 'json', '--limit', 'node01', ...state.args], { cwd: dir, env: state.env });
         await until(() => existsSync(lockFile), 20_000);
         const holder = JSON.parse(readFileSync(lockFile, 'utf8')) as { runId: string; pid: number };
@@ -59,7 +62,7 @@ describe('node locks through the CLI', () => {
         expect(b.stderr).not.toMatch(/\n\s+at /);
         expect(b.events.filter((e) => e.type === 'host_task_start')).toEqual([]);
         // B's failure released what it took: node02 is free while A still runs.
-        expect(existsSync(join(dir, 'locks', 'node02.lock'))).toBe(false);
+        expect(existsSync(lockOf(1))).toBe(false);
         expect(existsSync(lockFile)).toBe(true);
 
         const ra = await a.done;

@@ -48,20 +48,20 @@ describe('resume across a chain of resumed runs', () => {
   const f3 = write(r3, [header(r3, r2)]);
 
   it('a task done in any earlier run of the chain stays done', () => {
-    const s = resumeStateFrom(readJournal(f3));
+    const s = resumeStateFrom(readJournal(f3), { check: false });
     expect(s.completed('h1', 'pull')).toBe(true);
     expect(s.completed('h1', 'install')).toBe(true);
     expect(s.completed('h1', 'power')).toBe(true);
   });
 
   it('a later failure reopens a task; a failed task stays open', () => {
-    const s = resumeStateFrom(readJournal(f3));
+    const s = resumeStateFrom(readJournal(f3), { check: false });
     expect(s.completed('h2', 'pull')).toBe(false);
     expect(s.completed('h2', 'install')).toBe(false);
   });
 
   it('variables come back from every run, later ones on top', () => {
-    const v = resumeStateFrom(readJournal(f3)).restore('h1');
+    const v = resumeStateFrom(readJournal(f3), { check: false }).restore('h1');
     expect(v).toEqual({ pulled: { digest: 'sha256:1' }, installed: { ok: true }, power: { state: 'On' } });
   });
 
@@ -80,6 +80,19 @@ describe('resume across a chain of resumed runs', () => {
     write(a, [header(a, b)]);
     const fb = write(b, [header(b, a)]);
     expect(resumeChain(readJournal(fb)).map((j) => j.header?.runId)).toEqual([a, b]);
+  });
+
+  it('a task done in check mode is never done for a real run, nor the reverse', () => {
+    const c = '20261130-050000-c0c0';
+    const r = '20261130-050100-d0d0';
+    write(c, [{ ...header(c), options: { check: true } }, result('h1', 'power-off', 'changed')]);
+    const fr = write(r, [header(r, c), result('h1', 'eject', 'ok')]);
+    const real = resumeStateFrom(readJournal(fr), { check: false });
+    expect(real.completed('h1', 'power-off')).toBe(false);
+    expect(real.completed('h1', 'eject')).toBe(true);
+    const check = resumeStateFrom(readJournal(fr), { check: true });
+    expect(check.completed('h1', 'power-off')).toBe(true);
+    expect(check.completed('h1', 'eject')).toBe(false);
   });
 
   it('--resume last skips a journal killed before its header was written', () => {
