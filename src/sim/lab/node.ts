@@ -297,8 +297,9 @@ function baseEnv(): Record<string, string> {
     // What sshd sets from the login user's passwd entry: tsbm then runs its PID prelude in this
     // shell instead of starting another sh per command, exactly as against a real ramdisk.
     SHELL: '/bin/sh',
-    // The sgdisk stand-in (src/sim/gpt) runs on this node binary; tests can force it over gdisk's.
+    // The partitioning tools' stand-ins (src/sim/gpt) run on this node binary; tests can force
+    // them over the machine's own tools.
     TSBM_SIM_NODE_BIN: process.execPath,
-    ...(process.env.TSBM_SIM_FORCE_JS_SGDISK ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK } : {}),
+    ...(process.env.TSBM_SIM_STANDINS ? { TSBM_SIM_STANDINS: process.env.TSBM_SIM_STANDINS } : {}),
   };
 }

@@ -1,22 +1,23 @@
-// The simulated deploy on a machine without gdisk: TSBM_SIM_FORCE_JS_SGDISK=1 makes the
-// ramdisk's sgdisk the pure-TypeScript stand-in (src/sim/gpt) even here. The simulated bootc
-// partitions with sfdisk (or copies the lab's template) and configdrive_write appends config-2
-// with sfdisk, so a bootc deploy runs no sgdisk at all (gdisk's syncs every filesystem and
-// sleeps a second per write), and the resulting disks must read back right with the lab's GPT
-// reader, util-linux's sfdisk and, where installed, gdisk's sgdisk -v.
+// The simulated deploy on a machine without gdisk's sgdisk nor util-linux's sfdisk and partx
+// (a minimal Debian has only partx): TSBM_SIM_STANDINS=all makes the ramdisk's sgdisk, sfdisk
+// and partx tsbm's TypeScript stand-ins (src/sim/gpt) even here. The simulated bootc partitions
+// with sfdisk (or copies the lab's template), configdrive_write reads the table with sfdisk
+// --json and partx and appends config-2 with sfdisk --append; a bootc deploy runs no sgdisk at
+// all. The resulting disks must read back right with the lab's GPT reader and, where installed,
+// util-linux's sfdisk and gdisk's sgdisk -v.
 import { execFile, execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forceJsSgdisk } from '../helpers/force-js-sgdisk.js';
+import { forceStandins } from '../helpers/force-standins.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const TSBM = join(ROOT, 'bin', 'tsbm.js');
-const CLI = join(ROOT, 'dist', 'sim', 'gpt', 'sgdisk-cli.js');
+const CLIS = ['sgdisk', 'sfdisk', 'partx'].map((t) => join(ROOT, 'dist', 'sim', 'gpt', `${t}-cli.js`));
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 
@@ -28,14 +29,14 @@ interface SfdiskJson {
   };
 }
 
-describe.skipIf(!existsSync(CLI))(
-  'simulated bootc deploy on a ramdisk whose sgdisk is the TypeScript stand-in (needs `npm run build`)',
+describe.skipIf(!CLIS.every((c) => existsSync(c)))(
+  'simulated bootc deploy on a ramdisk whose sgdisk, sfdisk and partx are the TypeScript stand-ins (needs `npm run build`)',
   () => {
     let dir: string;
     let lab: Lab;
     let restore: () => void = () => undefined;
     beforeAll(async () => {
-      restore = forceJsSgdisk();
+      restore = forceStandins('all');
       dir = mkdtempSync(join(tmpdir(), 'tsbm-sgdisk-js-'));
       lab = await startLab({ nodes: 2, dir, bootDelayMs: 200, powerDelayMs: 50 });
     });
@@ -83,10 +84,16 @@ describe.skipIf(!existsSync(CLI))(
       });
       expect(guids.filter((g) => g.equals(templateGuid)).length).toBeGreaterThanOrEqual(1);
       for (const n of lab.nodes) {
-        // No sgdisk ran: the stand-in, first on the PATH, logs every call here (forced, it never
-        // hands over to gdisk's). No -e either: bootc's table already ends at the disk end.
-        expect(existsSync(join(n.root, 'sim/sgdisk-js-args'))).toBe(false);
-        expect(n.cfg.toolDirs.some((d) => d.endsWith('sgdisk-standin'))).toBe(true);
+        // The stand-ins, first on the PATH, log every call (forced, they never hand over to the
+        // machine's tools). No sgdisk ran, not even -e: bootc's table already ends at the disk end.
+        expect(existsSync(join(n.root, 'sim/sgdisk-standin-args'))).toBe(false);
+        expect(n.cfg.toolDirs.some((d) => d.endsWith('/ramdisk/standin'))).toBe(true);
+        const disk = join(n.root, 'dev/vda');
+        const sfdiskRuns = readFileSync(join(n.root, 'sim/sfdisk-standin-args'), 'utf8').split('\n').filter(Boolean);
+        // configdrive_write: the table (twice: placement, then the reuse check) and the append.
+        expect(sfdiskRuns.filter((l) => l === `--json ${disk}`).length).toBeGreaterThanOrEqual(1);
+        expect(sfdiskRuns).toContain(`--append --no-reread --no-tell-kernel ${disk}`);
+        expect(readFileSync(join(n.root, 'sim/partx-standin-args'), 'utf8')).toContain(`-P -o NR,START,SECTORS,NAME,SCHEME ${disk}\n`);
 
         const layout = await n.diskLayout();
         expect(layout.partitions.map((p) => [p.name, p.typeGuid])).toEqual([
@@ -101,7 +108,6 @@ describe.skipIf(!existsSync(CLI))(
         expect(cfg!.startBytes).toBeGreaterThanOrEqual(n.cfg.diskBytes - 66 * 1024 * 1024);
         expect(cfg!.startBytes + cfg!.sizeBytes).toBeLessThanOrEqual(n.cfg.diskBytes - 33 * 512);
 
-        const disk = join(n.root, 'dev/vda');
         if (SFDISK) {
           const j = JSON.parse(execFileSync(SFDISK, ['--json', disk], { encoding: 'utf8' })) as SfdiskJson;
           expect(j.partitiontable.label).toBe('gpt');
