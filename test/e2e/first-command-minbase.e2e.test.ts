@@ -113,4 +113,13 @@ describe.skipIf(SKIP !== '')(`the README's first command on a minimal Debian wit
     const cache = join(upper, 'root/.cache/tsbm');
     expect(existsSync(cache) ? readdirSync(cache).filter((f) => f.startsWith('tsbm-spawner-')) : []).toEqual([]);
   }, 25 * 60_000);
+
+  it('what the lab still takes from the machine (coreutils) is checked first, with how to install it', async () => {
+    // The same root after the deploy (node_modules built), with two coreutils taken away.
+    const r = await inMinbase(root, st, join(tmp, 'run'), 'rm /usr/bin/mkfifo /usr/bin/tee && node bin/tsbm.js run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml', 5 * 60_000);
+    expect({ code: r.code, out: r.out.trim() }).toEqual({
+      code: 1,
+      out: "tsbm: error: the simulated lab runs its nodes' commands with this machine's programs, and mkfifo, tee are missing (install GNU coreutils; on Debian and Ubuntu: apt-get install coreutils)",
+    });
+  }, 10 * 60_000);
 });

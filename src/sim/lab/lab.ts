@@ -7,6 +7,7 @@ import { generateSshKeyPair } from '../ssh/keys.js';
 import { stringify } from 'yaml';
 import { TsbmError } from '../../errors.js';
 import { faultsFor, parseFaultSpec } from './faults.js';
+import { checkHostPrograms } from './host-programs.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { SimNode } from './node.js';
 import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
@@ -65,6 +66,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     return dir;
   });
   const faultSpec = parseFaultSpec(opts.faults);
+  checkHostPrograms();
   const dir = resolve(opts.dir);
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   // What the nodes' shell tools see of the lab: the directory, or a plain-named link to it.
