@@ -6,18 +6,21 @@
 // all. The resulting disks must read back right with the lab's GPT reader and, where installed,
 // util-linux's sfdisk and gdisk's sgdisk -v.
 import { execFile, execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { forceStandins } from '../helpers/force-standins.js';
+import { buildGptImage, imageDataSha, type ImageServer, partitionDataSha, serveFiles } from '../helpers/image-fixture.js';
+import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const TSBM = join(ROOT, 'bin', 'tsbm.js');
-const CLIS = ['sgdisk', 'sfdisk', 'partx'].map((t) => join(ROOT, 'dist', 'sim', 'gpt', `${t}-cli.js`));
+const CLIS = [...['sgdisk', 'sfdisk', 'partx'].map((t) => join(ROOT, 'dist', 'sim', 'gpt', `${t}-cli.js`)), join(ROOT, 'dist', 'sim', 'curl', 'curl-cli.js')];
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 
@@ -30,18 +33,20 @@ interface SfdiskJson {
 }
 
 describe.skipIf(!CLIS.every((c) => existsSync(c)))(
-  'simulated bootc deploy on a ramdisk whose sgdisk, sfdisk and partx are the TypeScript stand-ins (needs `npm run build`)',
+  'simulated deploys on a ramdisk whose sgdisk, sfdisk, partx and curl are the TypeScript stand-ins (needs `npm run build`)',
   () => {
     let dir: string;
     let lab: Lab;
     let restore: () => void = () => undefined;
+    let server: ImageServer | undefined;
     beforeAll(async () => {
       restore = forceStandins('all');
-      dir = mkdtempSync(join(tmpdir(), 'tsbm-sgdisk-js-'));
+      dir = mkdtempSync(join(tmpdir(), 'tsbm-standins-'));
       lab = await startLab({ nodes: 2, dir, bootDelayMs: 200, powerDelayMs: 50 });
     });
     afterAll(async () => {
       await lab?.close();
+      await server?.close();
       restore();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -119,6 +124,41 @@ describe.skipIf(!CLIS.every((c) => existsSync(c)))(
         }
         if (SGDISK)
           expect(execFileSync(SGDISK, ['-v', disk], { encoding: 'utf8' })).toMatch(/No problems found/);
+      }
+    }, 240_000);
+
+    it('deploy-image.yml streams a raw image with the curl stand-in, moves the backup GPT with the sgdisk stand-in, appends config-2', async () => {
+      const img = buildGptImage(mkdtempSync(join(dir, 'img-')), 48);
+      server = await serveFiles([img.raw]);
+      const doc = parse(readFileSync(lab.inventory, 'utf8')) as { all: { vars: { instance_info: Record<string, unknown> } } };
+      const base = doc.all.vars.instance_info;
+      doc.all.vars.instance_info = {
+        root_device: base.root_device,
+        configdrive: base.configdrive,
+        image_source: `${server.url}/disk.raw`,
+        image_os_hash_algo: 'sha256',
+        image_os_hash_value: img.sha256,
+      };
+      const inv = join(dir, 'image.yml');
+      writeFileSync(inv, stringify(doc));
+      const r = await run('node', [TSBM, 'run', join(ROOT, 'playbooks/deploy-image.yml'), '-i', inv, '--output', 'plain'], {
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 240_000,
+      }).then(
+        (x) => ({ code: 0, stdout: x.stdout, stderr: x.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(r.code, r.stdout.slice(-3000) + r.stderr).toBe(0);
+      expect(server.downloads('disk.raw')).toBe(2);
+      for (const n of lab.nodes) {
+        const disk = join(n.root, 'dev/vda');
+        expect(partitionDataSha(disk, img)).toBe(imageDataSha(img));
+        const layout = await readDiskLayout(disk);
+        expect(layout.partitions.map((p) => p.name)).toEqual(['esp', 'root', 'config-2']);
+        expect(layout.partitions[2]!.startBytes).toBeGreaterThan(n.cfg.diskBytes - 66 * 1024 * 1024);
+        expect(readFileSync(join(n.root, 'sim/curl-standin-args'), 'utf8')).toMatch(/^-fsSL --connect-timeout \d+ -K -$/m);
+        expect(readFileSync(join(n.root, 'sim/sgdisk-standin-args'), 'utf8')).toContain(`-e ${disk}\n`);
+        if (SGDISK) expect(execFileSync(SGDISK, ['-v', disk], { encoding: 'utf8' })).toMatch(/No problems found/);
       }
     }, 240_000);
   },

@@ -9,12 +9,12 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const MOCKUPS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'mockups');
 export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bin');
 /**
- * Stand-ins for partitioning tools a machine may lack (gdisk's sgdisk, util-linux's sfdisk and
- * partx; Debian's minimal install has only partx): on the ramdisk's PATH only when one is
- * needed, since each hands over to the real tool when it exists (an extra exec per call).
+ * Stand-ins for tools a machine may lack (gdisk's sgdisk, util-linux's sfdisk and partx, curl;
+ * Debian's minimal install has only partx): on the ramdisk's PATH only when one is needed,
+ * since each hands over to the real tool when it exists (an extra exec per call).
  */
 export const STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'standin');
-export const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx'] as const;
+export const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx', 'curl'] as const;
 
 let missingTools: string[] | undefined;
 

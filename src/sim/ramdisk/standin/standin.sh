@@ -1,6 +1,7 @@
 # Shared by the stand-ins in this directory (sourced, not run): hand over to the machine's own
-# tool of that name when it has one, else run tsbm's TypeScript stand-in (src/sim/gpt, built to
-# dist/sim/gpt/<tool>-cli.js) on the node binary the lab runs on.
+# tool of that name when it has one, else run tsbm's TypeScript stand-in (src/sim/gpt for the
+# partitioning tools, src/sim/curl; built to dist/sim/.../<tool>-cli.js) on the node binary the
+# lab runs on.
 # shellcheck shell=sh
 # TSBM_SIM_STANDINS=sfdisk,partx (or all) picks the stand-in even where the real tool is
 # installed (tests, and a look at what a bare machine runs).
@@ -14,7 +15,10 @@ standin_exec() { # $1 tool, then its arguments
       done;;
   esac
   # $0 is absolute (found on the ramdisk's PATH): the package is four levels up, no fork needed.
-  _cli="${0%/*}/../../../../dist/sim/gpt/$_tool-cli.js"
+  case $_tool in
+    curl) _cli="${0%/*}/../../../../dist/sim/curl/curl-cli.js";;
+    *) _cli="${0%/*}/../../../../dist/sim/gpt/$_tool-cli.js";;
+  esac
   if [ ! -f "$_cli" ]; then
     echo "$_tool: not installed on this machine, and tsbm's stand-in $_cli is missing: run 'npm run build'" >&2
     exit 127
