@@ -120,7 +120,7 @@ export function parseCurlArgs(argv: string[]): CurlOptions {
 }
 
 /** curl's unescaping inside a quoted config value. */
-function unescape(v: string): string {
+function unescapeConfig(v: string): string {
   const map: Record<string, string> = { t: '\t', n: '\n', r: '\r', v: '\v' };
   return v.replace(/\\(.)/g, (_m, c: string) => map[c] ?? c);
 }
@@ -136,7 +136,7 @@ export function parseCurlConfig(text: string): string[] {
       const key = /^(?:--)?([A-Za-z-]+)/.exec(line)?.[1] ?? line;
       throw new CurlUsage(`curl: config option "${key}" is not implemented by the simulated lab's curl stand-in`);
     }
-    urls.push(m[1] !== undefined ? unescape(m[1]) : m[2]!);
+    urls.push(m[1] !== undefined ? unescapeConfig(m[1]) : m[2]!);
   }
   return urls;
 }
