@@ -114,6 +114,12 @@ describe.skipIf(SKIP !== '')(`the README's first command on a minimal Debian wit
     expect(existsSync(cache) ? readdirSync(cache).filter((f) => f.startsWith('tsbm-spawner-')) : []).toEqual([]);
   }, 25 * 60_000);
 
+  it("the lab's command spawner there is the perl one: no compiler, and perl-base is in every Debian", async () => {
+    const probe = "node -e \"import('./dist/sim/ssh/spawner-helpers.js').then((m) => console.log(m.defaultSpawnerKind()))\"";
+    const r = await inMinbase(root, st, join(tmp, 'run'), probe, 5 * 60_000);
+    expect({ code: r.code, out: r.out.trim() }).toEqual({ code: 0, out: 'perl' });
+  }, 10 * 60_000);
+
   it('what the lab still takes from the machine (coreutils) is checked first, with how to install it', async () => {
     // The same root after the deploy (node_modules built), with two coreutils taken away.
     const r = await inMinbase(root, st, join(tmp, 'run'), 'rm /usr/bin/mkfifo /usr/bin/tee && node bin/tsbm.js run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml', 5 * 60_000);
