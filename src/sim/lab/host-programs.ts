@@ -12,6 +12,7 @@ const RAMDISK_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bi
 /** coreutils run by the product's ramdisk commands and the simulated tools, in a bootc or image deploy. */
 export const COREUTILS = [
   'cat',
+  'chmod',
   'cut',
   'dd',
   'env',
@@ -24,6 +25,7 @@ export const COREUTILS = [
   'sync',
   'tee',
   'uname',
+  'wc',
 ];
 
 let checked = false;
