@@ -15,7 +15,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
-  dropbear-bin busybox chromium)
+  dropbear-bin busybox chromium debootstrap)
 
 missing=()
 for p in "${PKGS[@]}"; do

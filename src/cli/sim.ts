@@ -34,7 +34,12 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     c
       .option('--dir <dir>', 'lab directory (inventory, keys, disks, log)', DEFAULT_DIR)
       .option('-n, --nodes <n>', 'number of nodes', int('--nodes', 1, 5000), 3)
-      .option('--mockup <tree>', 'Redfish tree(s) to serve: a shipped name or a directory; several alternate across nodes', collect, [])
+      .option(
+        '--mockup <tree>',
+        'Redfish tree(s) to serve: a shipped name or a directory; several alternate across nodes; a tree whose BMC manages several Systems puts that many nodes behind one BMC',
+        collect,
+        [],
+      )
       .option('--faults <spec>', 'inject faults, e.g. "node02:bmc_503=0.3,bmc_latency=200;3:never_boots;*:ssh_drop=4"')
       .option('--boot-delay <ms>', 'power-on to ramdisk SSH', int('--boot-delay', 0, 600_000))
       .option('--power-delay <ms>', 'PoweringOn/PoweringOff duration', int('--power-delay', 0, 600_000));
@@ -94,7 +99,8 @@ An inventory can also start a lab for the length of one run: see inventory-examp
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      const cols = ['name', 'power', 'phase', 'bootOverride', 'media', 'disk'];
+      // Nodes behind a BMC that manages several Systems: which System each one is.
+      const cols = ['name', ...(rows.some((r) => r.system) ? ['system'] : []), 'power', 'phase', 'bootOverride', 'media', 'disk'];
       const table = [cols.map((c) => c.toUpperCase()), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')))];
       const w = cols.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
       process.stdout.write(`${table.map((r) => r.map((x, i) => x.padEnd(w[i]!)).join('  ').trimEnd()).join('\n')}\n`);

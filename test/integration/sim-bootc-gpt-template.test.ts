@@ -26,12 +26,13 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forceJsSgdisk } from '../helpers/force-js-sgdisk.js';
+import { forceStandins } from '../helpers/force-standins.js';
+import { runSfdisk } from '../../src/sim/gpt/sfdisk-run.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { SIM_IMAGES } from '../../src/sim/lab/images.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import type { SimNode } from '../../src/sim/lab/node.js';
-import { RAMDISK_TOOLS_DIR, SGDISK_STANDIN_DIR } from '../../src/sim/lab/package-paths.js';
+import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../src/sim/lab/package-paths.js';
 
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
@@ -94,9 +95,7 @@ function onNode(
     TSBM_SIM_ROOT: n.root,
     TSBM_SIM_ENV: join(n.root, 'sim/node.env'),
     TSBM_SIM_NODE_BIN: process.execPath,
-    ...(process.env.TSBM_SIM_FORCE_JS_SGDISK
-      ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK }
-      : {}),
+    ...(process.env.TSBM_SIM_STANDINS ? { TSBM_SIM_STANDINS: process.env.TSBM_SIM_STANDINS } : {}),
     ...o.env,
   };
   const cmd = argv[0]!.includes('/') ? argv[0]! : join(o.tools ?? RAMDISK_TOOLS_DIR, argv[0]!);
@@ -428,15 +427,16 @@ exit 1
   });
 });
 
-// sim-bootc runs no sgdisk, so a lab on a machine without gdisk (here forced onto the TypeScript
-// stand-in, which image_write's `sgdisk -e` still needs) installs just the same, without running
-// the stand-in once.
-describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk stand-in', () => {
+// sim-bootc runs no sgdisk, so a lab on a machine without gdisk nor util-linux's sfdisk (here
+// forced onto the TypeScript stand-ins, as on a minimal Debian) installs just the same: the
+// first node's table comes from the sfdisk stand-in, the second node copies it, and the sgdisk
+// stand-in (which image_write's `sgdisk -e` still needs) never runs.
+describe('sim-bootc in a lab forced onto the TypeScript sgdisk and sfdisk stand-ins', () => {
   let dir: string;
   let lab: Lab;
   let restore: () => void = () => undefined;
   beforeAll(async () => {
-    restore = forceJsSgdisk();
+    restore = forceStandins('sgdisk,sfdisk');
     dir = mkdtempSync(join(tmpdir(), 'tsbm-gpt-template-js-'));
     // A template left from an earlier lab in this directory is not to be trusted: start empties it.
     mkdirSync(join(dir, 'lab', 'cache'), { recursive: true });
@@ -450,9 +450,9 @@ describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the stand-in is on the PATH; both nodes install, the first with sfdisk, the second from its template, neither with the stand-in', async () => {
+  it('the stand-ins are on the PATH; the first node installs with the sfdisk stand-in, the second from its template', async () => {
     const [n1, n2] = lab.nodes;
-    expect(n1!.cfg.toolDirs).toContain(SGDISK_STANDIN_DIR);
+    expect(n1!.cfg.toolDirs).toContain(STANDIN_DIR);
     expect(readdirSync(join(lab.dir, 'cache'))).toEqual([]);
     const r1 = install(n1!, '4096M');
     expect(r1.code, r1.stderr).toBe(0);
@@ -460,10 +460,34 @@ describe.skipIf(!SFDISK)('sim-bootc in a lab forced onto the TypeScript sgdisk s
     const r2 = install(n2!, '4096M');
     expect(r2.code, r2.stderr).toBe(0);
     expect(await diskGuid(n2!.diskFile)).toBe(await diskGuid(n1!.diskFile));
+    expect(readFileSync(join(n1!.root, 'sim/sfdisk-standin-args'), 'utf8')).toBe(
+      `--no-reread --no-tell-kernel -q --wipe-partitions never ${n1!.diskFile}\n`,
+    );
+    expect(existsSync(join(n2!.root, 'sim/sfdisk-standin-args'))).toBe(false); // the template's copy
     for (const n of lab.nodes) {
-      expect(existsSync(join(n.root, 'sim/sgdisk-js-args'))).toBe(false); // no stand-in run
+      expect(existsSync(join(n.root, 'sim/sgdisk-standin-args'))).toBe(false); // no sgdisk run
       await expectLayout(n.diskFile, 4096);
       expect(bootcCount(n)).toBe('1');
     }
+  });
+
+  it("the sfdisk stand-in replaces an image deploy's table (backup header mid-disk) as sfdisk does", async () => {
+    const n2 = lab.nodes[1]!;
+    // What an image deploy leaves: a GPT written for a 2 GiB disk, made here by the stand-in too.
+    const size = statSync(n2.diskFile).size;
+    truncateSync(n2.diskFile, 2 * 1024 ** 3);
+    const made = runSfdisk(['-q', n2.diskFile], () => 'label: gpt\nsize=100MiB, name="esp"\nsize=1800MiB, name="img-root"\nsize=64MiB, name="config-2"\n');
+    expect(made.code, made.stderr).toBe(0);
+    truncateSync(n2.diskFile, size);
+    expect((await readDiskLayout(n2.diskFile)).partitions.map((p) => p.name)).toEqual(['esp', 'img-root', 'config-2']);
+    const r = install(n2, '6G'); // a root size with no template yet: the stand-in runs
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('Installing image: docker://sim\n');
+    expect(readFileSync(join(n2.root, 'sim/sfdisk-standin-args'), 'utf8')).toBe(
+      `--no-reread --no-tell-kernel -q --wipe-partitions never ${n2.diskFile}\n`,
+    );
+    await expectLayout(n2.diskFile, 6144);
+    // Nothing of the old table is left where a tool would find it: the old backup header is gone.
+    expect((await readAt(n2.diskFile, 2 * 1024 ** 3 - 512, 8)).toString('latin1')).not.toBe('EFI PART');
   });
 });

@@ -20,7 +20,7 @@ import { runSgdisk } from '../../src/sim/gpt/sgdisk-run.js';
 
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const WRAPPER = join(ROOT, 'src/sim/ramdisk/sgdisk-standin/sgdisk');
+const WRAPPER = join(ROOT, 'src/sim/ramdisk/standin/sgdisk');
 const CLI = join(ROOT, 'dist/sim/gpt/sgdisk-cli.js');
 
 let dir: string;
@@ -176,14 +176,14 @@ describe.skipIf(!SGDISK)(
 
 describe('the ramdisk sgdisk wrapper', () => {
   it.skipIf(!existsSync(CLI))(
-    'TSBM_SIM_FORCE_JS_SGDISK=1 runs the stand-in and records its argv in the node (needs npm run build)',
+    'TSBM_SIM_STANDINS=sgdisk runs the stand-in and records its argv in the node (needs npm run build)',
     () => {
       const root = join(dir, 'node');
       execFileSync('mkdir', ['-p', join(root, 'sim'), join(root, 'dev')]);
       const disk = blank('node/dev/vda', 64 * 1024 * 1024);
       const env = {
         PATH: '/usr/bin:/bin',
-        TSBM_SIM_FORCE_JS_SGDISK: '1',
+        TSBM_SIM_STANDINS: 'sgdisk',
         TSBM_SIM_ROOT: root,
         TSBM_SIM_NODE_BIN: process.execPath,
       };
@@ -192,7 +192,7 @@ describe('the ramdisk sgdisk wrapper', () => {
         env,
       });
       expect(out).toMatch(/^ {3}1 {12}2048 {10}131038 {3}63\.0 MiB {4}8300 {2}root$/m);
-      expect(readFileSync(join(root, 'sim/sgdisk-js-args'), 'utf8')).toBe(`-n 1:0:0 -c 1:root -p ${disk}\n`);
+      expect(readFileSync(join(root, 'sim/sgdisk-standin-args'), 'utf8')).toBe(`-n 1:0:0 -c 1:root -p ${disk}\n`);
     },
   );
 

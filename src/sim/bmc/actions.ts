@@ -69,12 +69,13 @@ export function prepareAction(state: FakeBmcState, ref: ActionRef, body: Json, e
 }
 
 function prepareReset(state: FakeBmcState, ref: ActionRef, body: Json, action: string, faults: BmcFaults): () => void {
-  if (normPath(ref.resource) !== state.systemPath) return () => {}; // manager/chassis resets: nothing to simulate
+  const system = normPath(ref.resource);
+  if (!state.systemPaths.includes(system)) return () => {}; // manager/chassis resets: nothing to simulate
   const type = body.ResetType;
   if (typeof type !== 'string') throw missing('ResetType', action);
   const allowed = allowedValues(state, ref.def, 'ResetType') ?? STANDARD_RESETS;
   if (!allowed.includes(type)) throw notSupported(type, 'ResetType', action);
-  const power = state.powerState;
+  const power = state.powerStateOf(system);
   const on = power === 'On' || power === 'PoweringOn';
   if ((type === 'On' || type === 'ForceOn') && on) {
     throw new BmcHttpError(409, 'ResourceInStandby', 'Unable to perform the operation because the server is already powered ON.', 'Do not turn the server on when it is already on.');
@@ -87,18 +88,18 @@ function prepareReset(state: FakeBmcState, ref: ActionRef, body: Json, action: s
     switch (type) {
       case 'On':
       case 'ForceOn':
-        return state.transition('On');
+        return state.transition('On', undefined, system);
       case 'GracefulShutdown':
         if (faults.ignoreGracefulShutdown) return; // the OS ignores the ACPI request
-        return state.transition('Off');
+        return state.transition('Off', undefined, system);
       case 'ForceOff':
-        return state.transition('Off');
+        return state.transition('Off', undefined, system);
       case 'PushPowerButton':
-        return state.transition(on ? 'Off' : 'On');
+        return state.transition(on ? 'Off' : 'On', undefined, system);
       case 'ForceRestart':
       case 'GracefulRestart':
       case 'PowerCycle':
-        return on ? state.transition('Off', 'On') : state.transition('On');
+        return on ? state.transition('Off', 'On', system) : state.transition('On', undefined, system);
       default:
         return; // Nmi: the OS would notice, the power state does not change
     }

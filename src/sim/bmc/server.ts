@@ -28,7 +28,8 @@ export interface FakeBmcOptions {
   asyncTasks?: boolean;
   taskPolls?: number;
   faults?: BmcFaults;
-  hooks?: { onPower?(state: 'On' | 'Off'): void; onBoot?(info: BootInfo): void };
+  /** Per System (its path as the second argument): a BMC managing several runs one machine each. */
+  hooks?: { onPower?(state: 'On' | 'Off', system: string): void; onBoot?(info: BootInfo, system: string): void };
 }
 
 export interface FakeBmc {

@@ -134,17 +134,24 @@ export interface BootInfo {
 }
 
 export interface StateHooks {
-  onPower?(state: 'On' | 'Off'): void;
-  onBoot?(info: BootInfo): void;
+  /** `system` is the System's path: a BMC managing several Systems runs one machine each. */
+  onPower?(state: 'On' | 'Off', system: string): void;
+  onBoot?(info: BootInfo, system: string): void;
 }
 
-/** The tree plus what the simulated machine does over time (power transitions, one-shot boot). */
+/**
+ * The tree plus what the simulated machines do over time (power transitions, one-shot boot):
+ * one machine per member of the Systems collection (blade enclosures and multi-node chassis
+ * manage several), each with its own power state, boot override and virtual media.
+ */
 export class FakeBmcState {
   readonly tree: Map<string, Json>;
-  readonly systemPath: string;
+  /** The Systems collection's members, in its order. */
+  readonly systemPaths: string[];
   private timers = new Set<NodeJS.Timeout>();
   /** Every Reset the BMC accepted, in order (tests assert on the chosen ResetType). */
   readonly resets: string[] = [];
+  private readonly slotCache = new Map<string, Json[]>();
 
   constructor(
     tree: Map<string, Json>,
@@ -153,47 +160,78 @@ export class FakeBmcState {
   ) {
     this.tree = tree;
     const systems = tree.get(odataId(tree.get(ROOT)?.Systems) ?? `${ROOT}/Systems`);
-    const first = Array.isArray(systems?.Members) ? odataId(systems.Members[0]) : undefined;
-    this.systemPath = first ?? `${ROOT}/Systems/1`;
+    const members = Array.isArray(systems?.Members) ? systems.Members.map(odataId).filter((p): p is string => p !== undefined && tree.has(p)) : [];
+    this.systemPaths = members.length ? members : [`${ROOT}/Systems/1`];
+  }
+
+  /** The first System: the machine of a BMC that manages one. */
+  get systemPath(): string {
+    return this.systemPaths[0]!;
   }
 
   get(path: string): Json | undefined {
     return this.tree.get(normPath(path));
   }
 
-  get system(): Json {
-    const s = this.tree.get(this.systemPath);
-    if (!s) throw new Error(`mockup has no ${this.systemPath}`);
+  systemAt(path = this.systemPath): Json {
+    const s = this.tree.get(path);
+    if (!s) throw new Error(`mockup has no ${path}`);
     return s;
   }
 
+  get system(): Json {
+    return this.systemAt();
+  }
+
+  powerStateOf(path = this.systemPath): string {
+    return String(this.systemAt(path).PowerState ?? 'Off');
+  }
+
   get powerState(): string {
-    return String(this.system.PowerState ?? 'Off');
+    return this.powerStateOf();
+  }
+
+  bootOf(path = this.systemPath): Json {
+    return (this.systemAt(path).Boot as Json | undefined) ?? {};
   }
 
   get boot(): Json {
-    return (this.system.Boot as Json | undefined) ?? {};
+    return this.bootOf();
   }
 
-  /** VirtualMedia members that can hold a CD image, wherever the tree keeps them. */
-  cdSlots(): Json[] {
-    return [...this.tree.entries()]
-      .filter(([, b]) => String(b['@odata.type'] ?? '').includes('#VirtualMedia.') && !String(b['@odata.type']).includes('Collection'))
-      .filter(([p, b]) => {
-        const types = Array.isArray(b.MediaTypes) ? b.MediaTypes.map(String) : [];
-        return types.some((t) => t === 'CD' || t === 'DVD') || /cd/i.test(p);
-      })
-      .map(([, b]) => b);
+  /**
+   * VirtualMedia members that can hold a CD image: where the tree keeps them for this System
+   * (its own VirtualMedia collection, or its managers'). A BMC with one System takes any in
+   * the tree, as before (some trees link theirs from elsewhere).
+   */
+  cdSlots(path = this.systemPath): Json[] {
+    let slots = this.slotCache.get(path);
+    if (!slots) {
+      const all = [...this.tree.entries()]
+        .filter(([, b]) => String(b['@odata.type'] ?? '').includes('#VirtualMedia.') && !String(b['@odata.type']).includes('Collection'))
+        .filter(([p, b]) => {
+          const types = Array.isArray(b.MediaTypes) ? b.MediaTypes.map(String) : [];
+          return types.some((t) => t === 'CD' || t === 'DVD') || /cd/i.test(p);
+        });
+      const system = this.systemAt(path);
+      const links = system.Links as Json | undefined;
+      const managers = Array.isArray(links?.ManagedBy) ? links.ManagedBy.map(odataId).filter((m): m is string => m !== undefined) : [];
+      const collections = [odataId(system.VirtualMedia) ?? `${path}/VirtualMedia`, ...managers.map((m) => odataId(this.tree.get(m)?.VirtualMedia) ?? `${m}/VirtualMedia`)];
+      const own = all.filter(([p]) => collections.some((c) => p.startsWith(`${c}/`)));
+      slots = (this.systemPaths.length > 1 ? own : all).map(([, b]) => b);
+      this.slotCache.set(path, slots);
+    }
+    return slots;
   }
 
   /** Schedules PoweringOn/Off → final state; `then` chains a second transition (restart). */
-  transition(to: 'On' | 'Off', then?: 'On'): void {
-    const sys = this.system;
+  transition(to: 'On' | 'Off', then?: 'On', path = this.systemPath): void {
+    const sys = this.systemAt(path);
     const finish = () => {
       sys.PowerState = to;
-      this.hooks.onPower?.(to);
-      if (to === 'On') this.booted();
-      if (then) this.transition(then);
+      this.hooks.onPower?.(to, path);
+      if (to === 'On') this.booted(path);
+      if (then) this.transition(then, undefined, path);
     };
     if (this.powerDelayMs <= 0) {
       finish();
@@ -207,16 +245,19 @@ export class FakeBmcState {
     this.timers.add(t);
   }
 
-  private booted(): void {
-    const boot = this.boot;
-    const slot = this.cdSlots().find((s) => s.Inserted === true);
+  private booted(path: string): void {
+    const boot = this.bootOf(path);
+    const slot = this.cdSlots(path).find((s) => s.Inserted === true);
     const target = boot.BootSourceOverrideEnabled === 'Disabled' ? undefined : (boot.BootSourceOverrideTarget as string | undefined);
-    this.hooks.onBoot?.({
-      bootSourceOverrideTarget: target,
-      bootSourceOverrideEnabled: boot.BootSourceOverrideEnabled as string | undefined,
-      mediaInserted: slot !== undefined,
-      image: typeof slot?.Image === 'string' && slot.Image !== '' ? slot.Image : undefined,
-    });
+    this.hooks.onBoot?.(
+      {
+        bootSourceOverrideTarget: target,
+        bootSourceOverrideEnabled: boot.BootSourceOverrideEnabled as string | undefined,
+        mediaInserted: slot !== undefined,
+        image: typeof slot?.Image === 'string' && slot.Image !== '' ? slot.Image : undefined,
+      },
+      path,
+    );
     // A one-time override is consumed by the boot it applied to.
     if (boot.BootSourceOverrideEnabled === 'Once') {
       boot.BootSourceOverrideEnabled = 'Disabled';

@@ -1,5 +1,5 @@
 // Entry point of the pure-TypeScript sgdisk the simulated ramdisk falls back to on machines
-// without gdisk (src/sim/ramdisk/sgdisk-standin/sgdisk runs it as dist/sim/gpt/sgdisk-cli.js).
+// without gdisk (src/sim/ramdisk/standin/sgdisk runs it as dist/sim/gpt/sgdisk-cli.js).
 import { runSgdisk } from './sgdisk-run.js';
 
 const r = runSgdisk(process.argv.slice(2));

@@ -6,8 +6,10 @@ import { join, resolve } from 'node:path';
 import { generateSshKeyPair } from '../ssh/keys.js';
 import { stringify } from 'yaml';
 import { TsbmError } from '../../errors.js';
-import { faultsFor, parseFaultSpec } from './faults.js';
+import { faultsFor, type NodeFaults, parseFaultSpec } from './faults.js';
+import { checkHostPrograms } from './host-programs.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
+import { BmcGroup, systemsOf } from './bmc-group.js';
 import { SimNode } from './node.js';
 import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
@@ -65,6 +67,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     return dir;
   });
   const faultSpec = parseFaultSpec(opts.faults);
+  checkHostPrograms();
   const dir = resolve(opts.dir);
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   // What the nodes' shell tools see of the lab: the directory, or a plain-named link to it.
@@ -81,6 +84,21 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const bmcPassword = randomBytes(12).toString('base64url');
   const width = Math.max(2, String(opts.nodes).length);
 
+  // A tree whose BMC manages several Systems puts that many nodes behind one BMC.
+  const systems = new Map<string, string[]>();
+  for (const m of new Set(mockups)) systems.set(m, await systemsOf(m));
+  const groups: BmcGroup[] = [];
+  const filling = new Map<string, BmcGroup>();
+  const groupFor = (mockupDir: string, faults: NodeFaults): BmcGroup => {
+    let g = filling.get(mockupDir);
+    if (!g || g.full) {
+      g = new BmcGroup({ mockupDir, username: 'admin', password: bmcPassword, powerDelayMs: opts.powerDelayMs ?? 300, faults }, systems.get(mockupDir)!);
+      filling.set(mockupDir, g);
+      groups.push(g);
+    }
+    return g;
+  };
+
   const spawner = await SpawnerPool.start();
   const registry = await startSimRegistry({ registryHost: SIM_REGISTRY, images: SIM_IMAGES, auth: registryAuth });
   const nodes: SimNode[] = [];
@@ -88,12 +106,13 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     const name = `node${String(i).padStart(width, '0')}`;
     const host = keyPair();
     const inst = keyPair();
+    const faults = faultsFor(faultSpec, name, i);
     nodes.push(
       new SimNode({
         name,
         index: i,
         dir: join(nodeDir.path, 'nodes', name),
-        mockupDir: mockups[(i - 1) % mockups.length]!,
+        bmcGroup: groupFor(mockups[(i - 1) % mockups.length]!, faults),
         // The OS picks each port as the node listens: ports probed free beforehand could be
         // taken by anyone (a test, an outgoing connection) before a large lab got to them.
         bmcPort: 0,
@@ -110,8 +129,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         bmcUser: 'admin',
         bmcPassword,
         bootDelayMs: opts.bootDelayMs ?? 1500,
-        powerDelayMs: opts.powerDelayMs ?? 300,
-        faults: faultsFor(faultSpec, name, i),
+        faults,
         registryAuth,
         registryHost: SIM_REGISTRY,
         imagesDir,
@@ -120,14 +138,18 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
       }),
     );
   }
+  const stopAll = async () => {
+    await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+    await Promise.all(groups.map((g) => g.close().catch(() => undefined)));
+    await spawner?.close();
+    await registry.close();
+    nodeDir.release();
+  };
   try {
     // Start in slices so a 1000-node lab doesn't open every file and socket at once.
     for (let i = 0; i < nodes.length; i += 50) await Promise.all(nodes.slice(i, i + 50).map((n) => n.start()));
   } catch (e) {
-    await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
-    await spawner?.close();
-    await registry.close();
-    nodeDir.release();
+    await stopAll();
     throw e;
   }
 
@@ -152,12 +174,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     nodes,
     registry,
     status: () => Promise.all(nodes.map((n) => n.status())),
-    async close() {
-      await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
-      await spawner?.close();
-      await registry.close();
-      nodeDir.release();
-    },
+    close: stopAll,
   };
 }
 
@@ -178,6 +195,8 @@ function renderInventory(p: {
       instance_ssh_port: n.cfg.instancePort,
       driver_info: {
         redfish_address: `https://127.0.0.1:${n.cfg.bmcPort}`,
+        // Behind a BMC that manages several Systems, the node is one of them.
+        ...(n.cfg.bmcGroup.shared ? { redfish_system_id: n.systemPath } : {}),
         redfish_username: n.cfg.bmcUser,
         redfish_password: p.bmcPassword,
         redfish_verify_ca: p.caFile,

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { TsbmError } from '../../errors.js';
 import { sleep } from '../../util/wait.js';
 import { type LabRecord, labRecordFile } from './control.js';
+import { checkHostPrograms } from './host-programs.js';
 import { PACKAGE_ROOT } from './package-paths.js';
 
 export interface UpOptions {
@@ -30,6 +31,7 @@ export function readLabRecord(dir: string): LabRecord | undefined {
 }
 
 export async function labUp(o: UpOptions): Promise<LabRecord> {
+  checkHostPrograms(); // here too, so the error and its hint reach the terminal, not just lab.log
   const dir = resolve(o.dir);
   const running = readLabRecord(dir);
   if (running) {

@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { type FakeBmc, startFakeBmc } from '../bmc/server.js';
+import type { FakeBmc } from '../bmc/server.js';
 import type { BootInfo } from '../bmc/state.js';
+import type { BmcGroup } from './bmc-group.js';
 import { type SshServerHandle, shellExecHandler, startSshServer } from '../ssh/server.js';
 import type { SshExecHandler } from '../ssh/server.js';
 import type { SpawnerPool } from '../ssh/spawner-pool.js';
@@ -20,9 +21,11 @@ export interface SimNodeConfig {
   name: string;
   index: number;
   dir: string; // the node's own directory
-  mockupDir: string;
-  /** 0 until start() when the OS is to pick; start() records the port it listens on. */
+  /** The BMC this node is a System of (its own, or one a multi-System tree's nodes share). */
+  bmcGroup: BmcGroup;
+  /** The group's BMC port, known once the group has started; start() copies it here. */
   bmcPort: number;
+  /** 0 until start() when the OS is to pick; start() records the port it listens on. */
   sshPort: number;
   instancePort: number;
   diskBytes: number;
@@ -37,7 +40,6 @@ export interface SimNodeConfig {
   bmcUser: string;
   bmcPassword: string;
   bootDelayMs: number;
-  powerDelayMs: number;
   faults: NodeFaults;
   /** Registry credentials the simulated registry accepts (user:password). */
   registryAuth: string;
@@ -55,6 +57,8 @@ export class SimNode {
   readonly uuid = randomUUID().toUpperCase();
   readonly macs: string[];
   readonly root: string;
+  /** Which of its BMC's Systems this node is. */
+  readonly systemPath: string;
   phase: SimPhase = 'off';
   bmc: FakeBmc | undefined;
   private ssh: SshServerHandle | undefined;
@@ -70,6 +74,12 @@ export class SimNode {
     const n = cfg.index;
     this.macs = [0, 1].map((port) => `52:54:00:${hex(n >> 8)}:${hex(n & 0xff)}:${hex(port + 0x10)}`);
     this.root = join(cfg.dir, 'root');
+    this.systemPath = cfg.bmcGroup.attach({
+      onPower: (s) => {
+        if (s === 'Off') void this.powerOff();
+      },
+      onBoot: (info) => this.boot(info),
+    });
   }
 
   get diskFile(): string {
@@ -131,25 +141,9 @@ export class SimNode {
         '',
       ].join('\n'),
     );
-    this.bmc = await startFakeBmc({
-      mockupDir: c.mockupDir,
-      host: '127.0.0.1',
-      port: c.bmcPort,
-      username: c.bmcUser,
-      password: c.bmcPassword,
-      powerDelayMs: c.powerDelayMs,
-      faults: {
-        ...(c.faults.bmc503 !== undefined ? { rate503: c.faults.bmc503 } : {}),
-        ...(c.faults.bmcLatencyMs !== undefined ? { latencyMs: c.faults.bmcLatencyMs } : {}),
-        ...(c.faults.bmcReset !== undefined ? { resetRate: c.faults.bmcReset } : {}),
-      },
-      hooks: {
-        onPower: (s) => {
-          if (s === 'Off') void this.powerOff();
-        },
-        onBoot: (info) => this.boot(info),
-      },
-    });
+    // Where the node's own BMC started before it had one shared: the same order of files and
+    // sockets opened (a lab running out of descriptors fails at the same step).
+    this.bmc = await c.bmcGroup.start();
     c.bmcPort = this.bmc.port;
     this.personalize();
   }
@@ -157,12 +151,12 @@ export class SimNode {
   /** The node's identity as its BMC reports it: its own UUID and MACs, powered off. */
   private personalize(): void {
     const state = this.bmc!.state;
-    const sys = state.system;
+    const sys = state.systemAt(this.systemPath);
     sys.UUID = this.uuid;
     sys.PowerState = 'Off';
     let i = 0;
     for (const [path, body] of state.tree) {
-      if (path.startsWith(`${state.systemPath}/EthernetInterfaces/`) && typeof body.MACAddress === 'string') {
+      if (path.startsWith(`${this.systemPath}/EthernetInterfaces/`) && typeof body.MACAddress === 'string') {
         const mac = this.macs[i++ % this.macs.length]!;
         body.MACAddress = mac;
         if ('PermanentMACAddress' in body) body.PermanentMACAddress = mac;
@@ -261,12 +255,13 @@ export class SimNode {
 
   async status(): Promise<Record<string, unknown>> {
     const state = this.bmc?.state;
-    const slot = state?.cdSlots().find((s) => s.Inserted === true);
-    const boot = state?.boot ?? {};
+    const slot = state?.cdSlots(this.systemPath).find((s) => s.Inserted === true);
+    const boot = state?.bootOf(this.systemPath) ?? {};
     const layout = await this.diskLayout();
     return {
       name: this.cfg.name,
-      power: state?.powerState ?? 'Off',
+      ...(this.cfg.bmcGroup.shared ? { system: this.systemPath } : {}),
+      power: state?.powerStateOf(this.systemPath) ?? 'Off',
       phase: this.phase,
       bootOverride: `${boot.BootSourceOverrideTarget ?? 'None'}/${boot.BootSourceOverrideEnabled ?? 'Disabled'}`,
       media: typeof slot?.Image === 'string' ? slot.Image : '',
@@ -281,7 +276,7 @@ export class SimNode {
     await this.settleBoot();
     await this.stopSsh();
     for (const n of this.nics.splice(0)) await new Promise((r) => n.close(r));
-    await this.bmc?.close();
+    // The BMC is the group's: the lab closes it after its nodes.
   }
 }
 
@@ -297,8 +292,9 @@ function baseEnv(): Record<string, string> {
     // What sshd sets from the login user's passwd entry: tsbm then runs its PID prelude in this
     // shell instead of starting another sh per command, exactly as against a real ramdisk.
     SHELL: '/bin/sh',
-    // The sgdisk stand-in (src/sim/gpt) runs on this node binary; tests can force it over gdisk's.
+    // The partitioning tools' stand-ins (src/sim/gpt) run on this node binary; tests can force
+    // them over the machine's own tools.
     TSBM_SIM_NODE_BIN: process.execPath,
-    ...(process.env.TSBM_SIM_FORCE_JS_SGDISK ? { TSBM_SIM_FORCE_JS_SGDISK: process.env.TSBM_SIM_FORCE_JS_SGDISK } : {}),
+    ...(process.env.TSBM_SIM_STANDINS ? { TSBM_SIM_STANDINS: process.env.TSBM_SIM_STANDINS } : {}),
   };
 }

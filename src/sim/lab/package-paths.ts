@@ -8,17 +8,27 @@ import { findProgram } from '../../util/find-program.js';
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const MOCKUPS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'mockups');
 export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bin');
-/** The sgdisk stand-in's wrapper: on the ramdisk's PATH only when it is needed (an extra exec per call otherwise). */
-export const SGDISK_STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'sgdisk-standin');
+/**
+ * Stand-ins for tools a machine may lack (gdisk's sgdisk, util-linux's sfdisk and partx, curl;
+ * Debian's minimal install has only partx): on the ramdisk's PATH only when one is needed,
+ * since each hands over to the real tool when it exists (an extra exec per call).
+ */
+export const STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'standin');
+export const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx', 'curl'] as const;
 
-let systemSgdisk: boolean | undefined;
+let missingTools: string[] | undefined;
+
+/** The stand-in tools the machine lacks, or that TSBM_SIM_STANDINS (a list, or `all`) asks for. */
+export function standinsNeeded(): string[] {
+  // The ramdisk's PATH, not the lab's: sbin may be missing from an unprivileged user's.
+  missingTools ??= STANDIN_TOOLS.filter((t) => findProgram(t, ['/usr/sbin', '/sbin', '/usr/bin', '/bin']) === undefined);
+  const forced = (process.env.TSBM_SIM_STANDINS ?? '').split(',').map((s) => s.trim());
+  return STANDIN_TOOLS.filter((t) => forced.includes('all') || forced.includes(t) || missingTools!.includes(t));
+}
 
 /** The directories put first on a simulated ramdisk's PATH. */
 export function ramdiskToolDirs(): string[] {
-  // The ramdisk's PATH, not the lab's: sbin may be missing from an unprivileged user's.
-  systemSgdisk ??= findProgram('sgdisk', ['/usr/sbin', '/sbin', '/usr/bin', '/bin']) !== undefined;
-  const standin = process.env.TSBM_SIM_FORCE_JS_SGDISK === '1' || !systemSgdisk;
-  return standin ? [RAMDISK_TOOLS_DIR, SGDISK_STANDIN_DIR] : [RAMDISK_TOOLS_DIR];
+  return standinsNeeded().length > 0 ? [RAMDISK_TOOLS_DIR, STANDIN_DIR] : [RAMDISK_TOOLS_DIR];
 }
 export const DEFAULT_MOCKUPS = ['hpe-ilo5-dl325-gen10plus', 'dmtf-public-rackmount1'];
 

@@ -1,0 +1,10 @@
+// Entry point of the curl stand-in (src/sim/ramdisk/standin/curl runs it as
+// dist/sim/curl/curl-cli.js on machines without curl).
+import { readFileSync } from 'node:fs';
+import { runCurl } from './curl-run.js';
+
+process.exitCode = await runCurl(process.argv.slice(2), {
+  readStdin: () => readFileSync(0, 'utf8'),
+  stdout: process.stdout,
+  stderr: (t) => process.stderr.write(t),
+});
