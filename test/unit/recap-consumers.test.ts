@@ -1,11 +1,13 @@
-// JUnit and the journal's progress table (`tsbm runs show`) read results as the recap counts
-// them: loop items through their task's result, rescued and ignored failures as no failure,
-// results the recap leaves out (meta) not at all.
+// JUnit, the journal's progress table (`tsbm runs show`) and the HTML report read results as
+// the recap counts them: loop items through their task's result, rescued and ignored failures as
+// no failure, results the recap leaves out (meta) not at all.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { JournalHeader, JournalRecord } from '../../src/journal/records.js';
 import { hostProgress } from '../../src/journal/reader.js';
+import { buildReport } from '../../src/report/build.js';
 import { type EventOf, EventBus, type HostStatus, type TsbmEvent } from '../../src/output/events.js';
 import { attachJUnit } from '../../src/output/junit.js';
 import { countsFor } from '../../src/output/recap-counts.js';
@@ -66,5 +68,15 @@ describe('consumers of the recap counts', () => {
     const old = run().map((e) => (e.type === 'host_result' ? { ...e, counts: undefined } : e)) as TsbmEvent[];
     const [p] = hostProgress(old.filter((e) => e.type !== 'host_result' || e.taskId !== 'meta'));
     expect(p!.stats).toEqual({ ok: 1, changed: 1, unreachable: 0, failed: 1, skipped: 0, rescued: 1, ignored: 1 });
+  });
+
+  it("the report's per-host counters are the recap's", () => {
+    const records = [
+      { type: 'journal_start', time: 0, runId: 'r', version: '0', playbook: '/p.yml', playbookHash: 'h', inventories: [], inventoryHash: 'i', options: {} },
+      { type: 'run_start', time: 0, runId: 'r', playbook: '/p.yml', version: '0', options: {} },
+      ...run(),
+    ] as JournalRecord[];
+    const model = buildReport([{ file: '/r.jsonl', header: records[0] as JournalHeader, records, badLines: 0 }]);
+    expect(model.hosts[0]!.stats).toEqual({ ok: 1, changed: 1, unreachable: 0, failed: 1, skipped: 0, rescued: 1, ignored: 1 });
   });
 });
