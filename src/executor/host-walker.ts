@@ -3,6 +3,7 @@
 // include_tasks and failure exits live here, so the linear and free strategies only decide
 // *when* each host's next step runs.
 import type { Block, IncludeTasks, Play, Task, TaskKeywords, TaskNode } from '../playbook/model.js';
+import { failedResult, type Registered, skippedResult } from './result.js';
 
 export interface TaskStep {
   kind: 'task';
@@ -12,10 +13,10 @@ export interface TaskStep {
   /** Position in the play's tree; steps run in lexicographic order of paths. */
   path: number[];
   key: string;
-  /** A failure here will be rescued by an enclosing block (so it is not counted as failed). */
+  /** A failure here will be rescued by an enclosing block (it counts as rescued, not failed). */
   rescuable: boolean;
-  /** Set when the step cannot run at all (e.g. an include file that failed to load). */
-  failWith?: string;
+  /** The result to record instead of running a module: an include_tasks (included, skipped, or its load error). */
+  preset?: Registered;
 }
 
 export interface FlushStep {
@@ -38,14 +39,12 @@ export interface WalkEnv {
   play: Play;
   /** Tags, --start-at-task. */
   selected(task: Task, chain: readonly TaskKeywords[]): boolean;
-  /** Evaluates the include's `when`, renders its path and loads it; [] when skipped. */
-  include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[] } | { error: string };
+  /** Evaluates the include's `when`, renders its path and loads it. */
+  include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[]; file: string } | { skipped: true } | { error: string };
   /** end_host / end_play / interrupt. */
   ended(): boolean;
   /** The walk ended (ended() was true) with steps still ahead of the host. */
   cut?(): void;
-  /** The host fell into a rescue section. */
-  rescued(block: Block): void;
 }
 
 const keyOf = (path: readonly number[], id: string) => `${path.join('.')}#${id}`;
@@ -118,16 +117,15 @@ function* walkBlock(
 ): Generator<Step, Exit, Outcome> {
   const ch = [...chain, b];
   let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0);
-  if (st === 'failed' && b.rescue.length > 0) {
-    env.rescued(b);
-    st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
-  }
+  if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
   if (st === 'ended' && b.always.length > 0) env.cut?.();
   if (st === 'unreachable' || st === 'ended') return st;
   const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
   return after !== 'ok' ? after : st;
 }
 
+// The include itself is a step, as in Ansible: it counts ok ("included: FILE for HOST"), skipped
+// when its `when` is false, failed when its file does not load; then its tasks follow.
 function* walkInclude(
   env: WalkEnv,
   node: IncludeTasks,
@@ -136,19 +134,24 @@ function* walkInclude(
   rescuable: boolean,
 ): Generator<Step, Exit, Outcome> {
   const r = env.include(node, chain);
+  const task: Task = {
+    ...node,
+    kind: 'task',
+    name: node.name ?? 'include_tasks', // as ansible-playbook names an unnamed include
+    module: 'include_tasks',
+    args: { file: node.file },
+    argsPos: node.pos,
+    notify: [],
+  };
+  const step = (preset: Registered): TaskStep => ({ kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, preset });
   if ('error' in r) {
-    // Surface the load error as a failed task at the include's position.
-    const task: Task = {
-      ...node,
-      kind: 'task',
-      name: node.name ?? `include_tasks ${node.file}`,
-      module: 'include_tasks',
-      args: { file: node.file },
-      argsPos: node.pos,
-      notify: [],
-    };
-    const out = yield { kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, failWith: r.error };
-    return out.status === 'ok' ? 'ok' : out.status;
+    const out = yield step(failedResult(r.error));
+    return out.status;
   }
+  if (env.selected(task, chain)) {
+    const out = yield step('skipped' in r ? skippedResult('Conditional result was False') : { changed: false, failed: false, msg: `included: ${r.file}` });
+    if (out.status !== 'ok') return out.status;
+  }
+  if ('skipped' in r) return 'ok';
   return yield* walkList(env, r.nodes, [...chain, node], p, rescuable);
 }

@@ -1,7 +1,7 @@
 // Linear strategy (Ansible's default): each step runs across all hosts of the batch before
 // the next one. Hosts whose next step differs (one is in a rescue section, say) wait; the
 // step earliest in the play's tree goes first.
-import { type Outcome, type Step, walkPlay } from './host-walker.js';
+import { type Outcome, type Step, type TaskStep, walkPlay } from './host-walker.js';
 import { flushHandlers } from './handlers.js';
 import type { PlayRuntime } from './play-runtime.js';
 import { runTaskGroup } from './task-group.js';
@@ -33,8 +33,10 @@ export async function runLinear(pr: PlayRuntime, batch: readonly string[]): Prom
       for (const s of next.values()) if (!first || comparePaths(s.path, first.path) < 0) first = s;
       const step = first!;
       const hosts = [...next].filter(([, s]) => s.key === step.key).map(([h]) => h);
+      // Steps with one key are one task, but each host brings its own (an include's result differs per host).
+      const own = new Map(hosts.map((h) => [h, next.get(h) as TaskStep]));
       const outcomes =
-        step.kind === 'task' ? await runTaskGroup(pr, step, hosts) : await flushHandlers(pr, hosts);
+        step.kind === 'task' ? await runTaskGroup(pr, step, hosts, false, own) : await flushHandlers(pr, hosts);
       // The fail policy first, so walkers see end_play before choosing their next step.
       if (step.kind === 'task') applyFailPolicy(pr, step, batch, outcomes);
       for (const h of hosts) advance(h, outcomes.get(h) ?? { status: 'ok' });

@@ -30,14 +30,17 @@ export async function runTaskGroup(
   step: TaskStep,
   hosts: readonly string[],
   handler = false,
+  /** Each host's own step for this key, when they may differ (an include's preset result). */
+  own?: ReadonlyMap<string, TaskStep>,
 ): Promise<Map<string, Outcome>> {
   announce(pr, step, hosts, handler);
   const out = new Map<string, Outcome>();
   const runOnce = effectiveKeywords(pr.play, step.chain, step.task).runOnce;
   await Promise.all(
     hosts.map(async (h) => {
-      if (runOnce) out.set(h, await runOnceFor(pr, step, h));
-      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted(pr, h) : runTaskOnHost(pr, step, h))));
+      const s = own?.get(h) ?? step;
+      if (runOnce) out.set(h, await runOnceFor(pr, s, h));
+      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted(pr, h) : runTaskOnHost(pr, s, h))));
     }),
   );
   return out;

@@ -7,6 +7,7 @@ import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { ModuleDef } from '../modules/types.js';
 import type { HostStatus } from '../output/events.js';
+import { addCounts, type Counts, countsFor } from '../output/recap-counts.js';
 import type { Task } from '../playbook/model.js';
 import { evalCondition, renderValue } from '../template/index.js';
 import type { TemplateContext } from '../template/types.js';
@@ -104,7 +105,7 @@ async function barrier(r: Run): Promise<void> {
 
 async function runChecked(r: Run, raw: Vars): Promise<Registered> {
   const { pr, task, step } = r;
-  if (step.failWith) return failedResult(step.failWith);
+  if (step.preset) return step.preset;
   const mod = (pr.deps.modules ?? getModule)(task.module);
   if (!mod) {
     throw new TsbmError('runtime', `unknown module '${task.module}'`, {
@@ -151,16 +152,19 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     one.ansible_loop_var = loopVar;
     if (lc?.indexVar) one[lc.indexVar] = i;
     const label = lc?.label !== undefined ? renderValue(lc.label, tctx(r, iv)) : item;
-    emitResult(r, itemStatus(one), one, Date.now() - t0, label);
+    emitResult(r, itemStatus(one), one, Date.now() - t0, { item: label });
     results.push(one);
   }
   const failed = results.some((x) => x.failed);
+  // As in Ansible: a loop over nothing, or whose every item was skipped, is a skipped task.
+  if (results.every((x) => x.skipped)) {
+    return { changed: false, failed: false, skipped: true, msg: results.length ? 'All items skipped' : 'No items in the list', results };
+  }
   return {
     changed: results.some((x) => x.changed),
     failed,
     msg: failed ? 'One or more items failed' : 'All items completed',
     results,
-    ...(results.length > 0 && results.every((x) => x.skipped) ? { skipped: true } : {}),
   };
 }
 
@@ -397,11 +401,18 @@ function itemStatus(reg: Registered): HostStatus {
   return reg.changed ? 'changed' : 'ok';
 }
 
-function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, item?: unknown, vars?: Vars): void {
+interface Emitted {
+  item?: unknown;
+  vars?: Vars;
+  counts?: Counts;
+}
+
+function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, x: Emitted = {}): void {
+  const { item, vars, counts } = x;
   const shown = r.noLog ? censor(reg) : reg;
   const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
   const failMsg =
-    status === 'failed' || status === 'unreachable' || status === 'ignored'
+    status === 'failed' || status === 'unreachable' || status === 'ignored' || status === 'rescued'
       ? `task '${r.name}' ${reg.unreachable ? 'could not reach' : 'failed on'} ${r.host}${
           r.noLog ? '' : `: ${String(reg.msg ?? 'failed')}`
         }`
@@ -418,6 +429,7 @@ function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: num
     ...(item !== undefined ? { item: r.noLog ? 'censored (no_log)' : item } : {}),
     result: shown,
     durationMs,
+    ...(counts ? { counts } : {}),
     ...(vars && !r.noLog ? { vars } : {}),
   });
 }
@@ -435,7 +447,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
     }
   }
   if (reg.unreachable) status = r.kw.ignoreUnreachable ? 'ignored' : 'unreachable';
-  else if (reg.failed) status = ignoreErrors ? 'ignored' : 'failed';
+  else if (reg.failed) status = ignoreErrors ? 'ignored' : step.rescuable ? 'rescued' : 'failed';
   else if (reg.skipped) status = 'skipped';
   else status = reg.changed ? 'changed' : 'ok';
 
@@ -450,54 +462,37 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
         (k === 'facts' || k === 'ansible_facts') && old && typeof old === 'object' ? { ...(old as Vars), ...(v as Vars) } : v;
     }
   }
-  if (status === 'failed' || status === 'unreachable') {
+  if (status === 'failed' || status === 'rescued' || status === 'unreachable') {
     hs.facts.tsbm_failed_task = { name: r.name, id: task.id };
     hs.facts.tsbm_failed_result = r.noLog ? censor(reg) : reg;
   }
   if (reg.changed && !reg.failed && !reg.unreachable) notify(pr, hs.notified, task);
 
-  const s = hs.stats;
-  switch (status) {
-    case 'ok':
-      s.ok++;
-      break;
-    case 'changed':
-      s.ok++;
-      s.changed++;
-      break;
-    case 'skipped':
-      s.skipped++;
-      break;
-    case 'ignored':
-      s.ignored++;
-      if (reg.unreachable) s.ok++; // ignore_unreachable counts as Ansible does: ok + ignored
-      break;
-    case 'failed':
-      if (!step.rescuable) {
-        s.failed++;
-        hs.failed = true;
-        hs.everFailed = true;
-      }
-      break;
-    case 'unreachable':
-      s.unreachable++;
-      hs.unreachable = true;
-      hs.everUnreachable = true;
-      break;
+  if (status === 'failed') {
+    hs.failed = true;
+    hs.everFailed = true;
+  } else if (status === 'unreachable') {
+    hs.unreachable = true;
+    hs.everUnreachable = true;
   }
+  // Executor actions (meta) count nothing, as in Ansible; everything else by recap-counts.ts.
+  const counts = (pr.deps.modules ?? getModule)(task.module)?.counted === false ? {} : countsFor(status, reg.changed);
+  addCounts(hs.stats, counts);
   // What this task set, for the journal: --resume restores it when the task is skipped.
   const setVars: Vars = { ...(task.register && !r.resumed ? { [task.register]: reg } : {}), ...(set ?? {}) };
-  emitResult(r, status, reg, Date.now() - r.started, undefined, Object.keys(setVars).length ? setVars : undefined);
+  emitResult(r, status, reg, Date.now() - r.started, { counts, ...(Object.keys(setVars).length ? { vars: setVars } : {}) });
   const meta = metaOf(reg);
   if (meta === 'end_play' && !reg.failed) pr.endPlay = true;
   if (meta === 'end_host' && !reg.failed) hs.ended = true;
-  const outcome: Outcome['status'] = status === 'unreachable' ? 'unreachable' : status === 'failed' ? 'failed' : 'ok';
+  // A rescued failure still sends the host into the rescue section.
+  const outcome: Outcome['status'] =
+    status === 'unreachable' ? 'unreachable' : status === 'failed' || status === 'rescued' ? 'failed' : 'ok';
   return { status: outcome, ...(meta ? { meta } : {}) };
 }
 
 function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {
   for (const n of task.notify) {
-    const hit = pr.play.handlers.filter((h) => h.name === n || h.listen.includes(n));
+    const hit = notified(pr.play.handlers, n);
     if (hit.length === 0) {
       pr.bus.emit({
         type: 'warning',
@@ -508,4 +503,17 @@ function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {
     }
     for (const h of hit) into.add(h);
   }
+}
+
+/**
+ * The handlers a notify reaches, as in Ansible: one handler by name (when several share it, the
+ * play's own wins over a role's, and the last one loaded among those; a role imported twice
+ * thus runs its handler once), plus every handler that listens to the topic.
+ */
+export function notified<H extends { name?: string; listen: string[]; role?: unknown }>(handlers: readonly H[], n: string): H[] {
+  const named = handlers.filter((h) => h.name === n);
+  const own = named.filter((h) => h.role === undefined);
+  const byName = (own.length > 0 ? own : named).at(-1);
+  // `listen` also holds the handler's own name (see parseHandler): a name is not a topic.
+  return handlers.filter((h) => h === byName || (h.name !== n && h.listen.includes(n)));
 }

@@ -1,5 +1,5 @@
 // Binds the host walker to one host of a play: tag and --start-at-task selection, run-time
-// include_tasks loading, and the end/rescue hooks.
+// include_tasks loading, and the end hooks.
 import { isAbsolute, resolve } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { IncludeTasks, Task, TaskKeywords } from '../playbook/model.js';
@@ -32,7 +32,7 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
         };
         const vars = lazyVars(raw, where);
         const whens = [...chain.flatMap((c) => c.when), ...node.when];
-        if (!whens.every((w) => evalCondition(w.expr, { ...where, vars, pos: w.pos }))) return { nodes: [] };
+        if (!whens.every((w) => evalCondition(w.expr, { ...where, vars, pos: w.pos }))) return { skipped: true };
         const rel = renderText(node.file, { ...where, vars });
         const file = isAbsolute(rel) ? rel : resolve(node.baseDir, rel);
         // Hosts including the same file share one load (the nodes are never mutated).
@@ -42,7 +42,7 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
           nodes = pr.deps.loadTaskFile(file, node.pos, roleOf(chain, node));
           pr.includes.set(key, nodes);
         }
-        return { nodes };
+        return { nodes, file };
       } catch (e) {
         const msg = e instanceof TsbmError ? e.oneLine() : e instanceof Error ? e.message : String(e);
         return { error: `include_tasks: ${msg}` };
@@ -52,9 +52,6 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
     cut: () => {
       // Only the run's own stop leaves a host unfinished; end_host and end_play are its end.
       if (pr.state.interrupted && !hs.ended && !pr.endPlay) pr.state.unfinished.add(host);
-    },
-    rescued: () => {
-      hs.stats.rescued++;
     },
   };
 }

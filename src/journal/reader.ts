@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
+import { addCounts, countsFor } from '../output/recap-counts.js';
 import type { JournalHeader, JournalRecord } from './records.js';
 import { isRunId } from './run-id.js';
 import { modeLabel, scopeOf } from './scope.js';
@@ -140,7 +141,10 @@ export function hostProgress(records: JournalRecord[]): HostProgress[] {
     else if (r.type === 'host_result') {
       const h = get(r.host);
       h.lastTask = r.task;
-      h.stats[r.status]++;
+      // The counts the recap added for this result (journals from before they were recorded:
+      // the same rule from the status; loop items count through their task's result).
+      if (r.counts) addCounts(h.stats, r.counts);
+      else if (r.item === undefined) addCounts(h.stats, countsFor(r.status, r.changed));
       if (r.status === 'failed' || r.status === 'unreachable') h.failures.push({ task: r.task, msg: r.msg ?? '' });
     } else if (r.type === 'recap') recap = r.stats;
     else if (r.type === 'run_end') unfinished = new Set(r.unfinished ?? []);

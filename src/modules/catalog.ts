@@ -689,6 +689,7 @@ export const MODULE_CATALOG = [
     "idempotent": true,
     "freeForm": "action",
     "example": "- meta: flush_handlers",
+    "counted": false,
     "args": {
       "additionalProperties": false,
       "type": "object",

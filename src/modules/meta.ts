@@ -22,6 +22,7 @@ export const metaModule = defineModule({
   args,
   checkMode: true,
   idempotent: true,
+  counted: false,
   freeForm: 'action',
   example: `- meta: flush_handlers`,
   async run(_ctx, a) {

@@ -90,6 +90,8 @@ export interface ModuleDef<S extends TSchema = TSchema> {
   checkMode: boolean;
   /** Safe to run again after a dropped connection (the executor may reconnect and retry once). */
   idempotent?: boolean;
+  /** false for executor actions (meta): their results stay out of the recap, as in Ansible. */
+  counted?: boolean;
   /** A YAML task snippet shown in docs. */
   example: string;
   /** Free-form (non-mapping) argument form, e.g. `command: ls -l`: key the string is stored under. */

@@ -22,7 +22,10 @@ export const hostStatusSchema = Type.Union(
     Type.Literal('rescued'),
     Type.Literal('ignored'),
   ],
-  { description: 'Outcome of one task on one host' },
+  {
+    description:
+      'Outcome of one task on one host (rescued: it failed and an enclosing block rescues it; ignored: it failed or was unreachable under ignore_errors / ignore_unreachable)',
+  },
 );
 
 const count = Type.Integer({ minimum: 0 });
@@ -87,6 +90,12 @@ export const hostResultEvent = event('host_result', 'A task finished on one host
     ),
   ),
   durationMs: Type.Number({ minimum: 0 }),
+  counts: Type.Optional(
+    Type.Partial(hostStatsSchema, {
+      description:
+        "What this result added to the host's recap counters (absent on loop items: a loop counts once, by its task's result; empty for results that count nothing, such as meta)",
+    }),
+  ),
   vars: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), {
       description: 'Host variables the task set (register, set_fact, facts), recorded so --resume can restore them',

@@ -1,5 +1,7 @@
 // JUnit XML for CI systems: a testsuite per play, one testcase per (host, task) named
-// `host: task`. Loop items of one task fold into its testcase (the worst outcome wins).
+// `host: task`. A testcase's outcome is the task's result, classified as the recap counts it
+// (recap-counts.ts): a rescued or ignored failure is no JUnit failure, a loop's items fold into
+// their task's result, and results the recap leaves out (meta) are no testcase.
 // Events arrive redacted from the bus; the file is written once, when the run ends.
 import { writeFile } from 'node:fs/promises';
 import { TsbmError } from '../errors.js';
@@ -10,6 +12,8 @@ interface Case {
   host: string;
   task: string;
   status: HostStatus;
+  /** Set once the task's own result (not an item's) arrived: it decides the status. */
+  final: boolean;
   messages: string[];
   timeMs: number;
 }
@@ -21,7 +25,7 @@ interface Suite {
   cases: Map<string, Case>;
 }
 
-// Worse outcomes override better ones when loop items are folded into one testcase.
+// Worse outcomes override better ones when results of one testcase fold together.
 const RANK: Record<HostStatus, number> = {
   skipped: 0,
   ok: 1,
@@ -92,17 +96,27 @@ export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void
       current = { name: e.play, startedAt: e.time, endedAt: e.time, cases: new Map() };
       suites.push(current);
     } else if (e.type === 'host_result') {
+      if (e.counts && Object.keys(e.counts).length === 0) return; // not in the recap either
       const suite = suiteFor(e.time - e.durationMs);
       suite.endedAt = Math.max(suite.endedAt, e.time);
       const key = `${e.taskId}\0${e.host}`;
       const prev = suite.cases.get(key);
       const msg = e.msg ?? '';
+      const final = e.item === undefined;
       if (!prev) {
-        suite.cases.set(key, { host: e.host, task: e.task, status: e.status, messages: msg ? [msg] : [], timeMs: e.durationMs });
+        suite.cases.set(key, { host: e.host, task: e.task, status: e.status, final, messages: msg ? [msg] : [], timeMs: e.durationMs });
       } else {
-        if (RANK[e.status] > RANK[prev.status]) prev.status = e.status;
+        // The task's result replaces what its items said (a failed item of an ignored loop is
+        // no failure); results of one task run again (a handler, an included file) fold.
+        if (final && !prev.final) {
+          prev.status = e.status;
+          prev.timeMs = e.durationMs; // the task's time spans its items'
+        } else if (final === prev.final) {
+          if (RANK[e.status] > RANK[prev.status]) prev.status = e.status;
+          prev.timeMs += e.durationMs;
+        }
+        prev.final ||= final;
         if (msg) prev.messages.push(msg);
-        prev.timeMs += e.durationMs;
       }
     } else if (e.type === 'run_end') totalMs = e.durationMs;
   });

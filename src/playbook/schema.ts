@@ -132,7 +132,7 @@ export const blockSchema = Type.Object(
     ...opt(commonKeywords),
     block: TaskList('Tasks run in order.'),
     ...opt({
-      rescue: TaskList('Run if a task in `block` failed; the failure counts as rescued if these succeed.'),
+      rescue: TaskList('Run if a task in `block` failed; that failure counts as rescued, not failed.'),
       always: TaskList('Run after `block` (and `rescue`) whatever happened.'),
     }),
   },

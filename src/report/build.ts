@@ -2,6 +2,7 @@
 // The runs share one time axis: each starts where the previous ended plus a short gap, so a
 // resume hours later does not squeeze the timeline into a sliver.
 import type { HostStats } from '../output/events.js';
+import { addCounts } from '../output/recap-counts.js';
 import type { JournalContents } from '../journal/reader.js';
 import { type CollectedEntry, type CollectedRun, collectRun } from './collect.js';
 import { emptyStats, type HostState, type ReportEntry, type ReportHost, type ReportModel, type ReportRun, type ReportTask } from './model.js';
@@ -56,6 +57,8 @@ export function buildReport(chain: JournalContents[], generated = Date.now()): R
     const warnings: string[] = [];
     let lastRun = -1;
     let totalMs = 0;
+    // Counted as the recap counts (recap-counts.ts), over the entries the report keeps.
+    const stats = emptyStats();
     collected.forEach((c, runIdx) => {
       const ch = c.hosts.get(name);
       if (!ch) return;
@@ -73,6 +76,7 @@ export function buildReport(chain: JournalContents[], generated = Date.now()): R
       }
       if (kept.length) totalMs += Math.max(...kept.map((e) => e.start + e.durationMs)) - Math.min(...kept.map((e) => e.start));
       for (const e of kept) {
+        addCounts(stats, e.counts);
         entries.push({
           task: taskIndex.get(e.taskId)!,
           run: runIdx,
@@ -90,8 +94,6 @@ export function buildReport(chain: JournalContents[], generated = Date.now()): R
     const last = collected[lastRun]!;
     const lastEntries = entries.filter((e) => e.run === lastRun);
     const state = stateOf(last.hosts.get(name)!.recap, lastEntries.length ? lastEntries : entries, last.run.finished);
-    const stats = emptyStats();
-    for (const e of entries) if (e.status !== 'unfinished') stats[e.status]++;
     const bad = state === 'ok' ? undefined : [...entries].reverse().find((e) => e.status === (state === 'unfinished' ? 'unfinished' : state));
     hosts.push({
       name,

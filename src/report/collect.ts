@@ -2,6 +2,7 @@
 // entries with start, duration, outcome, message, result and retries. A journal cut short by a
 // crash still gives everything up to its last line; tasks that never ended are `unfinished`.
 import type { HostStats } from '../output/events.js';
+import { type Counts, countsFor } from '../output/recap-counts.js';
 import type { JournalContents } from '../journal/reader.js';
 import type { EntryStatus, ReportRun, ReportTask } from './model.js';
 
@@ -19,6 +20,8 @@ export interface CollectedEntry {
   retries: number;
   retryMsg: string | undefined;
   items: number;
+  /** What the result added to the host's recap counters (recap-counts.ts); none when unfinished. */
+  counts: Counts;
 }
 
 export interface CollectedHost {
@@ -169,6 +172,8 @@ export function collectRun(journal: JournalContents): CollectedRun {
           retries: o.retries,
           retryMsg: o.retryMsg,
           items: o.items,
+          // journals from before results carried their counts: the same rule from the status
+          counts: r.counts ?? countsFor(r.status, r.changed),
         });
         break;
       }
@@ -200,6 +205,7 @@ export function collectRun(journal: JournalContents): CollectedRun {
       retries: o.retries,
       retryMsg: o.retryMsg,
       items: o.items,
+      counts: {},
     });
   }
   for (const c of hosts.values()) c.entries.sort((a, b) => a.start - b.start);

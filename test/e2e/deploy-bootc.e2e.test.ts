@@ -101,9 +101,9 @@ describe.skipIf(!ready)(
 
     const node = (name: string) => nodes.get(name)!;
     const hostEvents = (host: string) => events.filter((e) => e.type === 'host_result' && e.host === host);
-    /** Where a host fell: its first failure (the cleanup after it reports again). */
+    /** Where a host fell: its first failure (rescued by the cleanup, which then fails the host again). */
     const failure = (host: string) =>
-      hostEvents(host).find((e) => e.status === 'failed' || e.status === 'unreachable');
+      hostEvents(host).find((e) => e.status === 'failed' || e.status === 'rescued' || e.status === 'unreachable');
     const lastFailure = (host: string) =>
       hostEvents(host).filter((e) => e.status === 'failed' || e.status === 'unreachable').at(-1);
     const diskUntouched = (n: BmcNode) => readAt(n.disk.device, 0, 4 * MiB).every((b) => b === 0);

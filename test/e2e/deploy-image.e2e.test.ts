@@ -153,8 +153,9 @@ describe.skipIf(!ready)(
 
     const node = (name: string) => nodes.get(name)!;
     const hostEvents = (host: string) => events.filter((e) => e.type === 'host_result' && e.host === host);
+    /** Where a host fell: its first failure (rescued by the cleanup, which then fails the host again). */
     const failure = (host: string) =>
-      hostEvents(host).find((e) => e.status === 'failed' || e.status === 'unreachable');
+      hostEvents(host).find((e) => e.status === 'failed' || e.status === 'rescued' || e.status === 'unreachable');
     const written = (host: string) =>
       hostEvents(host).find((e) => e.task === 'Write the image to the root disk');
     const dataLen = () => img.size - 2048 * 512 - 34 * 512;

@@ -83,11 +83,15 @@ export function failuresOf(run: CliRun): Map<string, CliEvent> {
   return out;
 }
 
-/** The first failed/unreachable result per host: where it fell (a rescue's cleanup reports again later). */
+/**
+ * The first failed/unreachable result per host: where it fell (a failure the deploy's rescue
+ * handles reports as rescued; the cleanup fails the host again later).
+ */
 export function firstFailuresOf(run: CliRun): Map<string, CliEvent> {
   const out = new Map<string, CliEvent>();
+  const fell = (s: unknown) => s === 'failed' || s === 'rescued' || s === 'unreachable';
   for (const e of run.events) {
-    if (e.type === 'host_result' && e.host && (e.status === 'failed' || e.status === 'unreachable') && e.item === undefined && !out.has(e.host)) out.set(e.host, e);
+    if (e.type === 'host_result' && e.host && fell(e.status) && e.item === undefined && !out.has(e.host)) out.set(e.host, e);
   }
   return out;
 }

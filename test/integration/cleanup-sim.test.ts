@@ -22,8 +22,8 @@ const state = (n: SimNode) => ({
   power: n.bmc!.state.powerState,
   media: n.bmc!.state.cdSlots().filter((s) => s.Inserted === true).length,
 });
-/** The first failed result of a host: where its deploy fell. */
-const firstFailure = (host: string) => r.events.find((e) => e.type === 'host_result' && e.host === host && e.status === 'failed');
+/** The first failed result of a host: where its deploy fell (the rescue handles it: status rescued). */
+const firstFailure = (host: string) => r.events.find((e) => e.type === 'host_result' && e.host === host && e.status === 'rescued');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tsbm-cleanup-'));

@@ -74,6 +74,7 @@ describe('executor on localhost through the real loader', () => {
       'check role output ok All assertions passed',
       'meta ok meta: flush_handlers',
       'greeted ok handler ran',
+      `include_tasks ok included: ${path.join(dir, 'extra.yml')}`,
       'from include ok',
       'show ok included=true',
       'short pause ok paused for 0.01s',

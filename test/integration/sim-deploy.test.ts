@@ -35,11 +35,12 @@ async function deploy(lab: Lab, extra: string[] = []) {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as HostResult & Record<string, unknown>);
   const failures = new Map<string, HostResult>();
-  // Where each host fell: its first failure (a rescue's cleanup reports again at the end).
+  // Where each host fell: its first failure (the rescue handles it: status rescued; the
+  // cleanup then fails the host at the end).
   const firstFailures = new Map<string, HostResult>();
   for (const e of events) {
-    if (e.type !== 'host_result' || (e.status !== 'failed' && e.status !== 'unreachable')) continue;
-    failures.set(e.host, e);
+    if (e.type !== 'host_result' || !['failed', 'rescued', 'unreachable'].includes(e.status)) continue;
+    if (e.status !== 'rescued') failures.set(e.host, e);
     if (!firstFailures.has(e.host)) firstFailures.set(e.host, e);
   }
   const recap = events.find((e) => e.type === 'recap') as unknown as { stats: Record<string, { failed: number; unreachable: number; ok: number }> } | undefined;
