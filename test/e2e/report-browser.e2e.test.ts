@@ -162,9 +162,9 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     expect(node.hidden).toBe(false);
     expect(node.title).toBe('node03 failed');
     // the deploy's rescue powers the node off and fails it with the cause: the page shows that
-    // last failure (what decided the node's state) and the failed pull among the tasks
+    // last failure (what decided the node's state) and the failed (rescued) pull among the tasks
     expect(node.failure).toMatch(/^Report the failure: .*after "Pull the image" failed: .*simulated pull failure/);
-    expect(node.rows).toContainEqual(['Pull the image', 'deploy', 'failed']);
+    expect(node.rows).toContainEqual(['Pull the image', 'deploy', 'rescued']);
     expect(node.rows.at(-1)).toEqual(['Report the failure', 'cleanup-on-failure', 'failed']);
     expect(await browser.evaluate<string>('location.hash')).toBe('#node=node03');
     writeFileSync(join(ARTIFACTS, 'report-node03.png'), await browser.screenshotPng());
