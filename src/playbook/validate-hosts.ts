@@ -115,6 +115,18 @@ function valueKey(v: unknown): string {
   return `o:${id}`;
 }
 
+/** An undefined read, with every host it fails for (the JSON events list them). */
+export class HostVarError extends TsbmError {
+  constructor(
+    message: string,
+    pos: SourcePos,
+    hint: string,
+    readonly hosts: readonly string[],
+  ) {
+    super('parse', message, { pos, hint });
+  }
+}
+
 export class HostChecker {
   private readonly invVars = new Map<string, Vars>();
   private readonly magicVars = new Map<string, Vars>();
@@ -283,10 +295,11 @@ export class HostChecker {
         miss.missing === root
           ? `define "${root}" in the inventory, the play's vars or with -e, or use "default ${miss.path} ..."`
           : `give "${miss.missing}" a value for ${f.hosts.length > 1 ? 'these hosts' : 'this host'}, or use "default ${miss.path} ..."`;
-      return new TsbmError(
-        'parse',
+      return new HostVarError(
         `${missMessage(miss)}${via} in ${f.what} for host${f.hosts.length > 1 ? 's' : ''} ${shown}`,
-        { pos: f.pos, hint },
+        f.pos,
+        hint,
+        f.hosts,
       );
     });
   }
