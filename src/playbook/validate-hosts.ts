@@ -275,7 +275,7 @@ export class HostChecker {
   }
 
   private record(m: MissAt, what: string, host: string): void {
-    const key = `${formatPos(m.pos)}\0${m.miss.path}\0${m.miss.via.join('.')}`;
+    const key = `${formatPos(m.pos)}\0${m.miss.path}\0${m.miss.missing}\0${m.miss.via.join('.')}`;
     let f = this.found.get(key);
     if (!f) {
       f = { pos: m.pos, miss: m.miss, what, hosts: [] };

@@ -43,6 +43,8 @@ export interface ValidateOptions extends Omit<LoadOptions, 'onError'> {
   target?: RunTarget;
   /** --check: tsbm_check_mode as the run sees it. */
   check?: boolean;
+  /** Filled in with how many per-host evaluations ran and how many hosts reused one (benchmarks). */
+  stats?: { evaluations: number; reused: number };
 }
 
 interface Scope {
@@ -77,6 +79,10 @@ class Checker {
 
   /** Every error: load and syntax errors as found, then the per-host ones. */
   all(): TsbmError[] {
+    if (this.hostChecks && this.opts.stats) {
+      this.opts.stats.evaluations += this.hostChecks.stats.evaluations;
+      this.opts.stats.reused += this.hostChecks.stats.reused;
+    }
     return [...this.errors, ...(this.hostChecks?.errors() ?? [])];
   }
 
