@@ -26,6 +26,8 @@ export interface PreflightResult {
   errors: TsbmError[];
   /** The playbook and inventories, when both loaded (the run reuses them). */
   loaded?: Loaded;
+  /** Loading (which a run needs anyway) and the checks, in ms: what the checks cost (bench/fleet). */
+  timings: { loadMs: number; checksMs: number };
 }
 
 export interface PreflightOptions {
@@ -34,13 +36,15 @@ export interface PreflightOptions {
 }
 
 export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}): PreflightResult {
+  const started = performance.now();
+  const timings = () => ({ loadMs: performance.now() - started, checksMs: 0 });
   const errors: TsbmError[] = [];
   let playbook: Playbook;
   try {
     playbook = loadPlaybook(opts.playbook, { onError: (e) => errors.push(e) });
   } catch (e) {
     if (!(e instanceof TsbmError)) throw e;
-    return { errors: [e] };
+    return { errors: [e], timings: timings() };
   }
   let inventory: Inventory;
   try {
@@ -48,8 +52,9 @@ export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}):
     addPlaybookDirVars(inventory, playbook.dir);
   } catch (e) {
     if (!(e instanceof TsbmError)) throw e;
-    return { errors: [...errors, e] };
+    return { errors: [...errors, e], timings: timings() };
   }
+  const loadMs = performance.now() - started;
   const all = validateLoaded(playbook, errors, {
     inventory: validateInventory(inventory, playbook.dir),
     checkPattern,
@@ -57,7 +62,11 @@ export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}):
     check: opts.check,
     target: runTarget(playbook, inventory, opts, pre),
   });
-  return { errors: all, loaded: { playbook, inventory } };
+  return {
+    errors: all,
+    loaded: { playbook, inventory },
+    timings: { loadMs, checksMs: performance.now() - started - loadMs },
+  };
 }
 
 /** What the run will do, as src/executor/play-runner.ts and walk-env.ts decide it. */

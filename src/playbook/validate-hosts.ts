@@ -131,6 +131,7 @@ export class HostChecker {
   private readonly invVars = new Map<string, Vars>();
   private readonly magicVars = new Map<string, Vars>();
   private readonly found = new Map<string, Found>();
+  private known: Set<string> | undefined;
   /** How many node evaluations ran, and how many hosts reused one (for the benchmark). */
   readonly stats = { evaluations: 0, reused: 0 };
 
@@ -159,7 +160,8 @@ export class HostChecker {
 
   /** `hostvars` as the executor shows it: another host's raw inventory vars, facts, extra vars, magic. */
   private hostvarsView(dynamic: ReadonlySet<string>): StaticView {
-    const known = new Set(this.inv.hosts());
+    this.known ??= new Set(this.inv.hosts());
+    const known = this.known;
     const hostView = (h: string): StaticView => ({
       staticView: true,
       get: (k) => {
@@ -188,45 +190,49 @@ export class HostChecker {
   }
 
   /** A root variable of `host` for a node, in the executor's precedence (highest first). */
-  private rootOf(play: Play, playHosts: string[], scope: NodeScope, hostvars: StaticView, host: string) {
-    const { chain, dynamic } = scope;
+  private lookup(
+    name: string,
+    host: string,
+    play: Play,
+    playHosts: string[],
+    scope: NodeScope,
+    role: RoleContext | undefined,
+    hostvars: StaticView,
+  ): unknown {
+    if (name === 'inventory_hostname') return host;
+    const magic = this.magic(host);
+    if (Object.hasOwn(magic, name)) return magic[name];
+    switch (name) {
+      case 'hostvars':
+        return hostvars;
+      case 'playbook_dir':
+        return this.opts.playbookDir;
+      case 'tsbm_check_mode':
+      case 'ansible_check_mode':
+        return this.opts.check ?? UNKNOWN;
+      case 'ansible_play_hosts':
+      case 'play_hosts':
+        return playHosts;
+    }
     const extra = this.opts.extraVars;
-    let role: RoleContext | undefined;
-    for (let i = chain.length - 1; i >= 0 && !role; i--) role = chain[i]!.role;
-    return (name: string): unknown => {
-      if (name === 'inventory_hostname') return host;
-      const magic = this.magic(host);
-      if (Object.hasOwn(magic, name)) return magic[name];
-      switch (name) {
-        case 'hostvars':
-          return hostvars;
-        case 'playbook_dir':
-          return this.opts.playbookDir;
-        case 'tsbm_check_mode':
-        case 'ansible_check_mode':
-          return this.opts.check ?? UNKNOWN;
-        case 'ansible_play_hosts':
-        case 'play_hosts':
-          return playHosts;
-      }
-      if (Object.hasOwn(extra, name)) return extra[name];
-      if (dynamic.has(name)) return UNKNOWN;
-      for (let i = chain.length - 1; i >= 0; i--) {
-        const v = chain[i]!.vars;
-        if (Object.hasOwn(v, name)) return v[name];
-      }
-      if (role && Object.hasOwn(role.vars, name)) return role.vars[name];
-      for (let i = play.varsFiles.length - 1; i >= 0; i--) {
-        const f = play.varsFiles[i]!;
-        if (Object.hasOwn(f, name)) return f[name];
-      }
-      if (Object.hasOwn(play.vars, name)) return play.vars[name];
-      const inv = this.inventoryVars(host);
-      if (Object.hasOwn(inv, name)) return inv[name];
-      if (role && Object.hasOwn(role.defaults, name)) return role.defaults[name];
-      if (RUN_TIME_ONLY.has(name)) return UNKNOWN;
-      return MISSING;
-    };
+    if (Object.hasOwn(extra, name)) return extra[name];
+    if (scope.dynamic.has(name)) return UNKNOWN;
+    const { chain } = scope;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const v = chain[i]!.vars;
+      if (Object.hasOwn(v, name)) return v[name];
+    }
+    if (role && Object.hasOwn(role.vars, name)) return role.vars[name];
+    for (let i = play.varsFiles.length - 1; i >= 0; i--) {
+      const f = play.varsFiles[i]!;
+      if (Object.hasOwn(f, name)) return f[name];
+    }
+    if (Object.hasOwn(play.vars, name)) return play.vars[name];
+    const inv = this.inventoryVars(host);
+    if (Object.hasOwn(inv, name)) return inv[name];
+    if (role && Object.hasOwn(role.defaults, name)) return role.defaults[name];
+    if (RUN_TIME_ONLY.has(name)) return UNKNOWN;
+    return MISSING;
   }
 
   /** Evaluates a node on each host (reusing results across hosts that read the same values). */
@@ -239,12 +245,16 @@ export class HostChecker {
   ): void {
     if (hosts.length === 0) return;
     const hostvars = this.hostvarsView(scope.dynamic);
+    let role: RoleContext | undefined;
+    for (let i = scope.chain.length - 1; i >= 0 && !role; i--) role = scope.chain[i]!.role;
     const memo: Memo = { groups: new Map() };
     for (const host of hosts) {
-      const root = this.rootOf(play, playHosts, scope, hostvars, host);
+      const root = (n: string) => this.lookup(n, host, play, playHosts, scope, role, hostvars);
       let result: MissAt[] | undefined;
       for (const g of memo.groups.values()) {
-        result = g.results.get(g.names.map((n) => valueKey(root(n))).join('\0'));
+        let key = '';
+        for (const n of g.names) key += `${valueKey(root(n))}\0`;
+        result = g.results.get(key);
         if (result) break;
       }
       if (result) this.stats.reused++;
@@ -268,7 +278,9 @@ export class HostChecker {
           g = { names, results: new Map() };
           memo.groups.set(id, g);
         }
-        g.results.set(names.map((n) => valueKey(reads.get(n))).join('\0'), result);
+        let key = '';
+        for (const n of names) key += `${valueKey(reads.get(n))}\0`;
+        g.results.set(key, result);
       }
       for (const m of result) this.record(m, checks.what, host);
     }
