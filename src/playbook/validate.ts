@@ -253,7 +253,9 @@ class Checker {
       ? `task "${printable(n.name)}"`
       : n.kind === 'task'
         ? `task ${n.module}`
-        : 'this block';
+        : n.kind === 'include_tasks'
+          ? `include_tasks ${printable(n.file)}`
+          : 'this block';
     this.hostChecks.node(this.current.play, this.current.hosts, { what, first, whens, strings }, scope, hosts);
   }
 
@@ -261,7 +263,20 @@ class Checker {
   private targets(n: TaskNode, chain: readonly TaskKeywords[]): string[] {
     const cur = this.current!;
     const t = this.opts.target;
-    if (!t || n.kind !== 'task') return cur.hosts;
+    if (!t || n.kind === 'include_tasks') return cur.hosts;
+    if (n.kind === 'block') {
+      // a block's own conditions and vars only matter to the tasks of it the run starts
+      const inner = [...chain, n];
+      const anySelected = (nodes: TaskNode[], ch: TaskKeywords[]): boolean =>
+        nodes.some((c) =>
+          c.kind === 'task'
+            ? t.selected(cur.play, c, ch)
+            : c.kind === 'block'
+              ? anySelected([...c.block, ...c.rescue, ...c.always], [...ch, c])
+              : true,
+        );
+      return anySelected([...n.block, ...n.rescue, ...n.always], inner) ? cur.hosts : [];
+    }
     if (!t.selected(cur.play, n, chain)) return [];
     return t.done ? cur.hosts.filter((h) => !t.done!(h, n)) : cur.hosts;
   }

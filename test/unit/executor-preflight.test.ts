@@ -83,6 +83,16 @@ describe('preflightValidate: what the run targets', () => {
     expect(found(opts({ skipTags: ['late'] }))).toEqual([EARLY]);
   });
 
+  it('a block whose tasks the run leaves out is not checked either', () => {
+    writeFileSync(
+      join(dir, 'block.yml'),
+      '- hosts: all\n  tasks:\n    - block:\n        - debug: { msg: x }\n          tags: [late]\n      when: "eq cfg.key 1"\n    - debug: { msg: y }\n      tags: [early]\n',
+    );
+    const block = (more: Partial<RunOptions>) => found(opts({ playbook: join(dir, 'block.yml'), ...more }));
+    expect(block({ tags: ['early'] })).toEqual([]);
+    expect(block({ tags: ['late'] })).toEqual(['6 undefined variable "cfg.key" in this block for host bad']);
+  });
+
   it('--start-at-task leaves out earlier plays and tasks', () => {
     expect(found(opts({ startAtTask: 'Start here' }))).toEqual([LATE]);
     expect(found(opts({ startAtTask: 'Late' }))).toEqual([LATE]);
