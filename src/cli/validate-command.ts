@@ -19,15 +19,19 @@ export interface ErrorRecord {
   col: number | null;
   message: string;
   hint: string | null;
+  /** The hosts a variable is missing for (undefined variables only). */
+  hosts?: string[];
 }
 
 function record(e: TsbmError): ErrorRecord {
+  const hosts = (e as { hosts?: readonly string[] }).hosts;
   return {
     file: e.pos?.file ?? null,
     line: e.pos?.line ?? null,
     col: e.pos?.col ?? null,
     message: redactor.redact(e.message),
     hint: e.hint ? redactor.redact(e.hint) : null,
+    ...(hosts ? { hosts: [...hosts] } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ const EXAMPLES = `
 Examples:
   tsbm validate playbooks/*.yml
   tsbm validate playbooks/deploy-bootc.yml -i inventory.yml -e image=oci://registry/os:42
-  tsbm validate deploy.yml -i lab.yml --output json      (for CI: {ok, errors:[{file,line,col,message,hint}]})
+  tsbm validate deploy.yml -i lab.yml --output json      (for CI: {ok, errors:[{file,line,col,message,hint,hosts?}]})
 
 Checks YAML, schemas, module names and arguments, host patterns, roles and file references,
 template syntax (naming the Handlebars form of Jinja habits) and, with -i, that every variable

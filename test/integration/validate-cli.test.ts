@@ -69,6 +69,8 @@ describe.concurrent('tsbm validate', { timeout: 120_000 }, () => {
     ]);
     expect(out.errors[0]!.file).toBe(`${FIX}/several-errors.yml`);
     expect(out.errors[0]!.hint).toMatch(/default nope/);
+    expect((out.errors[0] as { hosts?: string[] }).hosts).toEqual(['node1', 'node2']);
+    expect('hosts' in out.errors[1]!).toBe(false);
   });
 
   it('validates several playbooks at once and prints ok JSON', async () => {
