@@ -163,6 +163,7 @@ async function runWith(
     for (const a of attached) await a.done();
     if ('refused' in pre) {
       process.stderr.write(redactor.redact(pre.summary));
+      if (report) process.stderr.write(`tsbm: no report written to ${report}: the run did not start\n`);
       return pre.refused;
     }
     if (opts.output !== 'json') stdout.write(redactor.redact(await executor.listPlaybook(opts)));

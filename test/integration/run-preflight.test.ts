@@ -156,6 +156,14 @@ describe('tsbm run lists every error at once, in every output mode', { timeout: 
     expect(touched().filter((f) => f.startsWith('all-'))).toEqual([]);
   });
 
+  it('--report: no report for a run that did not start, and it says so', async () => {
+    const r = await tsbm(['run', 'all.yml', '-i', 'inv.yml', '-e', 'marker=marks/all-report', '--report', 'r.html', '--journal-dir', 'rj']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/no report written to r\.html: the run did not start/);
+    expect(existsSync(join(dir, 'r.html'))).toBe(false);
+    expect(existsSync(join(dir, 'rj'))).toBe(false);
+  });
+
   it('--syntax-check and --check run the same checks', async () => {
     for (const flag of ['--syntax-check', '--check']) {
       const r = await tsbm(['run', 'all.yml', '-i', 'inv.yml', '-e', 'marker=marks/all-flag', flag, '--no-journal']);
