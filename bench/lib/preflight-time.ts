@@ -6,7 +6,11 @@ import { join } from 'node:path';
 export interface PreflightTime {
   /** Loading the playbook and inventories, cold: a run needs it with or without the checks (the peer). */
   loadMs: number;
-  /** The checks, cold: what they add to one run (an upper bound: it includes loading the template engine, which the run's first template would load anyway). */
+  /**
+   * The checks, cold: what they add to one run. An upper bound: it includes loading the template
+   * engine and computing each host's inventory variables, which the run then needs anyway (it
+   * reuses the latter).
+   */
   checksColdMs: number;
   /** The checks again, warm (median). */
   checksWarmMs: number;

@@ -15,10 +15,13 @@ import type { RunOptions } from './options.js';
 import { inShard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { shouldRun } from './tags.js';
+import type { Vars } from '../types.js';
 
 export interface Loaded {
   playbook: Playbook;
   inventory: Inventory;
+  /** Each checked host's inventory variables, already computed (the executor reuses them). */
+  hostVars: ReadonlyMap<string, Vars>;
 }
 
 export interface PreflightResult {
@@ -55,8 +58,9 @@ export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}):
     return { errors: [...errors, e], timings: timings() };
   }
   const loadMs = performance.now() - started;
+  const hostVars = new Map<string, Vars>();
   const all = validateLoaded(playbook, errors, {
-    inventory: validateInventory(inventory, playbook.dir),
+    inventory: validateInventory(inventory, playbook.dir, hostVars),
     checkPattern,
     extraVars: opts.extraVars,
     check: opts.check,
@@ -64,7 +68,7 @@ export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}):
   });
   return {
     errors: all,
-    loaded: { playbook, inventory },
+    loaded: { playbook, inventory, hostVars },
     timings: { loadMs, checksMs: performance.now() - started - loadMs },
   };
 }

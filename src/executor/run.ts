@@ -54,7 +54,7 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Load
         ...(deps.runId ? { runId: deps.runId } : {}),
         connect,
         fresh,
-        inventory: inventoryView(inv, playbook.dir),
+        inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
         loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role),
       },
       deps.tuning,

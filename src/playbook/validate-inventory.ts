@@ -4,12 +4,16 @@ import { TsbmError } from '../errors.js';
 import type { Inventory } from '../inventory/model.js';
 import { selectHosts, validatePattern } from '../inventory/patterns.js';
 import { inventoryVarsFor, magicVars } from '../inventory/vars.js';
+import type { Vars } from '../types.js';
 import type { ValidateInventory } from './validate.js';
 
 export const checkPattern = (p: string): TsbmError | undefined => validatePattern(p);
 
-/** `baseDir`: where `@file` host patterns resolve (the playbook's directory). */
-export function validateInventory(inv: Inventory, baseDir: string): ValidateInventory {
+/**
+ * `baseDir`: where `@file` host patterns resolve (the playbook's directory). `cache`: each host's
+ * inventory variables, kept (tsbm run hands them on to the executor instead of computing them again).
+ */
+export function validateInventory(inv: Inventory, baseDir: string, cache?: Map<string, Vars>): ValidateInventory {
   return {
     select: (pattern) => {
       try {
@@ -20,7 +24,14 @@ export function validateInventory(inv: Inventory, baseDir: string): ValidateInve
       }
     },
     hosts: () => [...inv.hosts.keys()],
-    vars: (host) => inventoryVarsFor(inv, host),
+    vars: (host) => {
+      let v = cache?.get(host);
+      if (!v) {
+        v = inventoryVarsFor(inv, host);
+        cache?.set(host, v);
+      }
+      return v;
+    },
     magic: (host) => magicVars(inv, host),
   };
 }
