@@ -2,13 +2,17 @@
 // runs in its own process (`tsbm sim up`); the runner is measured alone: wall time, CPU time
 // (user + sys) and peak RSS, and the growth ratio 1000/100. With --repeat N each size runs N
 // times (a fresh lab each time) and the table shows the median run and the range: these VMs'
-// speed varies by several percent from one minute to the next.
+// speed varies by several percent from one minute to the next. For each run it also prints what
+// tsbm run's checks before the first task cost on that lab's inventory (bench/lib/preflight-time:
+// the checks' own time in a fresh process, cold as in a run and warm, and as a share of the
+// deploy's wall time).
 // Usage: node dist-bench/bench/fleet.js [--repeat N] [sizes...]   (default 10 100 1000, once)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measure } from './lib/measure.js';
+import { timePreflight } from './lib/preflight-time.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const tsbm = join(root, 'bin', 'tsbm.js');
@@ -26,6 +30,9 @@ interface Row {
   ok: boolean;
   /** The machine-speed probe just before this run (ms per process start). */
   probeMs: number;
+  /** What the checks before the first task added to the run (cold, ms), and the checks alone (warm, ms). */
+  checksAddedMs?: number;
+  checksMs?: number;
 }
 
 /**
@@ -74,7 +81,17 @@ for (const n of plan) {
     ], { env: { ...process.env, TSBM_LOCK_DIR: join(runDir, 'locks') } });
     const ok = m.status === 0;
     if (!ok) console.log(`n=${n}: tsbm run exited ${m.status}\n${m.output.slice(-3000)}`);
-    rows.push({ n, wallS: m.wallS, cpuS: m.cpuS, rssMiB: m.peakRssMiB, ok, probeMs });
+    const checks = timePreflight(join(root, 'playbooks', 'deploy-bootc.yml'), join(dir, 'inventory.yml'), 1);
+    rows.push({
+      n,
+      wallS: m.wallS,
+      cpuS: m.cpuS,
+      rssMiB: m.peakRssMiB,
+      ok,
+      probeMs,
+      checksAddedMs: checks.checksColdMs,
+      checksMs: checks.checksWarmMs,
+    });
   } finally {
     execFileSync('node', [tsbm, 'sim', 'down', '--dir', dir], { stdio: 'inherit' });
     rmSync(dir, { recursive: true, force: true });
@@ -83,9 +100,15 @@ for (const n of plan) {
 }
 
 console.log(`fleet: deploy-bootc.yml against the simulated lab (lab in its own process, its files in ${labParent()})${repeat > 1 ? `, ${repeat} runs per size` : ''}`);
-console.log('  nodes    wall s   runner CPU s   runner peak RSS MiB   result   speed probe (ms per process start, lower is faster)');
+console.log(
+  '  nodes    wall s   runner CPU s   runner peak RSS MiB   result   speed probe (ms per process start, lower is faster)   checks before the run: cold ms (% of wall), warm ms',
+);
+const checksText = (r: Row) =>
+  r.checksAddedMs === undefined
+    ? ''
+    : `   ${r.checksAddedMs.toFixed(0)} ms (${((r.checksAddedMs / 10 / Math.max(r.wallS, 0.001))).toFixed(1)}%), ${r.checksMs!.toFixed(0)} ms`;
 const fmt = (r: Row) =>
-  `  ${String(r.n).padStart(5)}  ${r.wallS.toFixed(1).padStart(7)}  ${r.cpuS.toFixed(1).padStart(13)}  ${r.rssMiB.toFixed(0).padStart(20)}   ${(r.ok ? 'ok' : 'FAILED').padEnd(6)}   ${r.probeMs.toFixed(2)}`;
+  `  ${String(r.n).padStart(5)}  ${r.wallS.toFixed(1).padStart(7)}  ${r.cpuS.toFixed(1).padStart(13)}  ${r.rssMiB.toFixed(0).padStart(20)}   ${(r.ok ? 'ok' : 'FAILED').padEnd(6)}   ${r.probeMs.toFixed(2).padEnd(52)}${checksText(r)}`;
 for (const r of rows) console.log(fmt(r));
 /** The run with the median wall time of a size (all of them failed: none). */
 function median(n: number): Row | undefined {

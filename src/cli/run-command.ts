@@ -14,6 +14,7 @@ import type { RunOptions } from '../executor/options.js';
 import { type ExtraVarSource, extraVarSources } from './extra-vars.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { checkOutputFile } from './output-file.js';
+import { runPreflight } from './run-preflight.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
   tty: () => import('../output/renderers/tty.js'),
@@ -127,7 +128,7 @@ async function runWith(
 ): Promise<number> {
   const { journalDir, resume: prepared, report } = settings;
   const stdout = process.stdout;
-  if (opts.listHosts || opts.listTasks || opts.listTags || opts.syntaxCheck) {
+  if (opts.listHosts || opts.listTasks || opts.listTags) {
     stdout.write(redactor.redact(await executor.listPlaybook(opts)));
     return EXIT.ok;
   }
@@ -154,6 +155,19 @@ async function runWith(
       throw e;
     }
     for (const message of prepared.notes) bus.emit({ type: 'warning', time: Date.now(), message });
+  }
+
+  // validate's checks, for what this run will do: refused before any lock, journal or host.
+  const pre = await runPreflight(opts, bus, resume);
+  if ('refused' in pre || opts.syntaxCheck) {
+    for (const a of attached) await a.done();
+    if ('refused' in pre) {
+      process.stderr.write(redactor.redact(pre.summary));
+      if (report) process.stderr.write(`tsbm: no report written to ${report}: the run did not start\n`);
+      return pre.refused;
+    }
+    if (opts.output !== 'json') stdout.write(redactor.redact(await executor.listPlaybook(opts)));
+    return EXIT.ok;
   }
 
   let journal: RunJournal | undefined;
@@ -203,12 +217,16 @@ async function runWith(
 
   let code: number;
   try {
-    code = await executor.runPlaybook(opts, {
-      bus,
-      redactor,
-      signal: controller.signal,
-      ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}),
-    });
+    code = await executor.runPlaybook(
+      opts,
+      {
+        bus,
+        redactor,
+        signal: controller.signal,
+        ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}),
+      },
+      pre.loaded,
+    );
   } catch (e) {
     // The journal says how the run ended even when it never started (`runs list`: exit N).
     journal?.endWith(e instanceof TsbmError ? e.exitCode : EXIT.unexpected, e instanceof TsbmError ? e.oneLine() : String(e));

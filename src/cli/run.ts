@@ -23,6 +23,10 @@ Examples:
   tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values given again
   tsbm run deploy.yml -i inventory.yml --shard 2/4      second of four parallel slices
 
+Before the first task, the playbook is checked as \`tsbm validate\` checks it, for the hosts and
+tasks this run targets (variables to the last key): on any problem the run does not start,
+every problem is listed (file:line:col), exit 4, and no host, lock or journal is touched.
+
 Output: live tree on a terminal, one line per host result otherwise (--output plain),
 JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
 -vv commands, -vvv stdout/stderr; secrets are masked everywhere.
@@ -55,7 +59,7 @@ export function register(program: Command): void {
     .option('--list-hosts', 'list the hosts each play targets and exit')
     .option('--list-tasks', 'list the tasks each play runs and exit')
     .option('--list-tags', 'list the tags in the playbook and exit')
-    .option('--syntax-check', 'load and check the playbook without running it')
+    .option('--syntax-check', 'run the checks a run starts with (as tsbm validate, for the targeted hosts), then exit')
     .addOption(
       new Option('--output <mode>', 'tty (live, default on a terminal), plain (default otherwise) or json').choices([
         'tty',

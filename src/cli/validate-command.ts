@@ -1,5 +1,8 @@
 // The work behind `tsbm validate`: run every check, print one line per error (or one JSON
 // object), return the exit code. Every line passes through the CLI's redactor.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { EXIT, TsbmError } from '../errors.js';
 import type { ValidateOptions } from '../playbook/validate.js';
 import { redactor } from './context.js';
@@ -16,15 +19,19 @@ export interface ErrorRecord {
   col: number | null;
   message: string;
   hint: string | null;
+  /** The hosts a variable is missing for (undefined variables only). */
+  hosts?: string[];
 }
 
 function record(e: TsbmError): ErrorRecord {
+  const hosts = (e as { hosts?: readonly string[] }).hosts;
   return {
     file: e.pos?.file ?? null,
     line: e.pos?.line ?? null,
     col: e.pos?.col ?? null,
     message: redactor.redact(e.message),
     hint: e.hint ? redactor.redact(e.hint) : null,
+    ...(hosts ? { hosts: [...hosts] } : {}),
   };
 }
 
@@ -34,7 +41,8 @@ export async function collectValidationErrors(
   flags: ValidateFlags,
 ): Promise<TsbmError[]> {
   const { validatePlaybooks } = await import('../playbook/validate.js');
-  const opts: ValidateOptions = {};
+  const { checkPattern } = await import('../playbook/validate-inventory.js');
+  const opts: ValidateOptions = { checkPattern };
   const errors: TsbmError[] = [];
   try {
     if (flags.extraVars?.length) {
@@ -42,14 +50,34 @@ export async function collectValidationErrors(
       opts.extraVars = parseExtraVars(flags.extraVars);
       redactor.addFromVars(opts.extraVars);
     }
-    const { inventoryChecks } = await import('../playbook/validate-inventory.js');
-    Object.assign(opts, await inventoryChecks(flags.inventory ?? [], playbooks, (e) => errors.push(e)));
   } catch (e) {
     if (e instanceof TsbmError) {
       errors.push(e);
       return errors;
     }
     throw e;
+  }
+  let tmp: string | undefined;
+  try {
+    const paths = flags.inventory ?? [];
+    if (paths.length > 0) {
+      // A `tsbm_sim` inventory has hosts once its lab runs; validate starts nothing, so it checks
+      // against the inventory that lab would write.
+      const { previewSimInventories } = await import('../sim/lab/auto.js');
+      tmp = mkdtempSync(join(tmpdir(), 'tsbm-validate-'));
+      const files = await previewSimInventories(paths, tmp);
+      const { addPlaybookDirVars, loadInventories } = await import('../inventory/load.js');
+      const { validateInventory } = await import('../playbook/validate-inventory.js');
+      const inv = loadInventories(files);
+      for (const d of new Set(playbooks.map((p) => dirname(p)))) addPlaybookDirVars(inv, d);
+      opts.inventory = validateInventory(inv, playbooks[0] ? dirname(playbooks[0]) : '.');
+    }
+  } catch (e) {
+    // the inventory's own error is reported; the playbooks are still checked, without variables
+    if (!(e instanceof TsbmError)) throw e;
+    errors.push(e);
+  } finally {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
   errors.push(...validatePlaybooks(playbooks, opts));
   return errors;

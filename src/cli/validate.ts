@@ -8,11 +8,14 @@ const EXAMPLES = `
 Examples:
   tsbm validate playbooks/*.yml
   tsbm validate playbooks/deploy-bootc.yml -i inventory.yml -e image=oci://registry/os:42
-  tsbm validate deploy.yml -i lab.yml --output json      (for CI: {ok, errors:[{file,line,col,message,hint}]})
+  tsbm validate deploy.yml -i lab.yml --output json      (for CI: {ok, errors:[{file,line,col,message,hint,hosts?}]})
 
 Checks YAML, schemas, module names and arguments, host patterns, roles and file references,
-template syntax and, with -i, undefined variables. Prints one line per error:
-file:line:col: message (hint). Exit 0 when all is well, 4 otherwise.`;
+template syntax (naming the Handlebars form of Jinja habits) and, with -i, that every variable
+a task reads is defined to its last key (instance_info.boot_iso) for every host it targets.
+A tsbm_sim inventory is checked against the inventory its lab would write. Prints one line per
+error: file:line:col: message (hint). Exit 0 when all is well, 4 otherwise.
+\`tsbm run\` runs the same checks before its first task.`;
 
 export function register(program: Command): void {
   program

@@ -10,8 +10,10 @@ import type { RunHooks } from './deps.js';
 import { executePlaybook } from './engine.js';
 import { inventoryView } from './inventory-view.js';
 import type { ExecutorTuning, RunOptions } from './options.js';
+import type { Loaded } from './preflight-validate.js';
 
 export { listPlaybook } from './list.js';
+export { preflightValidate } from './preflight-validate.js';
 
 export interface RunDeps {
   bus: EventBus;
@@ -28,10 +30,14 @@ export interface RunDeps {
   runId?: string;
 }
 
-export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<number> {
-  const playbook = loadPlaybook(opts.playbook);
-  const inv = loadInventories(opts.inventories);
-  addPlaybookDirVars(inv, playbook.dir);
+/** `loaded`: the playbook and inventories tsbm run's checks already loaded (src/executor/preflight-validate.ts). */
+export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Loaded): Promise<number> {
+  const playbook = loaded?.playbook ?? loadPlaybook(opts.playbook);
+  let inv = loaded?.inventory;
+  if (!inv) {
+    inv = loadInventories(opts.inventories);
+    addPlaybookDirVars(inv, playbook.dir);
+  }
   let real: PooledFactory | undefined;
   if (!deps.connect) real = createConnectionFactory({ onWarning: (message) => deps.bus.emit({ type: 'warning', time: Date.now(), message }) });
   const connect = deps.connect ?? real!.factory;
@@ -48,7 +54,7 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps): Promise<numb
         ...(deps.runId ? { runId: deps.runId } : {}),
         connect,
         fresh,
-        inventory: inventoryView(inv, playbook.dir),
+        inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
         loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role),
       },
       deps.tuning,

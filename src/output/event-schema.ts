@@ -132,6 +132,19 @@ export const warningEvent = event('warning', 'Something the operator should know
   message: Type.String(),
 });
 
+export const validationErrorEvent = event(
+  'validation_error',
+  'A problem found before the first task (the checks of `tsbm validate`): the run does not start, exit 4',
+  {
+    message: Type.String({ description: 'What is wrong (the position is in pos)' }),
+    hint: Type.Optional(Type.String({ description: 'What to do about it' })),
+    pos: Type.Optional(SourcePosSchema),
+    hosts: Type.Optional(
+      Type.Array(Type.String(), { description: 'Hosts it concerns, when it depends on the host (undefined variables)' }),
+    ),
+  },
+);
+
 export const recapEvent = event('recap', 'Per-host counters at the end of the run', {
   stats: Type.Record(Type.String(), hostStatsSchema),
   durationMs: Type.Number({ minimum: 0, description: 'Wall time of the run' }),
@@ -158,6 +171,7 @@ export const eventSchema = Type.Union(
     progressEvent,
     logEvent,
     warningEvent,
+    validationErrorEvent,
     recapEvent,
     runEndEvent,
   ],

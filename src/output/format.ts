@@ -66,6 +66,19 @@ export function formatProgress(p: {
 }
 
 /** Compact JSON for -v argument/result lines; never throws (cycles, BigInt). */
+/**
+ * A problem found before the run, as `tsbm validate` prints it: `file:line:col: message (hint)`.
+ * Every output mode shows this same line (JUnit as the failure message).
+ */
+export function problemLine(e: {
+  message: string;
+  hint?: string;
+  pos?: { file: string; line: number; col: number };
+}): string {
+  const where = e.pos ? `${e.pos.file}:${e.pos.line}:${e.pos.col}: ` : '';
+  return `${where}${e.message}${e.hint ? ` (${e.hint})` : ''}`.replace(/\s*\n\s*/g, ' ');
+}
+
 export function compactJson(value: unknown): string {
   try {
     return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? 'null';

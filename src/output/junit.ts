@@ -1,16 +1,20 @@
 // JUnit XML for CI systems: a testsuite per play, one testcase per (host, task) named
 // `host: task`. A testcase's outcome is the task's result, classified as the recap counts it
 // (recap-counts.ts): a rescued or ignored failure is no JUnit failure, a loop's items fold into
-// their task's result, and results the recap leaves out (meta) are no testcase.
+// their task's result, and results the recap leaves out (meta) are no testcase. Problems found
+// before the run (validation_error) are failed testcases of a suite of their own.
 // Events arrive redacted from the bus; the file is written once, when the run ends.
 import { writeFile } from 'node:fs/promises';
 import { TsbmError } from '../errors.js';
 import type { EventBus, HostStatus, TsbmEvent } from './events.js';
+import { problemLine } from './format.js';
 import { xmlEscape, xmlText } from './xml.js';
 
 interface Case {
   host: string;
   task: string;
+  /** Overrides `host: task` (a problem found before the run is named by its position). */
+  name?: string;
   status: HostStatus;
   /** Set once the task's own result (not an item's) arrived: it decides the status. */
   final: boolean;
@@ -36,6 +40,9 @@ const RANK: Record<HostStatus, number> = {
   unreachable: 6,
 };
 
+/** The suite holding the problems `tsbm run` found before its first task. */
+export const CHECKS_SUITE = 'tsbm checks before the run';
+
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 export function renderJUnit(suites: Suite[], totalMs: number): string {
@@ -54,7 +61,7 @@ export function renderJUnit(suites: Suite[], totalMs: number): string {
       `  <testsuite name="${xmlEscape(s.name)}" id="${i}" tests="${cs.length}" failures="${failures(cs)}" errors="0" skipped="${skipped(cs)}" time="${seconds(time)}" timestamp="${new Date(s.startedAt).toISOString().replace(/\.\d+Z$/, '')}">`,
     );
     for (const c of cs) {
-      const head = `    <testcase name="${xmlEscape(`${c.host}: ${c.task}`)}" classname="${xmlEscape(s.name)}" time="${seconds(c.timeMs)}"`;
+      const head = `    <testcase name="${xmlEscape(c.name ?? `${c.host}: ${c.task}`)}" classname="${xmlEscape(s.name)}" time="${seconds(c.timeMs)}"`;
       const msg = c.messages.join('\n');
       if (c.status === 'failed' || c.status === 'unreachable') {
         out.push(`${head}>`);
@@ -118,6 +125,23 @@ export function attachJUnit(bus: EventBus, file: string): { done(): Promise<void
         prev.final ||= final;
         if (msg) prev.messages.push(msg);
       }
+    } else if (e.type === 'validation_error') {
+      // One failed testcase per problem found before the run, in a suite of their own.
+      let suite = suites.find((s) => s.name === CHECKS_SUITE);
+      if (!suite) {
+        suite = { name: CHECKS_SUITE, startedAt: e.time, endedAt: e.time, cases: new Map() };
+        suites.push(suite);
+      }
+      const where = e.pos ? `${e.pos.file}:${e.pos.line}:${e.pos.col}` : 'run';
+      suite.cases.set(`${suite.cases.size}`, {
+        host: '',
+        task: '',
+        name: `${where}: ${e.message}`,
+        status: 'failed',
+        final: true,
+        messages: [problemLine(e)],
+        timeMs: 0,
+      });
     } else if (e.type === 'run_end') totalMs = e.durationMs;
   });
 

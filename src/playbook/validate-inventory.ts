@@ -1,67 +1,37 @@
-// Binds the inventory functions (src/inventory) to what validate needs: pattern syntax, host
-// selection and the names of variables each host has.
-import { dirname } from 'node:path';
+// Binds a loaded inventory (src/inventory) to what validate needs: host selection, each host's
+// inventory and magic variables (which templates are checked against), and pattern syntax.
 import { TsbmError } from '../errors.js';
-import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
+import type { Inventory } from '../inventory/model.js';
 import { selectHosts, validatePattern } from '../inventory/patterns.js';
 import { inventoryVarsFor, magicVars } from '../inventory/vars.js';
-import { simSpecOf } from '../sim/lab/auto.js';
-import type { ValidateOptions } from './validate.js';
+import type { Vars } from '../types.js';
+import type { ValidateInventory } from './validate.js';
 
-export async function inventoryChecks(
-  inventories: string[],
-  playbooks: string[],
-  report: (e: TsbmError) => void,
-): Promise<Pick<ValidateOptions, 'checkPattern' | 'inventory'>> {
-  const checkPattern = (p: string) => validatePattern(p);
-  // A `tsbm_sim` inventory only has hosts once its lab runs; validate connects to nothing, so
-  // such inventories are checked for shape only and their hosts' variables are not known.
-  const real: string[] = [];
-  for (const p of inventories) {
-    try {
-      if (!simSpecOf(p)) real.push(p);
-    } catch (e) {
-      if (e instanceof TsbmError) report(e);
-      else throw e;
-    }
-  }
-  inventories = real;
-  if (inventories.length === 0) return { checkPattern };
-  let inv: ReturnType<typeof loadInventories>;
-  try {
-    inv = loadInventories(inventories);
-    for (const d of new Set(playbooks.map((p) => dirname(p)))) addPlaybookDirVars(inv, d);
-  } catch (e) {
-    if (e instanceof TsbmError) {
-      report(e);
-      return { checkPattern };
-    }
-    throw e;
-  }
-  const loaded = inv;
-  const names = new Map<string, Set<string>>();
+export const checkPattern = (p: string): TsbmError | undefined => validatePattern(p);
+
+/**
+ * `baseDir`: where `@file` host patterns resolve (the playbook's directory). `cache`: each host's
+ * inventory variables, kept (tsbm run hands them on to the executor instead of computing them again).
+ */
+export function validateInventory(inv: Inventory, baseDir: string, cache?: Map<string, Vars>): ValidateInventory {
   return {
-    checkPattern,
-    inventory: {
-      select: (pattern) => {
-        try {
-          return selectHosts(loaded, pattern, { baseDir: playbooks[0] ? dirname(playbooks[0]) : '.' });
-        } catch (e) {
-          if (e instanceof TsbmError) return [];
-          throw e;
-        }
-      },
-      varNames: (host) => {
-        let s = names.get(host);
-        if (!s) {
-          s = new Set([
-            ...Object.keys(inventoryVarsFor(loaded, host)),
-            ...Object.keys(magicVars(loaded, host)),
-          ]);
-          names.set(host, s);
-        }
-        return s;
-      },
+    select: (pattern) => {
+      try {
+        return selectHosts(inv, pattern, { baseDir });
+      } catch (e) {
+        if (e instanceof TsbmError) return []; // a bad pattern is reported by checkPattern
+        throw e;
+      }
     },
+    hosts: () => [...inv.hosts.keys()],
+    vars: (host) => {
+      let v = cache?.get(host);
+      if (!v) {
+        v = inventoryVarsFor(inv, host);
+        cache?.set(host, v);
+      }
+      return v;
+    },
+    magic: (host) => magicVars(inv, host),
   };
 }

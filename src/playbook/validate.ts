@@ -7,22 +7,32 @@ import { parseError, type SourcePos, TsbmError } from '../errors.js';
 import { printable } from '../schema/ajv.js';
 import { suggestion } from '../schema/did-you-mean.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
-import { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from '../template/analyze.js';
+import { checkTemplateSyntax } from '../template/analyze.js';
 import type { Vars } from '../types.js';
 import { type FoundString, nodeStrings, templateStrings, valueAt } from './check-walk.js';
 import { sourceOf } from './context.js';
 import { displayPath } from './roles.js';
 import type { LoadOptions } from './context.js';
 import { loadPlaybook, loadTasksFile } from './load.js';
-import type { Block, Handler, Play, Task, TaskNode } from './model.js';
+import type { Block, Handler, Play, Playbook, Task, TaskKeywords, TaskNode } from './model.js';
+import { type CheckString, HostChecker, type HostInventory, type NodeScope } from './validate-hosts.js';
 import { isTemplated } from './values.js';
 
 /** What validate needs from an inventory (the CLI builds it from src/inventory). */
-export interface ValidateInventory {
+export interface ValidateInventory extends HostInventory {
   /** Host names a pattern selects. */
   select(pattern: string): string[];
-  /** Names of every variable the inventory defines for a host (group/host vars, magic vars). */
-  varNames(host: string): Set<string>;
+}
+
+/**
+ * What a run will do, for `tsbm run`'s checks: the hosts each play targets (after --limit and
+ * --shard), the tasks it starts (--tags, --start-at-task) and, with --resume, what each host
+ * already did. Without it, validate checks every task for every host a play's pattern selects.
+ */
+export interface RunTarget {
+  hosts(play: Play, selected: string[]): string[];
+  selected(play: Play, task: Task, chain: readonly TaskKeywords[]): boolean;
+  done?(host: string, task: Task): boolean;
 }
 
 export interface ValidateOptions extends Omit<LoadOptions, 'onError'> {
@@ -30,38 +40,51 @@ export interface ValidateOptions extends Omit<LoadOptions, 'onError'> {
   /** Checks a host pattern's syntax (src/inventory/patterns.ts validatePattern). */
   checkPattern?: (pattern: string) => TsbmError | undefined;
   extraVars?: Vars;
+  target?: RunTarget;
+  /** --check: tsbm_check_mode as the run sees it. */
+  check?: boolean;
+  /** Filled in with how many per-host evaluations ran and how many hosts reused one (benchmarks). */
+  stats?: { evaluations: number; reused: number };
 }
-
-/** Variables the executor itself provides to every task. */
-export const RUNTIME_VARS = [
-  'inventory_hostname',
-  'inventory_hostname_short',
-  'group_names',
-  'groups',
-  'hostvars',
-  'playbook_dir',
-  'inventory_dir',
-  'tsbm_check_mode',
-  'ansible_check_mode',
-  'ansible_play_hosts',
-  'ansible_play_batch',
-  'play_hosts',
-  'omit',
-];
 
 interface Scope {
-  names: Set<string>;
+  /** Names only known at run time at this point of the play (registered, set_fact, facts). */
+  dynamic: Set<string>;
+  /** Enclosing blocks and includes, outermost first. */
+  chain: TaskKeywords[];
 }
+
+/** Keys of a node whose strings are not rendered as templates (or not eagerly). */
+const NOT_RENDERED = new Set(['name', 'register', 'tags', 'notify', 'listen', 'when']);
 
 class Checker {
   readonly errors: TsbmError[] = [];
   private readonly seen = new Set<string>();
   private readonly includeChain: string[] = [];
+  private readonly hostChecks: HostChecker | undefined;
+  private current: { play: Play; hosts: string[] } | undefined;
 
   constructor(
     private readonly opts: ValidateOptions,
     private readonly playbookDir: string,
-  ) {}
+  ) {
+    if (opts.inventory) {
+      this.hostChecks = new HostChecker(opts.inventory, {
+        extraVars: opts.extraVars ?? {},
+        playbookDir,
+        ...(opts.check !== undefined ? { check: opts.check } : {}),
+      });
+    }
+  }
+
+  /** Every error: load and syntax errors as found, then the per-host ones. */
+  all(): TsbmError[] {
+    if (this.hostChecks && this.opts.stats) {
+      this.opts.stats.evaluations += this.hostChecks.stats.evaluations;
+      this.opts.stats.reused += this.hostChecks.stats.reused;
+    }
+    return [...this.errors, ...(this.hostChecks?.errors() ?? [])];
+  }
 
   add(err: TsbmError): void {
     const key = err.oneLine();
@@ -94,24 +117,21 @@ class Checker {
     const bad = templated ? undefined : this.opts.checkPattern?.(play.hosts);
     const playName = play.keyPos.name ? `play "${printable(play.name)}"` : 'this play';
     if (bad) this.add(parseError(`${bad.message} in ${playName}`, at, bad.hint));
-    const hosts = templated ? [] : (this.opts.inventory?.select(play.hosts) ?? []);
+    const matched = templated ? [] : (this.opts.inventory?.select(play.hosts) ?? []);
+    const hosts = this.opts.target ? this.opts.target.hosts(play, matched) : matched;
+    this.current = { play, hosts };
     const scope: Scope = {
-      names: new Set([
-        ...Object.keys(play.vars),
-        ...play.varsFiles.flatMap((v) => Object.keys(v)),
-        ...Object.keys(this.opts.extraVars ?? {}),
-        ...RUNTIME_VARS,
-        ...(play.gatherFacts ? ['facts', 'ansible_facts'] : []),
-      ]),
+      dynamic: new Set(play.gatherFacts ? ['facts', 'ansible_facts'] : []),
+      chain: [],
     };
     const walk = (nodes: TaskNode[]) => {
-      for (const n of nodes) this.node(n, scope, hosts);
+      for (const n of nodes) this.node(n, scope);
     };
     walk(play.preTasks);
     walk(play.roleTasks);
     walk(play.tasks);
     walk(play.postTasks);
-    for (const h of play.handlers) this.node(h, scope, hosts);
+    for (const h of play.handlers) this.node(h, scope);
     this.notifies(play);
   }
 
@@ -156,49 +176,39 @@ class Checker {
     visit([...play.preTasks, ...play.roleTasks, ...play.tasks, ...play.postTasks, ...play.handlers]);
   }
 
-  private node(n: TaskNode | Handler, outer: Scope, hosts: string[]): void {
-    const scope: Scope = { names: new Set([...outer.names, ...Object.keys(n.vars)]) };
-    if (n.role) {
-      for (const k of [
-        ...Object.keys(n.role.defaults),
-        ...Object.keys(n.role.vars),
-        'role_name',
-        'role_path',
-      ])
-        scope.names.add(k);
+  private node(n: TaskNode | Handler, outer: Scope): void {
+    const chain = [...outer.chain, n];
+    // A task's loop variable and its own register (until/failed_when/changed_when) are its own.
+    let dynamic: ReadonlySet<string> = outer.dynamic;
+    if (n.kind === 'task' && (n.register || n.loop !== undefined)) {
+      const own = new Set(outer.dynamic);
+      if (n.register) own.add(n.register);
+      if (n.loop !== undefined) {
+        own.add(n.loopControl?.loopVar ?? 'item');
+        if (n.loopControl?.indexVar) own.add(n.loopControl.indexVar);
+      }
+      dynamic = own;
     }
-    if (n.kind === 'task') this.addTaskScope(n, scope);
-    this.strings(n, nodeStrings(n), scope, hosts);
+    this.strings(n, nodeStrings(n), { dynamic, chain });
     if (n.kind === 'task') this.fileRefs(n);
     if (n.kind === 'block') {
       const b = n as Block;
-      for (const c of [...b.block, ...b.rescue, ...b.always]) this.node(c, scope, hosts);
+      const inner: Scope = { dynamic: outer.dynamic, chain };
+      for (const c of [...b.block, ...b.rescue, ...b.always]) this.node(c, inner);
     }
-    if (n.kind === 'include_tasks') this.include(n.file, n.pos, n, scope, hosts);
+    if (n.kind === 'include_tasks') this.include(n.file, n.pos, n, { dynamic: outer.dynamic, chain });
     // What a task registers or sets is visible to every later task of the play.
     if (n.kind === 'task') {
-      if (n.register) outer.names.add(n.register);
+      if (n.register) outer.dynamic.add(n.register);
       // Any module may return `facts`/`ansible_facts`; the executor makes them host variables.
-      outer.names.add('facts');
-      outer.names.add('ansible_facts');
+      outer.dynamic.add('facts');
+      outer.dynamic.add('ansible_facts');
       if (n.module === 'set_fact')
-        for (const k of Object.keys(n.args)) if (k !== 'cacheable') outer.names.add(k);
-    } else if (n.kind === 'block') {
-      for (const k of scope.names) if (!(k in n.vars)) outer.names.add(k);
+        for (const k of Object.keys(n.args)) if (k !== 'cacheable') outer.dynamic.add(k);
     }
   }
 
-  private addTaskScope(t: Task, scope: Scope): void {
-    // A task's own register is readable in its until/failed_when/changed_when.
-    if (t.register) scope.names.add(t.register);
-    if (t.loop !== undefined) {
-      scope.names.add(t.loopControl?.loopVar ?? 'item');
-      if (t.loopControl?.indexVar) scope.names.add(t.loopControl.indexVar);
-      scope.names.add('ansible_loop');
-    }
-  }
-
-  private include(file: string, from: SourcePos, node: TaskNode, scope: Scope, hosts: string[]): void {
+  private include(file: string, from: SourcePos, node: TaskNode, scope: Scope): void {
     if (isTemplated(file)) return;
     const abs = resolve(file);
     if (this.includeChain.includes(abs)) return; // a recursive include is legal at run time (with a condition)
@@ -208,7 +218,7 @@ class Checker {
         ...this.opts,
         onError: (e) => this.add(e),
       });
-      for (const t of tasks) this.node(t, scope, hosts);
+      for (const t of tasks) this.node(t, scope);
     } catch (e) {
       if (e instanceof TsbmError) this.add(e);
       else throw e;
@@ -217,41 +227,58 @@ class Checker {
     }
   }
 
-  private strings(n: TaskNode, found: FoundString[], scope: Scope, hosts: string[]): void {
+  /** Template syntax of every string; then, with an inventory, what each targeted host would read. */
+  private strings(n: TaskNode, found: FoundString[], scope: NodeScope): void {
+    const ok: FoundString[] = [];
+    for (const f of found) {
+      const err = checkTemplateSyntax(f.value, f.src.pos(f.path), f.condition);
+      if (err) this.add(err);
+      else ok.push(f);
+    }
+    if (!this.hostChecks || !this.current) return;
+    const hosts = this.targets(n, scope.chain.slice(0, -1));
+    if (hosts.length === 0) return;
+    const base = sourceOf(n)?.path.length ?? 0;
+    const first: CheckString[] = [];
+    const strings: CheckString[] = [];
+    for (const f of ok) {
+      const key = String(f.path[base]);
+      if (NOT_RENDERED.has(key) || !f.value.includes('{{') && !f.condition) continue;
+      const s = { value: f.value, pos: f.src.pos(f.path), condition: f.condition };
+      (key === 'loop' ? first : strings).push(s);
+    }
+    const whens = scope.chain.flatMap((c) => c.when);
+    if (first.length + strings.length + whens.length === 0) return;
     const what = n.name
       ? `task "${printable(n.name)}"`
       : n.kind === 'task'
         ? `task ${n.module}`
-        : 'this block';
-    for (const f of found) {
-      const pos = f.src.pos(f.path);
-      const err = checkTemplateSyntax(f.value, pos, f.condition);
-      if (err) {
-        this.add(err);
-        continue;
-      }
-      if (!this.opts.inventory) continue;
-      const used = f.condition ? referencedVarsInCondition(f.value) : referencedVars(f.value);
-      for (const v of used) {
-        if (scope.names.has(v)) continue;
-        const missing = hosts.filter((h) => !this.opts.inventory!.varNames(h).has(v));
-        if (missing.length === 0) continue;
-        const shown =
-          missing.length > 3
-            ? `${missing.slice(0, 3).join(', ')} and ${missing.length - 3} more`
-            : missing.join(', ');
-        this.add(
-          new TsbmError(
-            'parse',
-            `undefined variable "${v}" in ${what} for host${missing.length > 1 ? 's' : ''} ${shown}`,
-            {
-              pos,
-              hint: `define "${v}" in the inventory, the play's vars or with -e, or use "default ${v} ..."`,
-            },
-          ),
+        : n.kind === 'include_tasks'
+          ? `include_tasks ${printable(n.file)}`
+          : 'this block';
+    this.hostChecks.node(this.current.play, this.current.hosts, { what, first, whens, strings }, scope, hosts);
+  }
+
+  /** The hosts a node runs on in this run: all the play's, minus tags, --start-at-task and --resume. */
+  private targets(n: TaskNode, chain: readonly TaskKeywords[]): string[] {
+    const cur = this.current!;
+    const t = this.opts.target;
+    if (!t || n.kind === 'include_tasks') return cur.hosts;
+    if (n.kind === 'block') {
+      // a block's own conditions and vars only matter to the tasks of it the run starts
+      const inner = [...chain, n];
+      const anySelected = (nodes: TaskNode[], ch: TaskKeywords[]): boolean =>
+        nodes.some((c) =>
+          c.kind === 'task'
+            ? t.selected(cur.play, c, ch)
+            : c.kind === 'block'
+              ? anySelected([...c.block, ...c.rescue, ...c.always], [...ch, c])
+              : true,
         );
-      }
+      return anySelected([...n.block, ...n.rescue, ...n.always], inner) ? cur.hosts : [];
     }
+    if (!t.selected(cur.play, n, chain)) return [];
+    return t.done ? cur.hosts.filter((h) => !t.done!(h, n)) : cur.hosts;
   }
 
   /** `src` of copy/template must exist (role files/ and templates/ first, then beside the playbook). */
@@ -284,17 +311,21 @@ export function validatePlaybooks(files: string[], opts: ValidateOptions = {}): 
   for (const file of files) {
     const loadErrors: TsbmError[] = [];
     const pb = loadPlaybook(file, { ...opts, onError: (e) => loadErrors.push(e) });
-    const checker = new Checker(opts, pb.dir);
-    for (const e of loadErrors) checker.add(e);
-    for (const play of pb.plays) checker.play(play);
-    // Report in reading order (load errors and later checks interleave by position).
-    const key = (e: TsbmError) => [e.pos?.file ?? '', e.pos?.line ?? 0, e.pos?.col ?? 0] as const;
-    const sorted = [...checker.errors].sort((a, b) => {
-      const [fa, la, ca] = key(a);
-      const [fb, lb, cb] = key(b);
-      return fa === fb ? la - lb || ca - cb : fa < fb ? -1 : 1;
-    });
-    all.push(...sorted);
+    all.push(...validateLoaded(pb, loadErrors, opts));
   }
   return all;
+}
+
+/** The checks on a playbook already loaded (collecting `loadErrors`), errors in reading order. */
+export function validateLoaded(pb: Playbook, loadErrors: TsbmError[], opts: ValidateOptions = {}): TsbmError[] {
+  const checker = new Checker(opts, pb.dir);
+  for (const e of loadErrors) checker.add(e);
+  for (const play of pb.plays) checker.play(play);
+  // Report in reading order (load errors and later checks interleave by position).
+  const key = (e: TsbmError) => [e.pos?.file ?? '', e.pos?.line ?? 0, e.pos?.col ?? 0] as const;
+  return checker.all().sort((a, b) => {
+    const [fa, la, ca] = key(a);
+    const [fb, lb, cb] = key(b);
+    return fa === fb ? la - lb || ca - cb : fa < fb ? -1 : 1;
+  });
 }

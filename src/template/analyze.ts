@@ -1,23 +1,63 @@
 // Static checks for `tsbm validate`: template syntax (without rendering) and the root variable
 // names a template reads, so validate can check each is defined for every targeted host.
-import type { SourcePos } from '../errors.js';
-import type { TsbmError } from '../errors.js';
+import { type SourcePos, TsbmError } from '../errors.js';
 import { conditionSource } from './condition.js';
 import { checkCompile, HELPER_NAMES, handlebars } from './engine.js';
 import { toTemplateError } from './errors.js';
 import { SOFT_ARG_HELPERS } from './helpers/index.js';
+import { jinjaAdvice } from './jinja.js';
+import { singleMustacheIndex } from './rewrite.js';
 
 type Expr = hbs.AST.Expression;
 type Path = hbs.AST.PathExpression;
 
 export function checkTemplateSyntax(s: string, pos: SourcePos, isCondition = false): TsbmError | undefined {
   if (!isCondition && !s.includes('{{')) return undefined;
+  if (isCondition && s.trim() === '') return undefined;
+  const source = isCondition ? conditionSource(s.trim()) : s;
   try {
-    checkCompile(isCondition ? conditionSource(s.trim()) : s, 'typed');
-    return undefined;
+    checkCompile(source, 'typed');
   } catch (e) {
-    return toTemplateError(e, { pos }, isCondition);
+    return jinjaError(s, pos, isCondition) ?? unclosedBlock(s, e, pos) ?? toTemplateError(e, { pos }, isCondition);
   }
+  // `when: "{{ x }} == 'a'"` compiles, but renders to a non-empty string: always true at run time
+  if (isCondition && singleMustacheIndex(handlebars().parse(source).body) < 0) {
+    const advice = jinjaAdvice(s, true);
+    return new TsbmError('template', `condition "${s.trim()}" mixes {{ }} with other text, so it would always be true`, {
+      pos,
+      hint: advice
+        ? `write the whole condition as one expression, without braces: ${advice.instead}`
+        : 'write the whole condition as one expression, without braces: eq x "y"',
+    });
+  }
+  return undefined;
+}
+
+/** `{{#if x}}yes` with no `{{/if}}`: Handlebars only says it reached the end. */
+function unclosedBlock(s: string, e: unknown, pos: SourcePos): TsbmError | undefined {
+  if (!(e instanceof Error) || !/OPEN_ENDBLOCK', got 'EOF'/.test(e.message)) return undefined;
+  const open: string[] = [];
+  for (const m of s.matchAll(/\{\{~?\s*([#/])\s*([A-Za-z_][\w-]*)/g)) {
+    if (m[1] === '#') open.push(m[2]!);
+    else if (open[open.length - 1] === m[2]) open.pop();
+  }
+  const name = open.pop();
+  if (!name) return undefined;
+  return new TsbmError('template', `template syntax error: {{#${name}}} is never closed`, {
+    pos,
+    hint: `end the block with {{/${name}}}`,
+  });
+}
+
+/** A template that failed to compile and looks like Jinja: say what to write instead. */
+function jinjaError(s: string, pos: SourcePos, isCondition: boolean): TsbmError | undefined {
+  const advice = jinjaAdvice(s, isCondition);
+  if (!advice) return undefined;
+  return new TsbmError(
+    'template',
+    `${isCondition ? 'condition' : 'template'} syntax error: Jinja-style expression ${advice.expr} (tsbm ${isCondition ? 'conditions' : 'templates'} are Handlebars)`,
+    { pos, hint: `write ${advice.instead}; helpers: docs/templating.md` },
+  );
 }
 
 interface Scope {

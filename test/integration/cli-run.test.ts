@@ -142,7 +142,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(text).not.toContain(EXTRA_SECRET);
 
     const off = join(dir, 'no-journal');
-    expect(tsbm(['run', 'site.yml', '-i', 'inv.yml', '--no-journal', '--journal-dir', off]).code).toBe(2);
+    expect(tsbm([...runArgs, '--no-journal', '--journal-dir', off]).code).toBe(2);
     expect(existsSync(off)).toBe(false);
 
     // a second run while the first holds alpha's lock is refused, naming the holder
@@ -168,8 +168,10 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(list.stdout).toContain('Say hi');
     const broken = tsbm(['run', 'broken.yml', '-i', 'inv.yml']);
     expect(broken.code).toBe(4);
-    expect(broken.stderr).toMatch(/^tsbm: error: .*broken\.yml:\d+:\d+: /);
-    expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+    expect(broken.stdout).toMatch(/^broken\.yml:\d+:\d+: unknown module .*"no_such_module"/m);
+    expect(broken.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^tsbm: error: 1 error in broken\.yml found before the first task; nothing was run/),
+    ]);
   });
 
   const runLong = () => {

@@ -307,4 +307,5 @@ describe.skipIf(!hasAnsible)(`recap and exit code equal to ansible-playbook ${an
   });
 });
 
-it.skipIf(hasAnsible)(`recap differential suite: SKIPPED because ${skipReason}`, () => {});
+// Only where the suite cannot run: a skipped placeholder that says why, in the test list.
+if (!hasAnsible) it.skip(`recap differential suite: SKIPPED because ${skipReason}`, () => {});

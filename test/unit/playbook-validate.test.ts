@@ -8,7 +8,9 @@ const DIR = relative(process.cwd(), join(import.meta.dirname, '..', 'fixtures', 
 
 const inventory = {
   select: (p: string) => (p === 'nodes' ? ['n1', 'n2'] : []),
-  varNames: (h: string) => new Set(h === 'n1' ? ['only_on_one'] : []),
+  hosts: () => ['n1', 'n2'],
+  vars: (h: string): Record<string, unknown> => (h === 'n1' ? { only_on_one: 1 } : {}),
+  magic: (h: string) => ({ inventory_hostname: h, group_names: ['nodes'], groups: { nodes: ['n1', 'n2'] } }),
 };
 
 describe('validatePlaybooks variable scopes', () => {

@@ -5,7 +5,7 @@ import { painter } from '../color.js';
 import { STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
-import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep, withoutPayload } from '../format.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
@@ -94,6 +94,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       }
       case 'warning':
         write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`]);
+        return;
+      case 'validation_error':
+        write([problemLine(e)]);
         return;
       case 'recap':
         lastProgress.clear();

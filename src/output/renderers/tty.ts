@@ -5,7 +5,7 @@
 import { painter, STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
 import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
-import { compactJson, formatDuration, formatItem, formatProgress, oneLine, sanitizeDeep, withoutPayload } from '../format.js';
+import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 import { createListrView, type ListrTask, type ListrView, type TaskState } from './tty-listr.js';
@@ -298,6 +298,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
           v,
           `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`,
         );
+        break;
+      case 'validation_error':
+        text(v, problemLine(e));
         break;
       case 'recap':
         settle(v, true);

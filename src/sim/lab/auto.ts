@@ -2,7 +2,7 @@
 // run: `tsbm run` starts it in a background process, runs against the inventory the lab
 // writes, and stops it afterwards. One command does everything.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { TsbmError } from '../../errors.js';
@@ -39,6 +39,27 @@ export function simSpecOf(path: string): SimSpec | undefined {
 export interface PreparedInventories {
   inventories: string[];
   stop(): Promise<void>;
+}
+
+/**
+ * For `tsbm validate`, which starts nothing: each inventory with a `tsbm_sim` block is replaced
+ * by the inventory its lab would write (same hosts and variables; ports 0, a placeholder key),
+ * written under `tmpDir`.
+ */
+export async function previewSimInventories(paths: string[], tmpDir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, p] of paths.entries()) {
+    const spec = simSpecOf(p);
+    if (!spec) {
+      out.push(p);
+      continue;
+    }
+    const { previewInventory } = await import('./lab.js');
+    const file = join(tmpDir, `sim-preview-${i}.yml`);
+    writeFileSync(file, previewInventory(join(tmpDir, `lab-${i}`), spec.nodes));
+    out.push(file);
+  }
+  return out;
 }
 
 /** Starts a lab for every inventory with a `tsbm_sim` block and swaps in the lab's inventory. */

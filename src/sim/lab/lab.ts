@@ -10,7 +10,7 @@ import { faultsFor, type NodeFaults, parseFaultSpec } from './faults.js';
 import { checkHostPrograms } from './host-programs.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { BmcGroup, systemsOf } from './bmc-group.js';
-import { SimNode } from './node.js';
+import { SimNode, type SimNodeConfig } from './node.js';
 import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
@@ -40,6 +40,12 @@ export interface Lab {
 }
 
 const MAX_NODES = 5000;
+const BMC_USER = 'admin';
+
+/** node01 .. nodeNN (as wide as the largest number, at least two digits). */
+export function simNodeName(i: number, total: number): string {
+  return `node${String(i).padStart(Math.max(2, String(total).length), '0')}`;
+}
 
 function keyPair(): { priv: string; pub: string } {
   const k = generateSshKeyPair('ed25519');
@@ -57,10 +63,14 @@ function controllerKey(dir: string): { file: string; pub: string } {
   return { file, pub: readFileSync(`${file}.pub`, 'utf8').trim() };
 }
 
-export async function startLab(opts: LabOptions): Promise<Lab> {
-  if (!Number.isInteger(opts.nodes) || opts.nodes < 1 || opts.nodes > MAX_NODES) {
-    throw new TsbmError('options', `--nodes must be a whole number from 1 to ${MAX_NODES}, got ${opts.nodes}`);
+function checkNodeCount(nodes: number): void {
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > MAX_NODES) {
+    throw new TsbmError('options', `--nodes must be a whole number from 1 to ${MAX_NODES}, got ${nodes}`);
   }
+}
+
+export async function startLab(opts: LabOptions): Promise<Lab> {
+  checkNodeCount(opts.nodes);
   const mockups = (opts.mockups?.length ? opts.mockups : [DEFAULT_MOCKUPS[0]!]).map((m) => {
     const dir = resolveMockup(m);
     if (!dir) throw new TsbmError('options', `--mockup ${m}: not a shipped tree nor a directory with index.json`, { hint: `shipped trees: ${DEFAULT_MOCKUPS.join(', ')}` });
@@ -82,7 +92,6 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const controller = controllerKey(dir);
   const registryAuth = `tsbm:${randomBytes(9).toString('base64url')}`;
   const bmcPassword = randomBytes(12).toString('base64url');
-  const width = Math.max(2, String(opts.nodes).length);
 
   // A tree whose BMC manages several Systems puts that many nodes behind one BMC.
   const systems = new Map<string, string[]>();
@@ -103,7 +112,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const registry = await startSimRegistry({ registryHost: SIM_REGISTRY, images: SIM_IMAGES, auth: registryAuth });
   const nodes: SimNode[] = [];
   for (let i = 1; i <= opts.nodes; i++) {
-    const name = `node${String(i).padStart(width, '0')}`;
+    const name = simNodeName(i, opts.nodes);
     const host = keyPair();
     const inst = keyPair();
     const faults = faultsFor(faultSpec, name, i);
@@ -126,7 +135,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         instanceHostKeyPub: inst.pub,
         authorizedKey: controller.pub,
         toolDirs: ramdiskToolDirs(),
-        bmcUser: 'admin',
+        bmcUser: BMC_USER,
         bmcPassword,
         bootDelayMs: opts.bootDelayMs ?? 1500,
         faults,
@@ -166,7 +175,19 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
       .join('\n') + '\n',
   );
   const inventory = join(dir, 'inventory.yml');
-  writeFileSync(inventory, renderInventory({ nodes, controllerKey: controller.file, knownHosts, caFile, registryAuth, bmcPassword, registryUrl: registry.url }));
+  writeFileSync(
+    inventory,
+    renderInventory({
+      nodes,
+      controllerKey: controller.file,
+      controllerPub: controller.pub,
+      knownHosts,
+      caFile,
+      registryAuth,
+      bmcPassword,
+      registryUrl: registry.url,
+    }),
+  );
 
   return {
     dir,
@@ -178,9 +199,41 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   };
 }
 
+/** The inventory `startLab` would write, without a lab: ports 0, a placeholder key (for `tsbm validate`). */
+export function previewInventory(dir: string, nodes: number): string {
+  checkNodeCount(nodes);
+  return renderInventory({
+    // one System per BMC, as the default tree has (a multi-System tree adds redfish_system_id)
+    nodes: Array.from({ length: nodes }, (_, i) => ({
+      cfg: {
+        name: simNodeName(i + 1, nodes),
+        sshPort: 0,
+        instancePort: 0,
+        bmcPort: 0,
+        bmcUser: BMC_USER,
+        bmcGroup: { shared: false },
+      },
+      systemPath: '/redfish/v1/Systems/1',
+    })),
+    controllerKey: join(dir, 'controller_ed25519'),
+    controllerPub: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPreviewOnlyNotAKey tsbm-sim-preview',
+    knownHosts: join(dir, 'known_hosts'),
+    caFile: join(dir, 'bmc-ca.pem'),
+    registryAuth: 'tsbm:preview',
+    bmcPassword: 'preview',
+    registryUrl: 'http://127.0.0.1:0',
+  });
+}
+
 function renderInventory(p: {
-  nodes: SimNode[];
+  nodes: ReadonlyArray<{
+    cfg: Pick<SimNodeConfig, 'name' | 'sshPort' | 'instancePort' | 'bmcPort' | 'bmcUser'> & {
+      bmcGroup: { shared: boolean };
+    };
+    systemPath: string;
+  }>;
   controllerKey: string;
+  controllerPub: string;
   knownHosts: string;
   caFile: string;
   registryAuth: string;
@@ -216,9 +269,9 @@ function renderInventory(p: {
           image_source: `oci://${SIM_IMAGES[0]!.ref}`,
           image_pull_secret: Buffer.from(p.registryAuth).toString('base64'),
           root_device: { name: '/dev/vda' },
-          bootc_authorized_keys: readFileSync(`${p.controllerKey}.pub`, 'utf8').trim(),
+          bootc_authorized_keys: p.controllerPub,
           configdrive: {
-            meta_data: { public_keys: { controller: readFileSync(`${p.controllerKey}.pub`, 'utf8').trim() } },
+            meta_data: { public_keys: { controller: p.controllerPub } },
             user_data: '#cloud-config\nhostname: {{ inventory_hostname }}\n',
           },
         },
