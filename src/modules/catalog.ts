@@ -931,6 +931,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },
@@ -1058,6 +1065,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },
@@ -1360,6 +1374,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },

@@ -14,6 +14,12 @@ export const DriverInfoSchema = Type.Object(
     redfish_verify_ca: Type.Optional(
       Type.Union([Type.Boolean(), Type.String()], { description: 'true (system CAs, default), a CA bundle path, or false (no verification, warns)' }),
     ),
+    redfish_allowed_origins: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+      }),
+    ),
   },
   { additionalProperties: true, description: "Overrides the host's `driver_info` (Ironic field names); merged over it" },
 );

@@ -47,6 +47,7 @@ export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning
     const sink = { ctx };
     const client = new RedfishClient(endpoint, {
       ...tuning,
+      node: ctx.host,
       // No AbortSignal: the client outlives the task that created it.
       onSecret: (v) => sink.ctx.secret(v),
       onLog: (m, level) => sink.ctx.log(m, level),

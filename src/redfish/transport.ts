@@ -10,6 +10,7 @@ import { TsbmError } from '../errors.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { RedfishError } from './errors.js';
+import { OriginPolicy } from './origin.js';
 
 export type Json = Record<string, unknown>;
 
@@ -31,6 +32,8 @@ export interface TransportOptions {
   retry?: Partial<RetryPolicy>;
   onRetry?: (info: { attempt: number; retries: number; delayMs: number; reason: string }) => void;
   signal?: AbortSignal;
+  /** The inventory node this BMC belongs to, for errors. */
+  node?: string;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
@@ -124,6 +127,7 @@ export class Transport {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly origins: OriginPolicy;
 
   constructor(
     readonly endpoint: RedfishEndpoint,
@@ -131,6 +135,7 @@ export class Transport {
   ) {
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.origins = new OriginPolicy(endpoint.baseUrl, endpoint.allowedOrigins ?? [], { bmc: endpoint.bmc, node: opts.node });
     if (!endpoint.baseUrl.startsWith('http:')) {
       let ca: string | undefined;
       if (typeof endpoint.verifyCa === 'string') {
@@ -165,9 +170,13 @@ export class Transport {
     return this.dispatcher;
   }
 
-  /** Full URL for a path (`/redfish/v1/...`) or an absolute URL the BMC handed out. */
+  /** Full URL for a path (`/redfish/v1/...`) or an absolute URL the BMC handed out, for messages. */
   url(path: string): string {
-    return /^https?:\/\//.test(path) ? path : `${this.endpoint.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+    try {
+      return this.origins.resolve(path, 'GET').href;
+    } catch {
+      return path;
+    }
   }
 
   /**
@@ -175,10 +184,17 @@ export class Transport {
    * POST that may have been delivered), on 503/429 and on 5xx but 501 for reads. Other statuses are returned.
    */
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retries?: number): Promise<RedfishResponse> {
+    // Checked before queueing: a URL at another origin gets nothing, not even a connection.
+    let target: URL;
+    try {
+      target = this.origins.resolve(path, method);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const run = () =>
       retry(
         async () => {
-          const res = await this.once(method, path, body, headers);
+          const res = await this.once(method, target, body, headers);
           // 501 Not Implemented is final (e.g. a `$expand` the BMC does not do after all).
           if (res.status === 503 || res.status === 429 || (method === 'GET' && res.status >= 500 && res.status !== 501)) throw new RetryableStatus(res);
           return res;
@@ -222,8 +238,7 @@ export class Transport {
     return new RedfishError(`failed: ${e.message}`, { ...base, hint: 'check that the BMC address is right and reachable from the controller' });
   }
 
-  private async once(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<RedfishResponse> {
-    const url = new URL(this.url(path));
+  private async once(method: string, url: URL, body: unknown, headers: Record<string, string>): Promise<RedfishResponse> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const agent = await this.agent();
     // Our own deadline: undici's header and body timeouts tick in half seconds. One run's
