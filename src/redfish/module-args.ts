@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ModuleContext } from '../modules/types.js';
 import type { RedfishClient } from './client.js';
+import { limitFromVars } from '../util/limits.js';
 import { redfishClientFor } from './pool.js';
 
 export const DriverInfoSchema = Type.Object(
@@ -45,6 +46,7 @@ export function clientFromArgs(ctx: ModuleContext, args: CommonArgs): RedfishCli
   const base = fromVars && typeof fromVars === 'object' ? (fromVars as Record<string, unknown>) : {};
   const driverInfo = { ...base, ...(args.driver_info ?? {}) };
   return redfishClientFor(ctx, driverInfo, {
+    maxBodyBytes: limitFromVars(ctx.vars, 'redfishBodyBytes'),
     ...(args.request_timeout !== undefined ? { timeoutMs: args.request_timeout * 1000 } : {}),
     ...(args.task_timeout !== undefined ? { taskTimeoutMs: args.task_timeout * 1000 } : {}),
     retry: {

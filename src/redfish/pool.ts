@@ -10,6 +10,7 @@ export interface ClientTuning {
   timeoutMs?: number;
   taskTimeoutMs?: number;
   basicAuth?: boolean;
+  maxBodyBytes?: number;
 }
 
 interface Pooled {

@@ -7,6 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Agent as UndiciAgent } from 'undici';
 import { TsbmError } from '../errors.js';
+import { DEFAULT_LIMITS, fmtLimit } from '../util/limits.js';
+import { OverCapError, readCapped } from '../util/read-capped.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { RedfishError } from './errors.js';
@@ -34,6 +36,8 @@ export interface TransportOptions {
   signal?: AbortSignal;
   /** The inventory node this BMC belongs to, for errors. */
   node?: string;
+  /** Largest response body read (tsbm_max_redfish_body); a larger one is refused. */
+  maxBodyBytes?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
@@ -266,7 +270,13 @@ export class Transport {
         ...(payload ? { body: payload } : {}),
         signal: deadline.signal,
       });
-      const text = await res.body.text();
+      const cap = this.opts.maxBodyBytes ?? DEFAULT_LIMITS.redfishBodyBytes;
+      const declared = Number(res.headers['content-length']);
+      if (declared > cap) {
+        res.body.destroy();
+        throw new OverCapError(cap, declared);
+      }
+      const text = (await readCapped(res.body, cap)).toString('utf8');
       let parsed: Json | undefined;
       if (text.trim()) {
         try {
@@ -278,6 +288,16 @@ export class Transport {
       }
       return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: parsed };
     } catch (e) {
+      if (e instanceof OverCapError) {
+        // Final, not retried: the same BMC would send the same again.
+        throw new RedfishError(`refused: the response is larger than ${fmtLimit(e.cap)}; tsbm stopped reading it`, {
+          method,
+          url: url.href,
+          bmc: this.endpoint.bmc,
+          ...(this.opts.node ? { host: this.opts.node } : {}),
+          hint: 'a Redfish answer this big is a broken or hostile BMC; if it is genuine, raise tsbm_max_redfish_body',
+        });
+      }
       // Not known to be unsent (the deadline covers connecting too): an action is not repeated.
       if (timedOut) throw new ConnectionError(`no answer within ${this.timeoutMs} ms`, 'ETIMEDOUT', false);
       throw connectionError(e, this.timeoutMs, run?.aborted === true);
