@@ -8,6 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { Client } from './ssh2-lib.js';
 import { TsbmError, UnreachableError } from '../errors.js';
+import { getCap, sftpReadCapped } from './get-cap.js';
+import { outputBuffers } from './output-cap.js';
 import { coalesceWrites } from '../util/coalesce-writes.js';
 import { retry } from '../util/wait.js';
 import { buildRemoteCommand } from './command-line.js';
@@ -305,8 +307,7 @@ export class SshConnection implements Connection {
 
   private runOn(client: Client, command: string, stdinPrefix: string | undefined, opts: ExecOptions): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
+      const { out, err } = outputBuffers(opts);
       let channel: ClientChannel | undefined;
       let exit: { code: number | null; signal?: string } | undefined;
       let settled = false;
@@ -429,8 +430,8 @@ export class SshConnection implements Connection {
             }
             resolve({
               rc: exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : -1),
-              stdout: Buffer.concat(out).toString(opts.stdoutEncoding ?? 'utf8'),
-              stderr: Buffer.concat(err).toString('utf8'),
+              stdout: out.toString(opts.stdoutEncoding ?? 'utf8'),
+              stderr: err.toString('utf8'),
               ...(exit.signal ? { signal: exit.signal } : {}),
             });
           });
@@ -592,13 +593,13 @@ export class SshConnection implements Connection {
 
   async get(file: string, opts: GetOptions = {}): Promise<Buffer> {
     if (opts.become || (await this.transfer.transport()) === 'piped') {
-      return pipedGet((a, o) => this.exec(a, o), this.host, file, opts.become ? { become: opts.become } : {});
+      return pipedGet((a, o) => this.exec(a, o), this.host, file, { ...(opts.become ? { become: opts.become } : {}), maxBytes: getCap(opts) });
     }
     const sftp = await this.getSftp();
     try {
-      return await this.whileConnected(sftp, sftpCall<Buffer>((cb) => sftp.readFile(file, cb)));
+      return await this.whileConnected(sftp, sftpReadCapped(sftp, this.host, file, getCap(opts)));
     } catch (e) {
-      if (e instanceof UnreachableError) throw e;
+      if (e instanceof TsbmError) throw e;
       const code = (e as { code?: number }).code;
       throw new TsbmError('runtime', `cannot read ${file} on ${this.host}: ${code === 2 ? 'no such file' : (e as Error).message}`, {
         host: this.host,

@@ -25,7 +25,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Readonly<Limits> = {
   outputBytes: 16 * MIB,
-  getBytes: 256 * MIB,
+  getBytes: 64 * MIB,
   redfishBodyBytes: 16 * MIB,
   downloadBytes: 64 * GIB,
   commandTimeoutMs: 1800_000,
