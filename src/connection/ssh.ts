@@ -27,7 +27,7 @@ import {
 } from './remote-pid.js';
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
-import { authConfig } from './ssh-auth.js';
+import { authConfig, passwordOnlyIfVerified } from './ssh-auth.js';
 import { pipedGet, pipedPut, tempNameFor } from './transfer-piped.js';
 import { SFTP_UNAVAILABLE_HINT, TransferChoice, type Transport } from './transfer-choice.js';
 import type { Connection, ConnectionSpec, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
@@ -187,6 +187,7 @@ export class SshConnection implements Connection {
       ...(this.opts.onWarning ? { onWarning: this.opts.onWarning } : {}),
     });
     const keepalive = spec.keepaliveIntervalMs ?? 15_000;
+    let passwordWithheld = false;
     const config: ConnectConfig = {
       host: hop.address,
       port: hop.port,
@@ -198,6 +199,9 @@ export class SshConnection implements Connection {
       ...(check.serverHostKey ? { algorithms: { serverHostKey: check.serverHostKey as never } } : {}),
       ...(sock ? { sock: sock as ConnectConfig['sock'] } : {}),
       ...auth,
+      authHandler: passwordOnlyIfVerified(auth, check.verified, () => {
+        passwordWithheld = true;
+      }),
     };
     const client = new Client();
     // ssh2 may report more than one error for one failure (and jump clients keep running):
@@ -226,7 +230,10 @@ export class SshConnection implements Connection {
       client.once('error', (err: Error & { code?: string; level?: string }) => {
         if (!ready) client.end();
         const d = describeConnectError(err, hop);
-        fail(err, `${spec.host}: ${d.message}`, d.hint);
+        const hint = passwordWithheld
+          ? `ssh_password is offered only to a host whose key is verified (ssh_host_key_checking is ${spec.hostKeyChecking}): record its key in known_hosts, pin ssh_host_key_fingerprint, or log in with a key`
+          : d.hint;
+        fail(err, `${spec.host}: ${d.message}`, hint);
       });
       // A server that drops the TCP connection during the handshake can leave ssh2 with a
       // 'close' and no 'error' (its ready timeout is cleared too): without this the connect, and

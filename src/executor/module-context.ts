@@ -101,7 +101,14 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       return fresh.then((conn) => limitedConnection(conn, limits));
     },
     keepConnection(conn: Connection): void {
-      c.pool.adopt(c.hostSpec(), unwrapLimited(conn));
+      const spec = c.hostSpec();
+      // A host whose key was not verified (ssh_host_key_checking: off, as for an instance's new
+      // keys) is not trusted with later tasks: they connect afresh, with their own checking.
+      if (spec.hostKeyChecking === 'off' && !spec.hostKeyFingerprint) {
+        void conn.close().catch(() => undefined);
+        return;
+      }
+      c.pool.adopt(spec, unwrapLimited(conn));
     },
     secret<T extends string>(value: T): T {
       c.redactor.add(value);
