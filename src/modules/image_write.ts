@@ -16,6 +16,7 @@ import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { cachedImage, DEFAULT_CACHE_DIR, ImageCacheError } from '../images/cache.js';
+import { limitFromVars } from '../util/limits.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -136,6 +137,7 @@ async function ramdiskUrl(
     cache_max_bytes?: number;
     tls_verify?: boolean;
     retries?: number;
+    timeout?: number;
   },
 ): Promise<{ url: string; cached?: { file: string; downloaded: boolean } }> {
   const source =
@@ -180,6 +182,9 @@ async function ramdiskUrl(
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       tlsVerify: a.tls_verify ?? true,
       retries: a.retries ?? 3,
+      downloadMaxBytes: limitFromVars(ctx.vars, 'downloadBytes'),
+      idleMs: limitFromVars(ctx.vars, 'downloadIdleMs'),
+      timeoutMs: (a.timeout ?? 3600) * 1000,
       signal: ctx.signal,
       onLog: (m) => ctx.log(m),
       onProgress: (bytes, total) =>

@@ -83,3 +83,8 @@ export function fmtLimit(bytes: number): string {
   }
   return `${bytes} bytes`;
 }
+
+/** Milliseconds in a short human form for messages (`400 ms`, `120s`). */
+export function fmtDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)}s`;
+}
