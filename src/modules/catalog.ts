@@ -79,7 +79,8 @@ export const MODULE_CATALOG = [
       "type": "object",
       "properties": {
         "device": {
-          "description": "Disk to install on, e.g. \"{{ root.device }}\"; default: a registered root_device result",
+          "pattern": "^/dev/",
+          "description": "Disk to install on, an absolute /dev/ path, e.g. \"{{ root.device }}\"; default: a registered root_device result",
           "type": "string"
         },
         "size_mib": {

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
+import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
 import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from '../deploy/image-disk.js';
 import { remoteContentLength } from '../deploy/image-fetch.js';
@@ -247,6 +248,9 @@ export const imageWriteModule = defineModule({
         'no target device',
         'run root_device first (register: root) and pass device: "{{ root.device }}"',
       );
+    const badDevice = devicePathProblem(device);
+    if (badDevice)
+      throw hostError(ctx, `refusing to write: the device ${badDevice}`, 'pass the whole disk as /dev/NAME, e.g. device: "{{ root.device }}"');
     const tlsVerify = a.tls_verify ?? true;
     const facts = { device, image: shownUrl, disk_format: plan.format, hash_algo: plan.algo };
     if (ctx.check) {
