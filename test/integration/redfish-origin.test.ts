@@ -46,11 +46,13 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-/** A BMC with one System; `links` decides where its session link and task monitor point. */
-async function hostileBmc(links: { sessions?: string; taskMonitor?: string }): Promise<Peer> {
+/** A BMC with one System; `links` decides where its session link, session and task monitor point. */
+async function hostileBmc(links: { sessions?: string; taskMonitor?: string; sessionLocation?: string }): Promise<Peer> {
   let power = 'Off';
   return serve((req, _body, res) => {
     const path = (req.url ?? '').split('?')[0];
+    if (path === '/redfish/v1/SessionService/Sessions' && req.method === 'POST')
+      return json(res, 201, {}, { 'X-Auth-Token': 'bmc-token', Location: links.sessionLocation ?? '/redfish/v1/SessionService/Sessions/1' });
     if (path === '/redfish/v1/' || path === '/redfish/v1')
       return json(res, 200, {
         '@odata.id': '/redfish/v1/',
@@ -112,6 +114,16 @@ describe('Redfish credentials stay at the BMC origin', () => {
     expect(thief.seen).toEqual([]);
     // The BMC itself did get the action, with its credentials.
     expect(bmc.seen.some((r) => r.method === 'POST' && typeof r.headers.authorization === 'string')).toBe(true);
+  });
+
+  it('a session Location at another server gets no DELETE with the token at logout', async () => {
+    const thief = await serve((_req, _body, res) => json(res, 204, {}));
+    const bmc = await hostileBmc({ sessions: '/redfish/v1/SessionService/Sessions', sessionLocation: `${thief.url}/redfish/v1/SessionService/Sessions/1` });
+    const t = ctxFor(bmc);
+    expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    await t.close();
+    expect(thief.seen).toEqual([]);
+    expect(t.logs.some((l) => /logout on .* failed: .*not its own origin/.test(l.message))).toBe(true);
   });
 
   it('other schemes, ports and protocol-relative links are refused the same way', async () => {
