@@ -27,6 +27,15 @@ mkdir -p -- "$(dirname -- "$d")" && mkdir -m 0700 -- "$d" || exit 5
 set -- $(stat -c '%a %u' -- "$d")
 [ "$1" = 700 ] && [ "$2" = "$(id -u)" ] || { echo "$d is mode $1, owner $2 after mkdir (want 700, $(id -u))" >&2; exit 6; }`;
 
+/**
+ * The default directory for a node: its own under /run/tsbm (tmpfs), so that nodes whose
+ * "ramdisks" share one file system (test labs, namespaces) never clean up each other's files.
+ */
+export function defaultSecretDir(host: string): string {
+  const safe = host.replace(/[^A-Za-z0-9._-]/g, '_');
+  return `/run/tsbm/${/^\.*$/.test(safe) ? `_${safe}` : safe}`;
+}
+
 /** The argv (one step of a batch) that prepares `dir`: `fresh` before a pull with a secret, else `clean`. */
 export function secretDirArgv(dir: string, mode: 'fresh' | 'clean'): string[] {
   return ['sh', '-c', SCRIPT, 'sh', dir, mode];

@@ -818,8 +818,7 @@ export const MODULE_CATALOG = [
           "type": "integer"
         },
         "auth_dir": {
-          "description": "tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first",
-          "default": "/run/tsbm",
+          "description": "tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first. Default /run/tsbm/<inventory name>",
           "type": "string"
         },
         "containers_conf_dir": {

@@ -19,7 +19,7 @@ import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
-import { removedLeftovers, secretDirArgv } from '../deploy/secret-dir.js';
+import { defaultSecretDir, removedLeftovers, secretDirArgv } from '../deploy/secret-dir.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -68,8 +68,7 @@ const args = Type.Object(
     auth_dir: Type.Optional(
       Type.String({
         description:
-          'tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first',
-        default: '/run/tsbm',
+          'tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first. Default /run/tsbm/<inventory name>',
       }),
     ),
     containers_conf_dir: Type.Optional(
@@ -155,7 +154,7 @@ export const podmanPullModule = defineModule({
     const insecure = a.tls_verify === false ? [img.registry] : [];
     const regDir =
       a.registries?.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
-    const secretDir = a.auth_dir ?? '/run/tsbm';
+    const secretDir = a.auth_dir ?? defaultSecretDir(ctx.host);
     const authDir = authJson ? secretDir : undefined;
     // First, in the same round trip as the directories: auth files a killed run left behind
     // go, and the auth directory is made fresh (tmpfs, 0700, checked) when this pull needs it.
@@ -170,7 +169,7 @@ export const podmanPullModule = defineModule({
       throw hostError(
         ctx,
         `cannot make a private directory for the pull secret: ${prepared.stderr.trim() || `rc ${prepared.rc}`}`,
-        'point auth_dir at a directory of its own on tmpfs (default /run/tsbm), or remove what is in the way',
+        'point auth_dir at a directory of its own on tmpfs (default /run/tsbm/<inventory name>), or remove what is in the way',
       );
     }
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);

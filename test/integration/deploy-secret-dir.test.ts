@@ -5,6 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultSecretDir } from '../../src/deploy/secret-dir.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
 
@@ -84,5 +85,12 @@ describe('the pull secret directory', () => {
       node.run(podmanPullModule, args(node, { auth_dir: link }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } }),
     ).rejects.toThrow(/is a symbolic link/);
     expect(ranSteps(node.host.commands).some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
+  });
+
+  it("by default each node has its own directory, so nodes sharing a file system never clean up each other's", () => {
+    expect(defaultSecretDir('node01')).toBe('/run/tsbm/node01');
+    expect(defaultSecretDir('rack1/node 2')).toBe('/run/tsbm/rack1_node_2');
+    expect(defaultSecretDir('..')).toBe('/run/tsbm/_..');
+    expect(defaultSecretDir('a')).not.toBe(defaultSecretDir('b'));
   });
 });
