@@ -77,6 +77,8 @@ export async function sha256At(ctx: Ctx, device: string, offset: number, length:
         hash.update(chunk);
         got += chunk.length;
       },
+      // Hashed as it streams: what is kept is only for an error message.
+      maxOutputBytes: 1024 * 1024,
     },
   );
   if (got !== length) throw hostError(ctx, `reading ${length} bytes of ${device} at byte ${offset} returned ${got}`, 'check that the disk is as large as it reports');
@@ -101,6 +103,8 @@ export async function writeAndReadBack(ctx: Ctx, device: string, data: Buffer, o
     stdin: data,
     stdinStep: 0,
     stdoutEncoding: 'latin1',
+    // The read-back is the check: keep all of it (the markers and a little more besides).
+    maxOutputBytes: data.length + 1024 * 1024,
   })) as [ExecResult, ExecResult, ExecResult];
   mustSucceed(ctx, dd, written, 'check the disk is not read-only and not in use');
   mustSucceed(ctx, read, readBack, 'check the disk is readable');

@@ -12,6 +12,9 @@ import {
   configDriveDictSchema,
 } from './content.js';
 import { isIso9660 } from './iso9660.js';
+import { idleTimer } from '../util/idle-timer.js';
+import { DEFAULT_LIMITS, fmtDuration } from '../util/limits.js';
+import { followRedirect, RedirectRefused } from '../util/redirect.js';
 
 export type ConfigDriveSource = 'dict' | 'iso-string' | 'url';
 
@@ -24,6 +27,8 @@ export interface ResolveOptions {
   signal?: AbortSignal;
   /** Injected in tests; defaults to the global fetch. */
   fetch?: typeof fetch;
+  /** A download that receives nothing for this long fails (default tsbm_download_idle_timeout's 120 s). */
+  idleMs?: number;
 }
 
 const HINT =
@@ -67,32 +72,64 @@ export function decodeIsoPayload(payload: Buffer, what: string): Buffer {
   return data;
 }
 
+const REDIRECTS = 5;
+
+/**
+ * The body at `url`, bounded: redirects are followed here (at most five, never from https to
+ * http), a server that goes quiet for idleMs is dropped, and the size is capped as it arrives.
+ */
 async function download(url: string, opts: ResolveOptions): Promise<Buffer> {
   const f = opts.fetch ?? fetch;
-  let res: Response;
+  const idleMs = opts.idleMs ?? DEFAULT_LIMITS.downloadIdleMs;
+  const idle = idleTimer(idleMs, () => new Error(`nothing arrived for ${fmtDuration(idleMs)}`));
+  const signal = opts.signal ? AbortSignal.any([opts.signal, idle.signal]) : idle.signal;
+  const hint = 'check the URL is reachable from the controller';
   try {
-    res = await f(url, opts.signal ? { signal: opts.signal } : {});
-  } catch (e) {
-    throw err(
-      `cannot download ${url}: ${(e as Error).message}`,
-      'check the URL is reachable from the controller',
-    );
-  }
-  if (!res.ok)
-    throw err(`downloading ${url} gave HTTP ${res.status}`, 'check the URL is reachable from the controller');
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  checkSize(declared, `the download from ${url}`);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  if (res.body) {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.length;
-      // base64 of 64 MiB is 4/3 larger; allow that much before giving up.
-      if (total > MAX_CONFIGDRIVE_BYTES * 1.4) checkSize(total, `the download from ${url}`);
-      chunks.push(Buffer.from(chunk));
+    let at = url;
+    let res: Response;
+    for (let hops = 0; ; hops++) {
+      try {
+        res = await f(at, { signal, redirect: 'manual' });
+      } catch (e) {
+        const why = idle.signal.aborted ? (idle.signal.reason as Error).message : (e as Error).message;
+        throw err(`cannot download ${url}: ${why}`, hint);
+      }
+      idle.kick();
+      const location = res.headers.get('location');
+      if (res.status < 300 || res.status >= 400 || !location) break;
+      await res.body?.cancel().catch(() => undefined);
+      if (hops === REDIRECTS) throw err(`downloading ${url}: more than ${REDIRECTS} redirects`, hint);
+      try {
+        at = followRedirect(at, location);
+      } catch (e) {
+        if (e instanceof RedirectRefused) throw err(`downloading ${url}: ${e.message}`, 'give the https URL the file really is at');
+        throw e;
+      }
     }
+    if (!res.ok) throw err(`downloading ${url} gave HTTP ${res.status}`, hint);
+    const declared = Number(res.headers.get('content-length') ?? 0);
+    checkSize(declared, `the download from ${url}`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    if (res.body) {
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          idle.kick();
+          total += chunk.length;
+          // base64 of 64 MiB is 4/3 larger; allow that much before giving up.
+          if (total > MAX_CONFIGDRIVE_BYTES * 1.4) checkSize(total, `the download from ${url}`);
+          chunks.push(Buffer.from(chunk));
+        }
+      } catch (e) {
+        if (e instanceof TsbmError) throw e;
+        const why = idle.signal.aborted ? (idle.signal.reason as Error).message : (e as Error).message;
+        throw err(`downloading ${url} failed after ${total} bytes: ${why}`, hint);
+      }
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    idle.stop();
   }
-  return Buffer.concat(chunks);
 }
 
 export async function resolveConfigDrive(

@@ -24,7 +24,7 @@ export function stepsScript(steps: readonly (readonly string[])[], marker: strin
   return steps
     .map((argv, i) => {
       const input = i === stdinStep ? '' : ' </dev/null';
-      return `${quoteArgv(argv)}${input}; printf '\\n%s %s\\n' ${marker} $?; printf '\\n%s\\n' ${marker} >&2`;
+      return `${quoteArgv(argv)}${input}; printf '\\n%s %s %s\\n' ${marker} ${i} $?; printf '\\n%s %s\\n' ${marker} ${i} >&2`;
     })
     .join('\n');
 }
@@ -32,17 +32,27 @@ export function stepsScript(steps: readonly (readonly string[])[], marker: strin
 /**
  * Splits the batch's output back into one result per step. A step with no marker (the batch
  * was killed, or the remote shell died) gets the batch's own status and the rest of the
- * output; the steps after it were never run.
+ * output; the steps after it were never run. Each marker line names its step, so a step whose
+ * line went with output dropped from the middle (more than the output cap) is reported as
+ * lost, never given a later step's status.
  */
 export function splitStepsOutput(batch: ExecResult, marker: string, count: number): ExecResult[] {
   const results: ExecResult[] = [];
   let out = 0;
   let err = 0;
-  const outMark = `\n${marker} `;
-  const errMark = `\n${marker}\n`;
+  const outMark = (i: number) => `\n${marker} ${i} `;
+  const errMark = (i: number) => `\n${marker} ${i}\n`;
   for (let i = 0; i < count; i++) {
-    const o = batch.stdout.indexOf(outMark, out);
+    const o = batch.stdout.indexOf(outMark(i), out);
     if (o < 0) {
+      const later = laterMarker(batch.stdout, outMark, i + 1, count, out);
+      if (later !== undefined) {
+        for (let j = i; j < later; j++) results.push({ rc: 255, stdout: '', stderr: STATUS_LOST });
+        const e = batch.stderr.indexOf(errMark(later - 1), err);
+        if (e >= 0) err = e + errMark(later - 1).length;
+        i = later - 1;
+        continue;
+      }
       const failedRc = batch.rc === 0 ? 255 : batch.rc;
       results.push({
         rc: failedRc,
@@ -54,18 +64,28 @@ export function splitStepsOutput(batch: ExecResult, marker: string, count: numbe
         results.push({ rc: 255, stdout: '', stderr: NOT_RUN });
       return results;
     }
-    const lineEnd = batch.stdout.indexOf('\n', o + outMark.length);
-    const rc = Number(batch.stdout.slice(o + outMark.length, lineEnd < 0 ? undefined : lineEnd));
-    const e = batch.stderr.indexOf(errMark, err);
+    const start = o + outMark(i).length;
+    const lineEnd = batch.stdout.indexOf('\n', start);
+    const rc = Number(batch.stdout.slice(start, lineEnd < 0 ? undefined : lineEnd));
+    const e = batch.stderr.indexOf(errMark(i), err);
     results.push({
       rc: Number.isInteger(rc) ? rc : 255,
       stdout: batch.stdout.slice(out, o),
       stderr: e < 0 ? batch.stderr.slice(err) : batch.stderr.slice(err, e),
     });
     out = lineEnd < 0 ? batch.stdout.length : lineEnd + 1;
-    if (e >= 0) err = e + errMark.length;
+    if (e >= 0) err = e + errMark(i).length;
   }
   return results;
+}
+
+const STATUS_LOST =
+  "this step's exit status was in output tsbm dropped (more than the output cap, tsbm_max_output): treated as failed";
+
+/** The first step from `from` on whose marker is in the output, if any. */
+function laterMarker(stdout: string, mark: (i: number) => string, from: number, count: number, pos: number): number | undefined {
+  for (let k = from; k < count; k++) if (stdout.includes(mark(k), pos)) return k;
+  return undefined;
 }
 
 /** The steps as one readable line, for the -vvv command log. */

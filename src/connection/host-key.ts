@@ -22,6 +22,11 @@ export interface HostKeyCheck {
   hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => void;
   /** Set when the verifier refused the key: the error to report instead of ssh2's generic one. */
   failure(): TsbmError | undefined;
+  /**
+   * True once the key matched a pinned fingerprint or a recorded known_hosts key; false for
+   * `off` and for a key accept-new has just recorded (nothing vouched for it).
+   */
+  verified(): boolean;
 }
 
 export function defaultKnownHostsFile(): string {
@@ -45,6 +50,8 @@ function algorithmsFor(keyType: string): string[] {
 
 export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyCheck> {
   let failure: TsbmError | undefined;
+  let verified = false;
+  const isVerified = () => verified;
   const where = `${p.host} (${p.address}:${p.port})`;
   const fail = (message: string, hint: string) => {
     failure = new TsbmError('unreachable', message, { host: p.host, hint });
@@ -55,7 +62,10 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
     return {
       hostVerifier: (key, verify) => {
         const got = sha256Fingerprint(key);
-        if (sameFingerprint(got, pinned)) return verify(true);
+        if (sameFingerprint(got, pinned)) {
+          verified = true;
+          return verify(true);
+        }
         fail(
           `host key mismatch for ${where}: the server presented ${got}, but ssh_host_key_fingerprint pins ${pinned}`,
           'if the host was reinstalled, update ssh_host_key_fingerprint; otherwise treat this as a possible man-in-the-middle',
@@ -63,6 +73,7 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
         verify(false);
       },
       failure: () => failure,
+      verified: isVerified,
     };
   }
 
@@ -73,6 +84,7 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
         verify(true);
       },
       failure: () => failure,
+      verified: isVerified,
     };
   }
 
@@ -95,7 +107,10 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
         fail(`host key ${got} of ${where} is marked @revoked in ${revoked.file}:${revoked.line}`, 'do not connect to this host until its key is replaced');
         return verify(false);
       }
-      if (live.some((e) => e.key.equals(key))) return verify(true);
+      if (live.some((e) => e.key.equals(key))) {
+        verified = true;
+        return verify(true);
+      }
       const other = live[0];
       if (other) {
         fail(
@@ -124,5 +139,6 @@ export async function prepareHostKeyCheck(p: HostKeyPolicy): Promise<HostKeyChec
       verify(false);
     },
     failure: () => failure,
+    verified: isVerified,
   };
 }

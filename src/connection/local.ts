@@ -1,11 +1,14 @@
 // The controller itself as a target: argv spawned without a shell, files via fs.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, promises as fs } from 'node:fs';
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TsbmError } from '../errors.js';
+import { OverCapError, readCapped } from '../util/read-capped.js';
+import { getCap, tooBigToGet } from './get-cap.js';
+import { outputBuffers } from './output-cap.js';
 import { quoteArgv } from './quote.js';
 import { pipedGet, pipedPut } from './transfer-piped.js';
 import type { Connection, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
@@ -21,8 +24,7 @@ function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Pro
   return new Promise<ExecResult>((resolve, reject) => {
     opts.signal?.throwIfAborted();
     const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: 'pipe' });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const { out, err } = outputBuffers(opts);
     let failure: Error | undefined;
     const kill = (why: Error) => {
       failure ??= why;
@@ -68,8 +70,8 @@ function runLocal(host: string, argv: readonly string[], opts: ExecOptions): Pro
       if (failure) return reject(failure);
       resolve({
         rc: code ?? 128,
-        stdout: Buffer.concat(out).toString(opts.stdoutEncoding ?? 'utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        stdout: out.toString(opts.stdoutEncoding ?? 'utf8'),
+        stderr: err.toString('utf8'),
         ...(signal ? { signal: signal.replace(/^SIG/, '') } : {}),
       });
     });
@@ -103,10 +105,11 @@ export function localConnection(host = 'localhost'): Connection {
       }
     },
     async get(file: string, opts: GetOptions = {}) {
-      if (opts.become) return pipedGet((a, o) => runLocal(host, a, o ?? {}), host, file, { become: opts.become });
+      if (opts.become) return pipedGet((a, o) => runLocal(host, a, o ?? {}), host, file, { become: opts.become, maxBytes: getCap(opts) });
       try {
-        return await fs.readFile(file);
+        return await readCapped(createReadStream(file), getCap(opts));
       } catch (e) {
+        if (e instanceof OverCapError) throw tooBigToGet(host, file, e.cap);
         throw new TsbmError('runtime', `cannot read ${file} on ${host}: ${(e as Error).message}`, { host, hint: 'check the path' });
       }
     },

@@ -87,3 +87,24 @@ function defaultIdentity(): Buffer | undefined {
   }
   return undefined;
 }
+
+/**
+ * The auth methods to try, in order, leaving the password out while the host's key is not
+ * verified (checking off, or a key accept-new has just recorded): a password given to an
+ * impostor is a password lost. Keys and the agent prove possession without giving anything away.
+ */
+export function passwordOnlyIfVerified(
+  auth: AuthConfig,
+  verified: () => boolean,
+  onSkip: () => void,
+): AuthConfig['authHandler'] {
+  const methods = Array.isArray(auth.authHandler) ? [...(auth.authHandler as AuthenticationType[])] : [];
+  return (() => {
+    for (;;) {
+      const next = methods.shift();
+      if (next === undefined) return false;
+      if (next !== 'password' || verified()) return next;
+      onSkip();
+    }
+  }) as unknown as AuthConfig['authHandler'];
+}

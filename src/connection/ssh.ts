@@ -8,6 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { Client } from './ssh2-lib.js';
 import { TsbmError, UnreachableError } from '../errors.js';
+import { getCap, sftpReadCapped } from './get-cap.js';
+import { outputBuffers } from './output-cap.js';
 import { coalesceWrites } from '../util/coalesce-writes.js';
 import { retry } from '../util/wait.js';
 import { buildRemoteCommand } from './command-line.js';
@@ -25,7 +27,7 @@ import {
 } from './remote-pid.js';
 import { parseJump } from './jump.js';
 import { Semaphore } from './semaphore.js';
-import { authConfig } from './ssh-auth.js';
+import { authConfig, passwordOnlyIfVerified } from './ssh-auth.js';
 import { pipedGet, pipedPut, tempNameFor } from './transfer-piped.js';
 import { SFTP_UNAVAILABLE_HINT, TransferChoice, type Transport } from './transfer-choice.js';
 import type { Connection, ConnectionSpec, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
@@ -185,6 +187,7 @@ export class SshConnection implements Connection {
       ...(this.opts.onWarning ? { onWarning: this.opts.onWarning } : {}),
     });
     const keepalive = spec.keepaliveIntervalMs ?? 15_000;
+    let passwordWithheld = false;
     const config: ConnectConfig = {
       host: hop.address,
       port: hop.port,
@@ -196,6 +199,9 @@ export class SshConnection implements Connection {
       ...(check.serverHostKey ? { algorithms: { serverHostKey: check.serverHostKey as never } } : {}),
       ...(sock ? { sock: sock as ConnectConfig['sock'] } : {}),
       ...auth,
+      authHandler: passwordOnlyIfVerified(auth, check.verified, () => {
+        passwordWithheld = true;
+      }),
     };
     const client = new Client();
     // ssh2 may report more than one error for one failure (and jump clients keep running):
@@ -224,7 +230,10 @@ export class SshConnection implements Connection {
       client.once('error', (err: Error & { code?: string; level?: string }) => {
         if (!ready) client.end();
         const d = describeConnectError(err, hop);
-        fail(err, `${spec.host}: ${d.message}`, d.hint);
+        const hint = passwordWithheld
+          ? `ssh_password is offered only to a host whose key is verified (ssh_host_key_checking is ${spec.hostKeyChecking}): record its key in known_hosts, pin ssh_host_key_fingerprint, or log in with a key`
+          : d.hint;
+        fail(err, `${spec.host}: ${d.message}`, hint);
       });
       // A server that drops the TCP connection during the handshake can leave ssh2 with a
       // 'close' and no 'error' (its ready timeout is cleared too): without this the connect, and
@@ -305,8 +314,7 @@ export class SshConnection implements Connection {
 
   private runOn(client: Client, command: string, stdinPrefix: string | undefined, opts: ExecOptions): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
+      const { out, err } = outputBuffers(opts);
       let channel: ClientChannel | undefined;
       let exit: { code: number | null; signal?: string } | undefined;
       let settled = false;
@@ -429,8 +437,8 @@ export class SshConnection implements Connection {
             }
             resolve({
               rc: exit.code ?? (exit.signal ? 128 + signalNumber(exit.signal) : -1),
-              stdout: Buffer.concat(out).toString(opts.stdoutEncoding ?? 'utf8'),
-              stderr: Buffer.concat(err).toString('utf8'),
+              stdout: out.toString(opts.stdoutEncoding ?? 'utf8'),
+              stderr: err.toString('utf8'),
               ...(exit.signal ? { signal: exit.signal } : {}),
             });
           });
@@ -592,13 +600,13 @@ export class SshConnection implements Connection {
 
   async get(file: string, opts: GetOptions = {}): Promise<Buffer> {
     if (opts.become || (await this.transfer.transport()) === 'piped') {
-      return pipedGet((a, o) => this.exec(a, o), this.host, file, opts.become ? { become: opts.become } : {});
+      return pipedGet((a, o) => this.exec(a, o), this.host, file, { ...(opts.become ? { become: opts.become } : {}), maxBytes: getCap(opts) });
     }
     const sftp = await this.getSftp();
     try {
-      return await this.whileConnected(sftp, sftpCall<Buffer>((cb) => sftp.readFile(file, cb)));
+      return await this.whileConnected(sftp, sftpReadCapped(sftp, this.host, file, getCap(opts)));
     } catch (e) {
-      if (e instanceof UnreachableError) throw e;
+      if (e instanceof TsbmError) throw e;
       const code = (e as { code?: number }).code;
       throw new TsbmError('runtime', `cannot read ${file} on ${this.host}: ${code === 2 ? 'no such file' : (e as Error).message}`, {
         host: this.host,

@@ -7,13 +7,12 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { TsbmError } from '../errors.js';
+import { DEFAULT_LIMITS } from '../util/limits.js';
 import { pooledRandomHex } from '../util/pooled-random.js';
 import type { ExecOptions, ExecResult } from './types.js';
 
 type Exec = (argv: readonly string[], opts?: ExecOptions) => Promise<ExecResult>;
 
-/** A piped get refuses files larger than this (the content is held in memory). */
-export const PIPED_GET_MAX_BYTES = 64 * 1024 * 1024;
 
 // $1 destination, $2 temp name (same directory), $3 octal mode. stdin: one header line
 // "SIZE SHA256 MD5" ("- - -" when the controller cannot know them before sending), then the
@@ -185,7 +184,7 @@ export async function pipedPut(
 
 export interface PipedGetOptions {
   become?: { user?: string };
-  /** Refuse files larger than this many bytes (default PIPED_GET_MAX_BYTES). */
+  /** Refuse files larger than this many bytes (default tsbm_max_get's, as for SFTP). */
   maxBytes?: number;
 }
 
@@ -196,7 +195,7 @@ export async function pipedGet(
   opts: PipedGetOptions = {},
 ): Promise<Buffer> {
   const as = opts.become ? ` as ${opts.become.user ?? 'root'}` : '';
-  const max = opts.maxBytes ?? PIPED_GET_MAX_BYTES;
+  const max = opts.maxBytes ?? DEFAULT_LIMITS.getBytes;
   const stop = new AbortController();
   let got = 0;
   const tooBig = new TsbmError(
@@ -204,12 +203,14 @@ export async function pipedGet(
     `cannot read ${file} on ${host}${as}: it is larger than ${fmtBytes(max)}, the most a piped get reads`,
     {
       host,
-      hint: 'read big files another way (e.g. a command that streams them), or enable SFTP on the host',
+      hint: 'read big files another way (e.g. a command that streams them), or raise tsbm_max_get',
     },
   );
   const r = await exec(['sh', '-c', GET_SCRIPT, 'sh', file], {
     ...(opts.become ? { become: opts.become } : {}),
     stdoutEncoding: 'latin1',
+    // The file is the output: keep all of it up to the cap (the output cap would cut its middle).
+    maxOutputBytes: max + 1,
     signal: stop.signal,
     onStdout: (chunk) => {
       got += chunk.length;

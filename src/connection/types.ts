@@ -28,6 +28,11 @@ export interface ExecOptions {
    * character, so binary output (a read-back inside a batch of steps) survives intact.
    */
   stdoutEncoding?: 'utf8' | 'latin1';
+  /**
+   * Bytes of stdout, and of stderr, kept (default tsbm_max_output's, 16 MiB): past it the first
+   * and last halves are kept and a note replaces the middle. Streaming callbacks see everything.
+   */
+  maxOutputBytes?: number;
   /** Streaming callbacks, e.g. for progress parsing. Full output is still returned. */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
@@ -50,6 +55,8 @@ export interface PutOptions {
 export interface GetOptions {
   /** Read as another user (sudo -n) instead of the login user. */
   become?: { user?: string };
+  /** A larger file is refused without reading it whole (default tsbm_max_get's, 64 MiB). */
+  maxBytes?: number;
 }
 
 /** One transport to one host. Remote commands are argv arrays; quoting lives in connection/quote.ts. */

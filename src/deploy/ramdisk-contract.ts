@@ -39,6 +39,14 @@ const hintsByPath = {
   },
 };
 
+const hasPullSecret = {
+  label: 'with instance_info.image_pull_secret',
+  test: (v: Vars) => {
+    const p = getPath(v, 'instance_info.image_pull_secret');
+    return p !== undefined && p !== null && p !== '';
+  },
+};
+
 const qcow2 = {
   label: 'with instance_info.image_disk_format: qcow2',
   test: (v: Vars) => String(firstSet(undefined, v, 'instance_info.image_disk_format') ?? 'raw') === 'qcow2',
@@ -96,6 +104,12 @@ const CONTRACT: Record<Deploy, (vars: Vars) => Need[]> = {
     ...ROOT_DISK,
     { anyOf: ['podman'], usedBy: 'podman_pull, bootc_install' },
     { anyOf: ['mkdir'], usedBy: 'podman_pull' },
+    // The pull secret's directory is made fresh and its mode checked (src/deploy/secret-dir.ts).
+    ...['stat', 'id', 'dirname', 'rmdir'].map((p) => ({
+      anyOf: [p],
+      usedBy: "podman_pull (the pull secret's directory)",
+      when: hasPullSecret,
+    })),
     { anyOf: ['uname'], usedBy: 'podman_pull (memory preflight)' },
     {
       anyOf: ['skopeo'],

@@ -9,6 +9,7 @@ import { describeSteps, execSteps, type StepsOptions } from '../connection/exec-
 import { quoteArgv } from '../connection/quote.js';
 import type { Vars } from '../types.js';
 import { type ConnectionPool, localSpec } from './connection-pool.js';
+import { type ExecLimits, execLimits, limitedConnection, unwrapLimited, withExecLimits, withGetLimits } from './exec-limits.js';
 
 export interface ContextInit {
   host: string;
@@ -33,22 +34,33 @@ export interface ContextInit {
   startedAt: number;
   /** no_log task: its commands are not logged either. */
   noLog: boolean;
+  /** The task has a `timeout:` keyword (so its commands get no default timeout of their own). */
+  taskTimeout?: boolean;
 }
 
 export function createModuleContext(c: ContextInit): ModuleContext {
   const conn = (): Promise<Connection> => c.pool.get(c.target, c.signal);
+  // Read on first use, so a bad value fails the task that uses it, like any other variable.
+  let limitsMemo: ExecLimits | undefined;
+  const limits = (): ExecLimits => {
+    limitsMemo ??= execLimits(c.vars, c.taskTimeout === true);
+    return limitsMemo;
+  };
   const withDefaults = (opts: ExecOptions | undefined): ExecOptions => {
     const env = c.execDefaults.env || opts?.env ? { ...c.execDefaults.env, ...opts?.env } : undefined;
     const secretEnv =
       c.execDefaults.secretEnv || opts?.secretEnv ? { ...c.execDefaults.secretEnv, ...opts?.secretEnv } : undefined;
     const become = opts?.become ?? c.execDefaults.become;
-    return {
-      ...opts,
-      ...(env ? { env } : {}),
-      ...(secretEnv ? { secretEnv } : {}),
-      ...(become ? { become } : {}),
-      signal: withTaskSignal(opts?.signal, c.signal),
-    };
+    return withExecLimits(
+      {
+        ...opts,
+        ...(env ? { env } : {}),
+        ...(secretEnv ? { secretEnv } : {}),
+        ...(become ? { become } : {}),
+        signal: withTaskSignal(opts?.signal, c.signal),
+      },
+      limits(),
+    );
   };
   return {
     host: c.host,
@@ -76,7 +88,7 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       return (await conn()).put(data, path, become ? { ...opts, become } : opts);
     },
     async get(path: string): Promise<Buffer> {
-      return (await conn()).get(path, c.execDefaults.become ? { become: c.execDefaults.become } : undefined);
+      return (await conn()).get(path, withGetLimits(c.execDefaults.become ? { become: c.execDefaults.become } : undefined, limits()));
     },
     async local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
       logCommand(c, `(controller) ${quoteArgv(argv)}`);
@@ -85,10 +97,18 @@ export function createModuleContext(c: ContextInit): ModuleContext {
     },
     connect(opts?: { timeoutMs?: number }): Promise<Connection> {
       const spec = c.hostSpec();
-      return c.fresh(opts?.timeoutMs ? { ...spec, connectTimeoutMs: opts.timeoutMs } : spec, { signal: c.signal });
+      const fresh = c.fresh(opts?.timeoutMs ? { ...spec, connectTimeoutMs: opts.timeoutMs } : spec, { signal: c.signal });
+      return fresh.then((conn) => limitedConnection(conn, limits));
     },
     keepConnection(conn: Connection): void {
-      c.pool.adopt(c.hostSpec(), conn);
+      const spec = c.hostSpec();
+      // A host whose key was not verified (ssh_host_key_checking: off, as for an instance's new
+      // keys) is not trusted with later tasks: they connect afresh, with their own checking.
+      if (spec.hostKeyChecking === 'off' && !spec.hostKeyFingerprint) {
+        void conn.close().catch(() => undefined);
+        return;
+      }
+      c.pool.adopt(spec, unwrapLimited(conn));
     },
     secret<T extends string>(value: T): T {
       c.redactor.add(value);

@@ -257,6 +257,7 @@ async function runModule(
     },
     startedAt: r.started,
     noLog: r.noLog,
+    taskTimeout: timeoutMs !== undefined,
   });
 
   let timer: NodeJS.Timeout | undefined;

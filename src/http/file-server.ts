@@ -1,11 +1,14 @@
-// The built-in HTTP file server: serves local files (ramdisk ISOs, later cached images) to
-// BMCs and ramdisks under unguessable URLs. GET with byte ranges, HEAD; nothing else.
+// The built-in HTTP file server: serves local files (ramdisk ISOs, cached images) to BMCs and
+// ramdisks. GET with byte ranges, HEAD; nothing else. Anyone on the network can reach it, so
+// each published file's URL carries a random token made for this run (not derived from the
+// file), and the file is pinned when published (see pinned-file.ts): a path re-pointed later
+// serves nothing.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { basename, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { openPinned, type PinnedFile, pinFile, stillPinned } from './pinned-file.js';
 
 export interface FileServerOptions {
   /** Address to bind and advertise (must be reachable by the BMCs). Default 127.0.0.1. */
@@ -17,7 +20,10 @@ export interface FileServerOptions {
 export interface FileServer {
   /** `http://host:port` */
   url: string;
-  /** Makes `file` downloadable; returns its URL (the same URL for the same file). */
+  /**
+   * Makes `file` downloadable as it is now (real path, device and inode); returns its URL, the
+   * same one for the same unchanged file during this server's life.
+   */
   publish(file: string): Promise<string>;
   /** Number of requests served, for tests and progress. */
   readonly requests: number;
@@ -53,8 +59,8 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 export async function startFileServer(opts: FileServerOptions = {}): Promise<FileServer> {
   const host = opts.host ?? '127.0.0.1';
-  const files = new Map<string, string>(); // url path -> absolute file
-  const byFile = new Map<string, string>();
+  const files = new Map<string, PinnedFile>(); // url path -> the file as published
+  const byFile = new Map<string, string>(); // path as given -> url path
   const sockets = new Set<Socket>();
   let requests = 0;
 
@@ -70,29 +76,42 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
       return;
     }
-    const st = await stat(file);
-    const headers: Record<string, string> = {
-      'Accept-Ranges': 'bytes',
-      'Content-Type': file.endsWith('.iso') ? 'application/x-iso9660-image' : 'application/octet-stream',
-      'Last-Modified': st.mtime.toUTCString(),
-    };
-    const range = parseRange(req.headers.range, st.size);
-    if (range === 'invalid') {
-      res.writeHead(416, { ...headers, 'Content-Range': `bytes */${st.size}` }).end();
+    // Opened by the path published, checked against the pin; a file that changed identity is gone.
+    const opened = await openPinned(file);
+    if (!opened) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
       return;
     }
-    const start = range?.start ?? 0;
-    const end = range?.end ?? st.size - 1;
-    headers['Content-Length'] = String(st.size === 0 ? 0 : end - start + 1);
-    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${st.size}`;
-    res.writeHead(range ? 206 : 200, headers);
-    if (req.method === 'HEAD' || st.size === 0) {
-      res.end();
-      return;
+    const { fd, st } = opened;
+    let handedOff = false;
+    try {
+      const headers: Record<string, string> = {
+        'Accept-Ranges': 'bytes',
+        'Content-Type': file.real.endsWith('.iso') ? 'application/x-iso9660-image' : 'application/octet-stream',
+        'Last-Modified': st.mtime.toUTCString(),
+      };
+      const range = parseRange(req.headers.range, st.size);
+      if (range === 'invalid') {
+        res.writeHead(416, { ...headers, 'Content-Range': `bytes */${st.size}` }).end();
+        return;
+      }
+      const start = range?.start ?? 0;
+      const end = range?.end ?? st.size - 1;
+      headers['Content-Length'] = String(st.size === 0 ? 0 : end - start + 1);
+      if (range) headers['Content-Range'] = `bytes ${start}-${end}/${st.size}`;
+      res.writeHead(range ? 206 : 200, headers);
+      if (req.method === 'HEAD' || st.size === 0) {
+        res.end();
+        return;
+      }
+      const stream = createReadStream('', { fd, start, end, autoClose: true });
+      handedOff = true;
+      stream.on('error', () => res.destroy());
+      res.on('close', () => stream.destroy());
+      stream.pipe(res);
+    } finally {
+      if (!handedOff) await fd.close();
     }
-    const stream = createReadStream(file, { start, end });
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
   }
 
   const server = createServer((req, res) => {
@@ -119,16 +138,15 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
     },
     async publish(file: string): Promise<string> {
       const abs = resolve(file);
-      const st = await stat(abs);
-      if (!st.isFile()) throw new Error(`${abs} is not a regular file`);
-      let p = byFile.get(abs);
-      if (!p) {
-        // Unguessable but stable for the same file, so a re-run finds the same URL inserted.
-        const token = createHash('sha256').update(`${abs}\0${st.size}\0${st.mtimeMs}`).digest('hex').slice(0, 24);
-        p = `/files/${token}/${basename(abs)}`;
-        byFile.set(abs, p);
-        files.set(p, abs);
-      }
+      const known = byFile.get(abs);
+      const pinned = known ? files.get(known) : undefined;
+      if (known && pinned && (await stillPinned(pinned))) return `${url}${encodeURI(known)}`;
+      const pin = await pinFile(abs);
+      // Random, per run: nobody can compute a URL from a file's name, size or time.
+      const p = `/files/${randomBytes(16).toString('hex')}/${basename(abs)}`;
+      if (known) files.delete(known);
+      byFile.set(abs, p);
+      files.set(p, pin);
       return `${url}${encodeURI(p)}`;
     },
     close: async () => {

@@ -20,6 +20,10 @@ export interface CacheRequest {
   maxBytes?: number;
   tlsVerify?: boolean;
   retries?: number;
+  /** Bounds of the download itself (see download.ts). */
+  downloadMaxBytes?: number;
+  idleMs?: number;
+  timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (bytes: number, total: number | undefined) => void;
   onLog?: (message: string) => void;
@@ -92,6 +96,9 @@ async function fetchOnce(req: CacheRequest, file: string): Promise<CachedImage> 
         algo: req.algo,
         tlsVerify: req.tlsVerify ?? true,
         retries: req.retries ?? 3,
+        ...(req.downloadMaxBytes !== undefined ? { maxBytes: req.downloadMaxBytes } : {}),
+        ...(req.idleMs !== undefined ? { idleMs: req.idleMs } : {}),
+        ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
         ...(req.onProgress ? { onProgress: req.onProgress } : {}),
         ...(req.onLog ? { onRetry: req.onLog } : {}),

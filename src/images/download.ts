@@ -1,11 +1,16 @@
 // Downloads one URL to a file while hashing it, resuming with an HTTP Range request after a
-// dropped connection (the bytes already on disk are re-hashed, not re-fetched).
+// dropped connection (the bytes already on disk are re-hashed, not re-fetched). Bounded: a
+// server that goes quiet for idleMs is dropped (and resumed), the whole download has a
+// deadline, the file a size cap, and a redirect never leaves https for plain http.
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
+import { idleTimer } from '../util/idle-timer.js';
+import { DEFAULT_LIMITS, fmtDuration, fmtLimit } from '../util/limits.js';
+import { followRedirect, RedirectRefused } from '../util/redirect.js';
 import { retry } from '../util/wait.js';
 
 export interface DownloadOptions {
@@ -17,6 +22,12 @@ export interface DownloadOptions {
   onRetry?: (message: string) => void;
   /** Test hook: delay between retries. */
   retryDelayMs?: number;
+  /** Largest file accepted (tsbm_max_download; default 64 GiB). */
+  maxBytes?: number;
+  /** A connection that delivers nothing for this long is dropped and resumed (default 120 s). */
+  idleMs?: number;
+  /** The whole download, every attempt included (default none: the caller's signal bounds it). */
+  timeoutMs?: number;
 }
 
 export class DownloadError extends Error {
@@ -39,6 +50,7 @@ function get(
   url: string,
   headers: Record<string, string>,
   o: DownloadOptions,
+  signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
@@ -48,7 +60,7 @@ function get(
       {
         headers,
         ...(u.protocol === 'https:' ? { rejectUnauthorized: o.tlsVerify } : {}),
-        ...(o.signal ? { signal: o.signal } : {}),
+        signal,
       },
       ok,
     );
@@ -63,13 +75,44 @@ async function attempt(
   o: DownloadOptions,
   redirects = 5,
 ): Promise<{ hash: string; size: number }> {
+  const idleMs = o.idleMs ?? DEFAULT_LIMITS.downloadIdleMs;
+  const idle = idleTimer(idleMs, () => new DownloadError(`the image server sent nothing for ${fmtDuration(idleMs)}`, false));
+  const signal = o.signal ? AbortSignal.any([o.signal, idle.signal]) : idle.signal;
+  try {
+    return await attemptOnce(url, part, o, redirects, signal, idle.kick);
+  } catch (e) {
+    // The stall is the story, not the AbortError it caused.
+    if (idle.signal.aborted && !o.signal?.aborted) throw idle.signal.reason;
+    throw e;
+  } finally {
+    idle.stop();
+  }
+}
+
+async function attemptOnce(
+  url: string,
+  part: string,
+  o: DownloadOptions,
+  redirects: number,
+  signal: AbortSignal,
+  kick: () => void,
+): Promise<{ hash: string; size: number }> {
+  const cap = o.maxBytes ?? DEFAULT_LIMITS.downloadBytes;
   const h = createHash(o.algo);
   const have = await hashExisting(part, h);
-  const res = await get(url, have ? { Range: `bytes=${have}-` } : {}, o);
+  const res = await get(url, have ? { Range: `bytes=${have}-` } : {}, o, signal);
+  kick();
   const code = res.statusCode ?? 0;
   if ([301, 302, 303, 307, 308].includes(code) && res.headers.location && redirects > 0) {
     res.resume();
-    return attempt(new URL(res.headers.location, url).href, part, o, redirects - 1);
+    let next: string;
+    try {
+      next = followRedirect(url, res.headers.location);
+    } catch (e) {
+      if (e instanceof RedirectRefused) throw new DownloadError(e.message, true);
+      throw e;
+    }
+    return attemptOnce(next, part, o, redirects - 1, signal, kick);
   }
   if (code === 416 && have) {
     // The part already holds the whole file.
@@ -85,14 +128,22 @@ async function attempt(
   const start = resumed ? have : 0;
   const len = Number(res.headers['content-length'] ?? Number.NaN);
   const total = Number.isFinite(len) ? start + len : undefined;
+  const tooBig = () =>
+    new DownloadError(`the image is larger than ${fmtLimit(cap)}; refused (raise tsbm_max_download if it is genuine)`, true);
+  if (total !== undefined && total > cap) {
+    res.destroy();
+    throw tooBig();
+  }
   let bytes = start;
   await pipeline(
     res,
     async function* (src) {
       for await (const c of src) {
         const b = c as Buffer;
-        hash.update(b);
+        kick();
         bytes += b.length;
+        if (bytes > cap) throw tooBig();
+        hash.update(b);
         o.onProgress?.(bytes, total);
         yield b;
       }
@@ -109,13 +160,21 @@ export async function downloadWithResume(
   part: string,
   o: DownloadOptions,
 ): Promise<{ hash: string; size: number }> {
-  return retry(() => attempt(url, part, o), {
+  const deadline = o.timeoutMs !== undefined ? AbortSignal.timeout(o.timeoutMs) : undefined;
+  const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline]) : deadline) : o.signal;
+  const within = { ...o, ...(signal ? { signal } : {}) };
+  return retry(() => attempt(url, part, within), {
     retries: o.retries,
     baseDelayMs: o.retryDelayMs ?? 1000,
     maxDelayMs: 30_000,
-    ...(o.signal ? { signal: o.signal } : {}),
+    ...(signal ? { signal } : {}),
     retryable: (e) => !(e instanceof DownloadError && e.permanent),
     onRetry: ({ attempt: n, retries, error }) =>
       o.onRetry?.(`download attempt ${n}/${retries}: ${(error as Error).message}; resuming`),
+  }).catch((e: unknown) => {
+    if (deadline?.aborted && !o.signal?.aborted) {
+      throw new DownloadError(`the download did not finish within ${fmtDuration(o.timeoutMs ?? 0)}`, true);
+    }
+    throw e;
   });
 }

@@ -12,6 +12,7 @@ import {
   sfdiskPartitions,
   tail,
 } from '../deploy/bootc-argv.js';
+import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
 import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { parseLsblk } from '../deploy/lsblk.js';
@@ -26,7 +27,8 @@ const args = Type.Object(
   {
     device: Type.Optional(
       Type.String({
-        description: 'Disk to install on, e.g. "{{ root.device }}"; default: a registered root_device result',
+        pattern: '^/dev/',
+        description: 'Disk to install on, an absolute /dev/ path, e.g. "{{ root.device }}"; default: a registered root_device result',
       }),
     ),
     size_mib: Type.Optional(
@@ -93,6 +95,10 @@ export const bootcInstallModule = defineModule({
         'no install device',
         'run root_device first (register: root) and pass device: "{{ root.device }}"',
       );
+    }
+    const badDevice = devicePathProblem(device);
+    if (badDevice) {
+      throw hostError(ctx, `refusing to install: the device ${badDevice}`, 'pass the whole disk as /dev/NAME, e.g. device: "{{ root.device }}"');
     }
     const diskMiB =
       a.size_mib ??

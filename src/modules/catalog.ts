@@ -79,7 +79,8 @@ export const MODULE_CATALOG = [
       "type": "object",
       "properties": {
         "device": {
-          "description": "Disk to install on, e.g. \"{{ root.device }}\"; default: a registered root_device result",
+          "pattern": "^/dev/",
+          "description": "Disk to install on, an absolute /dev/ path, e.g. \"{{ root.device }}\"; default: a registered root_device result",
           "type": "string"
         },
         "size_mib": {
@@ -817,8 +818,7 @@ export const MODULE_CATALOG = [
           "type": "integer"
         },
         "auth_dir": {
-          "description": "tmpfs directory for the temporary auth file",
-          "default": "/run/tsbm",
+          "description": "tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first. Default /run/tsbm/<inventory name>",
           "type": "string"
         },
         "containers_conf_dir": {
@@ -931,6 +931,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },
@@ -1058,6 +1065,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },
@@ -1360,6 +1374,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },

@@ -11,6 +11,7 @@ import { resolveConfigDrive } from '../configdrive/source.js';
 import { getPath } from '../deploy/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
+import { limitFromVars } from '../util/limits.js';
 import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
 
 const args = Type.Object(
@@ -58,7 +59,10 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
   if (value === undefined || value === null || value === '') {
     return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };
   }
-  const { iso, source } = await resolveConfigDrive(value, nodeIdentity(ctx.vars), { signal: ctx.signal });
+  const { iso, source } = await resolveConfigDrive(value, nodeIdentity(ctx.vars), {
+    signal: ctx.signal,
+    idleMs: limitFromVars(ctx.vars, 'downloadIdleMs'),
+  });
   const sha256 = createHash('sha256').update(iso).digest('hex');
   const device = a.device;
 

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
+import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
 import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from '../deploy/image-disk.js';
 import { remoteContentLength } from '../deploy/image-fetch.js';
@@ -16,6 +17,7 @@ import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { cachedImage, DEFAULT_CACHE_DIR, ImageCacheError } from '../images/cache.js';
+import { limitFromVars } from '../util/limits.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -136,6 +138,7 @@ async function ramdiskUrl(
     cache_max_bytes?: number;
     tls_verify?: boolean;
     retries?: number;
+    timeout?: number;
   },
 ): Promise<{ url: string; cached?: { file: string; downloaded: boolean } }> {
   const source =
@@ -180,6 +183,9 @@ async function ramdiskUrl(
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       tlsVerify: a.tls_verify ?? true,
       retries: a.retries ?? 3,
+      downloadMaxBytes: limitFromVars(ctx.vars, 'downloadBytes'),
+      idleMs: limitFromVars(ctx.vars, 'downloadIdleMs'),
+      timeoutMs: (a.timeout ?? 3600) * 1000,
       signal: ctx.signal,
       onLog: (m) => ctx.log(m),
       onProgress: (bytes, total) =>
@@ -242,6 +248,9 @@ export const imageWriteModule = defineModule({
         'no target device',
         'run root_device first (register: root) and pass device: "{{ root.device }}"',
       );
+    const badDevice = devicePathProblem(device);
+    if (badDevice)
+      throw hostError(ctx, `refusing to write: the device ${badDevice}`, 'pass the whole disk as /dev/NAME, e.g. device: "{{ root.device }}"');
     const tlsVerify = a.tls_verify ?? true;
     const facts = { device, image: shownUrl, disk_format: plan.format, hash_algo: plan.algo };
     if (ctx.check) {

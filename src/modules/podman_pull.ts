@@ -19,6 +19,7 @@ import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
+import { defaultSecretDir, removedLeftovers, secretDirArgv } from '../deploy/secret-dir.js';
 import { defineModule, type ModuleContext } from './types.js';
 
 const args = Type.Object(
@@ -65,7 +66,10 @@ const args = Type.Object(
       Type.Integer({ minimum: 1, description: 'Seconds the pull may take', default: 1800 }),
     ),
     auth_dir: Type.Optional(
-      Type.String({ description: 'tmpfs directory for the temporary auth file', default: '/run/tsbm' }),
+      Type.String({
+        description:
+          'tmpfs directory for the temporary auth file, made fresh (0700) for each pull; leftover auth files there are removed first. Default /run/tsbm/<inventory name>',
+      }),
     ),
     containers_conf_dir: Type.Optional(
       Type.String({
@@ -150,18 +154,26 @@ export const podmanPullModule = defineModule({
     const insecure = a.tls_verify === false ? [img.registry] : [];
     const regDir =
       a.registries?.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
-    const authDir = authJson ? (a.auth_dir ?? '/run/tsbm') : undefined;
-    // Every directory in one round trip; the auth directory is private (tmpfs, 0700).
-    const mkdirs = [
-      ['mkdir', '-p', confDir],
-      ...(regDir ? [['mkdir', '-p', regDir]] : []),
-      ...(authDir ? [['mkdir', '-p', '-m', '0700', authDir]] : []),
-    ];
+    const secretDir = a.auth_dir ?? defaultSecretDir(ctx.host);
+    const authDir = authJson ? secretDir : undefined;
+    // First, in the same round trip as the directories: auth files a killed run left behind
+    // go, and the auth directory is made fresh (tmpfs, 0700, checked) when this pull needs it.
+    const secretStep = secretDirArgv(secretDir, authDir ? 'fresh' : 'clean');
+    const mkdirs = [['mkdir', '-p', confDir], ...(regDir ? [['mkdir', '-p', regDir]] : [])];
     // Whether skopeo is installed picks the first manifest probe, which rides in the facts
     // batch below: probing with a missing tool would cost a round trip of its own.
-    const made = await ctx.execSteps([...mkdirs, ['command', '-v', 'skopeo']]);
-    for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i] as ExecResult);
-    const haveSkopeo = made[mkdirs.length]?.rc === 0;
+    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo']]);
+    const prepared = made[0] as ExecResult;
+    for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
+    if (prepared.rc !== 0 && authDir) {
+      throw hostError(
+        ctx,
+        `cannot make a private directory for the pull secret: ${prepared.stderr.trim() || `rc ${prepared.rc}`}`,
+        'point auth_dir at a directory of its own on tmpfs (default /run/tsbm/<inventory name>), or remove what is in the way',
+      );
+    }
+    for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
+    const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
       await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {

@@ -56,6 +56,8 @@ export interface ModuleContext {
   /**
    * Hands a connection from connect() to the run: later tasks on this host use it instead of
    * dialling again (saves a handshake per host; a fleet's worth at once). The run closes it.
+   * A connection to a host whose key was not verified (ssh_host_key_checking: off) is closed
+   * instead: later tasks connect with their own checking.
    */
   keepConnection?(conn: Connection): void;
 

@@ -1,5 +1,6 @@
 // Reads Ironic-style `driver_info` into a validated Redfish endpoint.
 import { optionsError } from '../errors.js';
+import { parseAllowedOrigins } from './origin.js';
 
 export interface RedfishEndpoint {
   /** `https://host[:port]`, no trailing slash. */
@@ -11,6 +12,8 @@ export interface RedfishEndpoint {
   systemId: string | undefined;
   /** true = system CAs, a string = path to a CA bundle, false = no verification. */
   verifyCa: boolean | string;
+  /** Origins besides the BMC's own that it may send tsbm to (redfish_allowed_origins); default none. */
+  allowedOrigins?: string[];
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
@@ -50,5 +53,6 @@ export function endpointFromDriverInfo(driverInfo: unknown): RedfishEndpoint {
     password: str(di.redfish_password),
     systemId: str(di.redfish_system_id),
     verifyCa: parseVerifyCa(di.redfish_verify_ca),
+    allowedOrigins: parseAllowedOrigins(di.redfish_allowed_origins),
   };
 }

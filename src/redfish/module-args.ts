@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ModuleContext } from '../modules/types.js';
 import type { RedfishClient } from './client.js';
+import { limitFromVars } from '../util/limits.js';
 import { redfishClientFor } from './pool.js';
 
 export const DriverInfoSchema = Type.Object(
@@ -13,6 +14,12 @@ export const DriverInfoSchema = Type.Object(
     redfish_system_id: Type.Optional(Type.String({ description: 'System Id or path when the BMC manages several' })),
     redfish_verify_ca: Type.Optional(
       Type.Union([Type.Boolean(), Type.String()], { description: 'true (system CAs, default), a CA bundle path, or false (no verification, warns)' }),
+    ),
+    redfish_allowed_origins: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+      }),
     ),
   },
   { additionalProperties: true, description: "Overrides the host's `driver_info` (Ironic field names); merged over it" },
@@ -39,6 +46,7 @@ export function clientFromArgs(ctx: ModuleContext, args: CommonArgs): RedfishCli
   const base = fromVars && typeof fromVars === 'object' ? (fromVars as Record<string, unknown>) : {};
   const driverInfo = { ...base, ...(args.driver_info ?? {}) };
   return redfishClientFor(ctx, driverInfo, {
+    maxBodyBytes: limitFromVars(ctx.vars, 'redfishBodyBytes'),
     ...(args.request_timeout !== undefined ? { timeoutMs: args.request_timeout * 1000 } : {}),
     ...(args.task_timeout !== undefined ? { taskTimeoutMs: args.task_timeout * 1000 } : {}),
     retry: {

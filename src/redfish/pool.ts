@@ -10,6 +10,7 @@ export interface ClientTuning {
   timeoutMs?: number;
   taskTimeoutMs?: number;
   basicAuth?: boolean;
+  maxBodyBytes?: number;
 }
 
 interface Pooled {
@@ -47,6 +48,7 @@ export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning
     const sink = { ctx };
     const client = new RedfishClient(endpoint, {
       ...tuning,
+      node: ctx.host,
       // No AbortSignal: the client outlives the task that created it.
       onSecret: (v) => sink.ctx.secret(v),
       onLog: (m, level) => sink.ctx.log(m, level),

@@ -7,9 +7,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Agent as UndiciAgent } from 'undici';
 import { TsbmError } from '../errors.js';
+import { DEFAULT_LIMITS, fmtLimit } from '../util/limits.js';
+import { OverCapError, readCapped } from '../util/read-capped.js';
 import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { RedfishError } from './errors.js';
+import { OriginPolicy } from './origin.js';
 
 export type Json = Record<string, unknown>;
 
@@ -31,6 +34,10 @@ export interface TransportOptions {
   retry?: Partial<RetryPolicy>;
   onRetry?: (info: { attempt: number; retries: number; delayMs: number; reason: string }) => void;
   signal?: AbortSignal;
+  /** The inventory node this BMC belongs to, for errors. */
+  node?: string;
+  /** Largest response body read (tsbm_max_redfish_body); a larger one is refused. */
+  maxBodyBytes?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
@@ -124,6 +131,7 @@ export class Transport {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly origins: OriginPolicy;
 
   constructor(
     readonly endpoint: RedfishEndpoint,
@@ -131,6 +139,7 @@ export class Transport {
   ) {
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.origins = new OriginPolicy(endpoint.baseUrl, endpoint.allowedOrigins ?? [], { bmc: endpoint.bmc, node: opts.node });
     if (!endpoint.baseUrl.startsWith('http:')) {
       let ca: string | undefined;
       if (typeof endpoint.verifyCa === 'string') {
@@ -165,9 +174,13 @@ export class Transport {
     return this.dispatcher;
   }
 
-  /** Full URL for a path (`/redfish/v1/...`) or an absolute URL the BMC handed out. */
+  /** Full URL for a path (`/redfish/v1/...`) or an absolute URL the BMC handed out, for messages. */
   url(path: string): string {
-    return /^https?:\/\//.test(path) ? path : `${this.endpoint.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+    try {
+      return this.origins.resolve(path, 'GET').href;
+    } catch {
+      return path;
+    }
   }
 
   /**
@@ -175,10 +188,17 @@ export class Transport {
    * POST that may have been delivered), on 503/429 and on 5xx but 501 for reads. Other statuses are returned.
    */
   request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retries?: number): Promise<RedfishResponse> {
+    // Checked before queueing: a URL at another origin gets nothing, not even a connection.
+    let target: URL;
+    try {
+      target = this.origins.resolve(path, method);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const run = () =>
       retry(
         async () => {
-          const res = await this.once(method, path, body, headers);
+          const res = await this.once(method, target, body, headers);
           // 501 Not Implemented is final (e.g. a `$expand` the BMC does not do after all).
           if (res.status === 503 || res.status === 429 || (method === 'GET' && res.status >= 500 && res.status !== 501)) throw new RetryableStatus(res);
           return res;
@@ -222,8 +242,7 @@ export class Transport {
     return new RedfishError(`failed: ${e.message}`, { ...base, hint: 'check that the BMC address is right and reachable from the controller' });
   }
 
-  private async once(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<RedfishResponse> {
-    const url = new URL(this.url(path));
+  private async once(method: string, url: URL, body: unknown, headers: Record<string, string>): Promise<RedfishResponse> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const agent = await this.agent();
     // Our own deadline: undici's header and body timeouts tick in half seconds. One run's
@@ -251,7 +270,13 @@ export class Transport {
         ...(payload ? { body: payload } : {}),
         signal: deadline.signal,
       });
-      const text = await res.body.text();
+      const cap = this.opts.maxBodyBytes ?? DEFAULT_LIMITS.redfishBodyBytes;
+      const declared = Number(res.headers['content-length']);
+      if (declared > cap) {
+        res.body.destroy();
+        throw new OverCapError(cap, declared);
+      }
+      const text = (await readCapped(res.body, cap)).toString('utf8');
       let parsed: Json | undefined;
       if (text.trim()) {
         try {
@@ -263,6 +288,16 @@ export class Transport {
       }
       return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: parsed };
     } catch (e) {
+      if (e instanceof OverCapError) {
+        // Final, not retried: the same BMC would send the same again.
+        throw new RedfishError(`refused: the response is larger than ${fmtLimit(e.cap)}; tsbm stopped reading it`, {
+          method,
+          url: url.href,
+          bmc: this.endpoint.bmc,
+          ...(this.opts.node ? { host: this.opts.node } : {}),
+          hint: 'a Redfish answer this big is a broken or hostile BMC; if it is genuine, raise tsbm_max_redfish_body',
+        });
+      }
       // Not known to be unsent (the deadline covers connecting too): an action is not repeated.
       if (timedOut) throw new ConnectionError(`no answer within ${this.timeoutMs} ms`, 'ETIMEDOUT', false);
       throw connectionError(e, this.timeoutMs, run?.aborted === true);

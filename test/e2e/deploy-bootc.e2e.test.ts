@@ -450,7 +450,8 @@ describe.skipIf(!ready)(
         if (n.name !== 'noagent' && n.name !== 'badsecret') expect(cmds, `${n.name} ran commands`).not.toBe('');
         for (const s of secrets) expect(cmds.includes(s), `${n.name} remote argv`).toBe(false);
       }
-      const left = sh(['sh', '-c', 'ls /run/tsbm 2>/dev/null | grep -i auth || true']).stdout.trim();
+      // Each node's secret directory is its own under /run/tsbm: look inside them all.
+      const left = sh(['sh', '-c', "find /run/tsbm -name '*auth*' 2>/dev/null || true"]).stdout.trim();
       expect(left).toBe('');
       // the run journal, wherever tsbm keeps it
       const journals = sh(['sh', '-c', 'ls -d .tsbm/runs 2>/dev/null || true']).stdout.trim();

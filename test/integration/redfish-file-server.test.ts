@@ -47,7 +47,7 @@ describe('file server', () => {
     expect(r.headers['accept-ranges']).toBe('bytes');
     expect(r.body.equals(content)).toBe(true);
     expect(await server.publish(iso)).toBe(url);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]{24}\/ramdisk\.iso$/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]{32}\/ramdisk\.iso$/);
   });
 
   it('answers byte ranges with 206 and Content-Range', async () => {

@@ -89,8 +89,10 @@ describe('simulated lab: deploy-bootc.yml', () => {
     }
     expect(html).toContain('Pull the image');
     for (const n of lab.nodes) {
+      // No file left in the secret directories (one per node, /run/tsbm/<name>, kept empty).
       const runDir = join(n.root, 'run/tsbm');
-      expect(existsSync(runDir) ? readdirSync(runDir) : []).toEqual([]);
+      const left = existsSync(runDir) ? readdirSync(runDir, { recursive: true, withFileTypes: true }).filter((d) => !d.isDirectory()) : [];
+      expect(left.map((d) => d.name)).toEqual([]);
     }
   }, 240_000);
 });

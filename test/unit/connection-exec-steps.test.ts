@@ -62,7 +62,7 @@ describe('stepsScript / splitStepsOutput', () => {
     expect(s.split('\n')[1]?.startsWith('cat;')).toBe(true);
   });
   it('a batch killed by a signal passes the signal to the unfinished step', () => {
-    const r = splitStepsOutput({ rc: 137, stdout: 'x\nM 0\npart', stderr: '\nM\nerr', signal: 'KILL' }, 'M', 3);
+    const r = splitStepsOutput({ rc: 137, stdout: 'x\nM 0 0\npart', stderr: '\nM 0\nerr', signal: 'KILL' }, 'M', 3);
     expect(r[0]).toEqual({ rc: 0, stdout: 'x', stderr: '' });
     expect(r[1]).toEqual({ rc: 137, stdout: 'part', stderr: 'err', signal: 'KILL' });
     expect(r[2]?.rc).toBe(255);

@@ -2,6 +2,7 @@
 // the node boots from virtual media, and an inventory that points tsbm at them.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { makeLabDir, writePrivateFile } from './private-dir.js';
 import { join, resolve } from 'node:path';
 import { generateSshKeyPair } from '../ssh/keys.js';
 import { stringify } from 'yaml';
@@ -79,6 +80,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   const faultSpec = parseFaultSpec(opts.faults);
   checkHostPrograms();
   const dir = resolve(opts.dir);
+  makeLabDir(dir);
   mkdirSync(join(dir, 'nodes'), { recursive: true });
   // What the nodes' shell tools see of the lab: the directory, or a plain-named link to it.
   const nodeDir = nodeDirFor(dir);
@@ -175,7 +177,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
       .join('\n') + '\n',
   );
   const inventory = join(dir, 'inventory.yml');
-  writeFileSync(
+  writePrivateFile(
     inventory,
     renderInventory({
       nodes,

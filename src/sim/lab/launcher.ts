@@ -1,7 +1,8 @@
 // The `sim up/down/status` side: start the lab process detached, wait until it is ready, find
 // it again later through lab.json, and stop it.
 import { fork } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
+import { makeLabDir } from './private-dir.js';
 import { join, resolve } from 'node:path';
 import { TsbmError } from '../../errors.js';
 import { sleep } from '../../util/wait.js';
@@ -39,7 +40,7 @@ export async function labUp(o: UpOptions): Promise<LabRecord> {
       hint: `stop it with \`tsbm sim down --dir ${o.dir}\` first`,
     });
   }
-  mkdirSync(dir, { recursive: true });
+  makeLabDir(dir);
   const log = openSync(join(dir, 'lab.log'), 'a');
   const args = ['sim', 'serve', '--dir', dir, '--nodes', String(o.nodes), ...o.mockups.flatMap((m) => ['--mockup', m])];
   if (o.faults) args.push('--faults', o.faults);

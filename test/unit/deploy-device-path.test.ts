@@ -1,0 +1,75 @@
+// bootc_install (and image_write) take only an absolute /dev/ path as the disk to wipe: in the
+// argument schema, like the other disk modules, and again at run time for a device that came
+// from a registered root_device result (the ramdisk's own lsblk, which the schema never sees).
+import { describe, expect, it } from 'vitest';
+import { devicePathProblem } from '../../src/deploy/device-path.js';
+import { validateArgs } from '../../src/executor/validate-args.js';
+import { bootcInstallModule } from '../../src/modules/bootc_install.js';
+import { imageWriteModule } from '../../src/modules/image_write.js';
+import type { ModuleContext, ModuleDef } from '../../src/modules/types.js';
+import type { Task } from '../../src/playbook/model.js';
+
+const task = { name: 'Install', argsPos: { file: 'p.yml', line: 3, col: 5 } } as unknown as Task;
+
+function ctxRecording(vars: Record<string, unknown>): { ctx: ModuleContext; ran: string[] } {
+  const ran: string[] = [];
+  const run = async (argv: readonly string[]) => {
+    ran.push(argv.join(' '));
+    return { rc: 0, stdout: argv[0] === 'getenforce' ? 'Disabled\n' : '[{"Size": 1}]', stderr: '' };
+  };
+  const ctx = {
+    host: 'node7',
+    task: 'Install',
+    vars,
+    check: false,
+    diff: false,
+    signal: new AbortController().signal,
+    services: { playbookDir: '/', tmpDir: '/tmp', get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
+    exec: run,
+    execSteps: async (steps: readonly (readonly string[])[]) => Promise.all(steps.map(run)),
+    execShell: async (c: string) => run([c]),
+    put: async () => undefined,
+    get: async () => Buffer.from(''),
+    local: run,
+    connect: async () => {
+      throw new Error('no');
+    },
+    secret: <T extends string>(v: T) => v,
+    log: () => undefined,
+    warn: () => undefined,
+    progress: () => undefined,
+  } as unknown as ModuleContext;
+  return { ctx, ran };
+}
+
+describe('disk device paths', () => {
+  it('the rule: absolute under /dev/, no option, no relative path, no .. or whitespace', () => {
+    for (const ok of ['/dev/sda', '/dev/nvme0n1', '/dev/disk/by-path/pci-0000:00:1f.2-ata-1', '/dev/mapper/vg-root'])
+      expect(devicePathProblem(ok)).toBeUndefined();
+    for (const bad of ['--help', '-x', 'sda', 'dev/sda', '/tmp/x', '/dev/../etc/passwd', '/dev/sda --wipe', '/dev/', ''])
+      expect(devicePathProblem(bad)).toBeDefined();
+  });
+
+  it('bootc_install refuses device: --help in its arguments, as the other disk modules do', () => {
+    expect(() => validateArgs(bootcInstallModule as unknown as ModuleDef, { device: '--help' }, task, 'node7')).toThrow(/device/);
+    expect(() => validateArgs(bootcInstallModule as unknown as ModuleDef, { device: '/dev/sda' }, task, 'node7')).not.toThrow();
+  });
+
+  it('bootc_install refuses a registered root device that is not a /dev/ path, before running anything', async () => {
+    const { ctx, ran } = ctxRecording({
+      instance_info: { image_source: 'oci://r:5000/i:1' },
+      root: { device: '--help', size_mib: 10000, reason: 'lsblk said so' },
+    });
+    await expect(bootcInstallModule.run(ctx, {})).rejects.toThrow(/node7: refusing to install: the device "--help" is not an absolute \/dev\/ path/);
+    expect(ran).toEqual([]);
+  });
+
+  it('image_write refuses the same, before touching anything', async () => {
+    const { ctx, ran } = ctxRecording({
+      instance_info: { image_source: 'http://img/x.raw', image_os_hash_algo: 'sha256', image_os_hash_value: 'a'.repeat(64) },
+      root: { device: '../sda', size_mib: 10000, reason: 'lsblk said so' },
+    });
+    await expect(imageWriteModule.run(ctx, {})).rejects.toThrow(/refusing to write: the device "..\/sda" is not an absolute \/dev\/ path/);
+    expect(ran).toEqual([]);
+  });
+});
