@@ -11,6 +11,7 @@ import { TsbmError } from '../errors.js';
 import type { CheckClient } from '../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
+import { qemuImgMissing } from '../images/raw-convert.js';
 import { coordinatesOf, ImageRefError, parseImageSource } from './image-ref.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-source.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
@@ -47,6 +48,8 @@ export interface PreflightPlan {
   insecureRegistries: string[];
   registryEndpoints: unknown;
   hash: { algo: unknown; value: unknown; format: unknown; allowMd5: boolean };
+  /** image: a non-raw image will be converted to raw on the controller (local download, force_raw_images). */
+  convertOnController?: boolean;
   skip: ReadonlySet<string>;
   /** Where relative local paths resolve (the playbook's directory). */
   baseDir: string;
@@ -232,6 +235,10 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
   } catch (e) {
     if (e instanceof ImagePlanError) return bad('image', e.message, e.hint);
     throw e;
+  }
+  if (plan.format !== 'raw' && plan.kind === 'http' && p.convertOnController) {
+    const missing = qemuImgMissing();
+    if (missing) return bad('image', missing, 'install qemu-utils on the controller, or set force_raw_images: false');
   }
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
   if (plan.kind === 'file') {

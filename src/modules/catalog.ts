@@ -573,7 +573,7 @@ export const MODULE_CATALOG = [
   {
     "name": "image_write",
     "summary": "Write a whole-disk image (raw or qcow2) to the root disk, verified by checksum",
-    "description": "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
+    "description": "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. With image_download_source: local and force_raw_images (the default), a qcow2 is verified against its checksum on the controller, converted to raw there once (qemu-img; images naming backing or data files are refused), its new SHA-256 recorded beside it, and streamed to every ramdisk like a raw image. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
     "runsOn": "target",
     "checkMode": true,
     "example": "- name: Write the image\n  image_write:\n    device: \"{{ root.device }}\"\n  register: written",
@@ -645,6 +645,10 @@ export const MODULE_CATALOG = [
         "cache_dir": {
           "description": "Controller image cache; default: image_cache_dir var, else .tsbm/images",
           "type": "string"
+        },
+        "force_raw": {
+          "description": "With download_source local: a non-raw image is converted to raw once, in the controller cache (qemu-img, package qemu-utils), and every ramdisk streams the raw image verified by its new SHA-256 (no image in ramdisk RAM). false: each ramdisk downloads the qcow2 to its RAM and converts it. Default: the force_raw_images var, else true",
+          "type": "boolean"
         },
         "cache_max_bytes": {
           "minimum": 0,

@@ -141,8 +141,11 @@ export const deployPreflightModule = defineModule({
         algo: firstSet(a.hash_algo, ctx.vars, 'instance_info.image_os_hash_algo'),
         value: firstSet(a.hash_value, ctx.vars, 'instance_info.image_os_hash_value'),
         format: firstSet(a.disk_format, ctx.vars, 'instance_info.image_disk_format'),
-        allowMd5: a.allow_md5 === true || truthy(ctx.vars.allow_md5),
+        allowMd5: a.allow_md5 === true || truthy(ctx.vars.allow_md5) || truthy(firstSet(undefined, ctx.vars, 'instance_info.image_allow_md5')),
       },
+      convertOnController:
+        firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') === 'local' &&
+        truthy(firstSet(undefined, ctx.vars, 'force_raw_images') ?? true),
       skip,
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
