@@ -1,5 +1,6 @@
-// A minimal ISO 9660 reader (Joliet names, else plain names) used by the simulated lab to read
-// a deployed node's config drive, as a booting instance would. Bounded: it reads at most a few
+// A minimal ISO 9660 reader (Joliet names, else plain names): the files of a config drive given
+// as an ISO (an anaconda deploy writes them into cloud-init's seed directory), and what the
+// simulated lab reads from a deployed disk or an OEMDRV volume. Bounded: it reads at most a few
 // directory levels and refuses absurd sizes.
 export interface IsoFile {
   path: string;

@@ -5,6 +5,86 @@ import type { ModuleInfo } from './types.js';
 
 export const MODULE_CATALOG = [
   {
+    "name": "anaconda_wait",
+    "summary": "Wait for a node's installer to call back end (progress, elapsed time); fail with its own lines on error",
+    "description": "Follows the node's callbacks on the run's HTTP server (registered by kickstart_media): start (%pre), end (%post) or error (%onerror, with the tail of the installer's logs). Progress shows the phase, the disk chosen and the elapsed time. error fails the node with the installer's lines; a time-out says what was heard (nothing, or start only) and any refused callbacks (wrong token, replayed). After end, waits for the BMC to report the node Off (the kickstart powers it off). Returns elapsed_s, started_after_s, disk.",
+    "runsOn": "controller",
+    "checkMode": true,
+    "example": "- name: Wait for the installer\n  anaconda_wait:\n    timeout: 3600",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "properties": {
+        "timeout": {
+          "exclusiveMinimum": 0,
+          "default": 3600,
+          "description": "Seconds the installer may take, from this task to its `end` callback",
+          "type": "number"
+        },
+        "poweroff_timeout": {
+          "minimum": 0,
+          "default": 600,
+          "description": "Seconds to wait, after `end`, for the node to power itself off (the kickstart says poweroff); 0 does not wait",
+          "type": "number"
+        },
+        "driver_info": {
+          "additionalProperties": true,
+          "description": "Overrides the host's `driver_info` (Ironic field names); merged over it",
+          "type": "object",
+          "properties": {
+            "redfish_address": {
+              "description": "BMC address, https://host[:port] (a bare host means https)",
+              "type": "string"
+            },
+            "redfish_username": {
+              "type": "string"
+            },
+            "redfish_password": {
+              "description": "Secret: never printed",
+              "type": "string"
+            },
+            "redfish_system_id": {
+              "description": "System Id or path when the BMC manages several",
+              "type": "string"
+            },
+            "redfish_verify_ca": {
+              "description": "true (system CAs, default), a CA bundle path, or false (no verification, warns)",
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "string"
+                }
+              ]
+            }
+          }
+        },
+        "request_retries": {
+          "minimum": 0,
+          "maximum": 20,
+          "description": "Retries per request on connection errors, 5xx on reads and busy answers (default 4)",
+          "type": "integer"
+        },
+        "request_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds one HTTP request may take (default 60)",
+          "type": "number"
+        },
+        "task_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds to follow a BMC task monitor after 202 Accepted (default 300)",
+          "type": "number"
+        },
+        "retry_max_delay": {
+          "exclusiveMinimum": 0,
+          "description": "Longest pause between retries in seconds (default 10)",
+          "type": "number"
+        }
+      }
+    }
+  },
+  {
     "name": "assert",
     "summary": "Fail unless the given conditions hold",
     "runsOn": "controller",
@@ -303,7 +383,7 @@ export const MODULE_CATALOG = [
       ],
       "properties": {
         "deploy": {
-          "description": "What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO)",
+          "description": "What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO), anaconda (installer_iso, a second virtual media slot or ks_url, image_source as the kickstart installs it, and the kickstart rendered from ks_template and checked)",
           "anyOf": [
             {
               "const": "bootc",
@@ -319,6 +399,10 @@ export const MODULE_CATALOG = [
             },
             {
               "const": "undeploy",
+              "type": "string"
+            },
+            {
+              "const": "anaconda",
               "type": "string"
             }
           ]
@@ -681,6 +765,109 @@ export const MODULE_CATALOG = [
           "default": "/proc/meminfo",
           "description": "Where the ramdisk reports MemAvailable",
           "type": "string"
+        }
+      }
+    }
+  },
+  {
+    "name": "kickstart_media",
+    "summary": "Render a node's kickstart and attach it as an OEMDRV volume in a second virtual media slot (or serve it at ks_url)",
+    "description": "Plans the install source from image_source (oci:// -> ostreecontainer, http(s) tarball or image -> liveimg --checksum with an image_os_hash_value, a URL ending in / -> url, file:// -> liveimg from tsbm's HTTP server), registers the node with the run's installer callback endpoint (a fresh token per node and run, redacted everywhere), renders ks_template (strict Handlebars; see playbooks/templates/ks.cfg.hbs for the values) and checks it (known commands, one source, poweroff, the three callbacks, no pull secret in clear). Then builds an ISO 9660 volume labelled OEMDRV with ks.cfg, serves it and inserts it in the BMC's second virtual media slot (another CD/DVD slot, else a USB stick slot), read back. A BMC with one slot is refused unless ks_url is given: then the kickstart is served at that path of tsbm's HTTP server until the installer starts. state: ejected ejects the second slot.",
+    "runsOn": "controller",
+    "checkMode": true,
+    "idempotent": true,
+    "example": "- name: Attach the kickstart\n  kickstart_media:\n    tls_verify: \"{{ image_tls_verify }}\"",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "properties": {
+        "state": {
+          "default": "inserted",
+          "anyOf": [
+            {
+              "const": "inserted",
+              "type": "string"
+            },
+            {
+              "const": "ejected",
+              "type": "string"
+            }
+          ]
+        },
+        "template": {
+          "description": "Kickstart template (Handlebars) on the controller. Default: instance_info.ks_template, then ks_template, then the shipped playbooks/templates/ks.cfg.hbs",
+          "type": "string"
+        },
+        "image": {
+          "description": "Default: instance_info.image_source (oci://..., http(s) tarball or image, tree URL ending in /, file://)",
+          "type": "string"
+        },
+        "pull_secret": {
+          "description": "Default: instance_info.image_pull_secret. Never in the kickstart: the installer fetches it once from the callback endpoint",
+          "type": "string"
+        },
+        "tls_verify": {
+          "default": true,
+          "description": "false marks an oci:// image's registry insecure in the installer",
+          "type": "boolean"
+        },
+        "ks_url": {
+          "description": "Where an installer whose boot configuration carries inst.ks= fetches its kickstart: a URL on tsbm's HTTP server (tsbm_http_address, with a fixed tsbm_http_port). Given, no OEMDRV volume is made; needed when the BMC has one virtual media slot. Default: instance_info.ks_url",
+          "type": "string"
+        },
+        "driver_info": {
+          "additionalProperties": true,
+          "description": "Overrides the host's `driver_info` (Ironic field names); merged over it",
+          "type": "object",
+          "properties": {
+            "redfish_address": {
+              "description": "BMC address, https://host[:port] (a bare host means https)",
+              "type": "string"
+            },
+            "redfish_username": {
+              "type": "string"
+            },
+            "redfish_password": {
+              "description": "Secret: never printed",
+              "type": "string"
+            },
+            "redfish_system_id": {
+              "description": "System Id or path when the BMC manages several",
+              "type": "string"
+            },
+            "redfish_verify_ca": {
+              "description": "true (system CAs, default), a CA bundle path, or false (no verification, warns)",
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "string"
+                }
+              ]
+            }
+          }
+        },
+        "request_retries": {
+          "minimum": 0,
+          "maximum": 20,
+          "description": "Retries per request on connection errors, 5xx on reads and busy answers (default 4)",
+          "type": "integer"
+        },
+        "request_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds one HTTP request may take (default 60)",
+          "type": "number"
+        },
+        "task_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds to follow a BMC task monitor after 202 Accepted (default 300)",
+          "type": "number"
+        },
+        "retry_max_delay": {
+          "exclusiveMinimum": 0,
+          "description": "Longest pause between retries in seconds (default 10)",
+          "type": "number"
         }
       }
     }
