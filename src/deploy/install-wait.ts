@@ -47,7 +47,11 @@ export function waitForInstall(reg: Registration, o: WaitInstallOptions): Promis
         finish(() => resolve({ kind: 'failed', elapsedMs, startedMs, body }));
       }
     };
-    const off = reg.onChange(check);
+    // Progress on every callback (a phase change) as well as on the tick.
+    const off = reg.onChange(() => {
+      o.onTick?.(Date.now() - since, reg);
+      check();
+    });
     const tick = setInterval(() => o.onTick?.(Date.now() - since, reg), o.tickMs ?? 1000);
     const limit = setTimeout(
       () => finish(() => resolve({ kind: 'timeout', elapsedMs: Date.now() - since, startedMs: startedAt(reg, since) })),
@@ -55,6 +59,7 @@ export function waitForInstall(reg: Registration, o: WaitInstallOptions): Promis
     );
     const onAbort = () => finish(() => reject(o.signal.reason ?? new Error('aborted')));
     o.signal.addEventListener('abort', onAbort, { once: true });
+    o.onTick?.(Date.now() - since, reg);
     check();
   });
 }

@@ -57,7 +57,7 @@ export function checkKickstart(text: string, expect: CheckExpect): CheckResult {
   if (sources.length > 1) problems.push(`${sources.length} install sources (${sources.map((s) => `${s.name} line ${s.line}`).join(', ')}): give exactly one`);
   const reboot = ks.commands.find((c) => c.name === 'reboot');
   if (reboot) problems.push(`line ${reboot.line}: reboot would boot the installer again while its media are inserted; use poweroff (tsbm ejects the media and boots the disk after the install)`);
-  if (!ks.commands.some((c) => ['poweroff', 'halt', 'shutdown'].includes(c.name))) problems.push('no poweroff: the kickstart must power the node off when done (tsbm then ejects the media and boots the disk)');
+  if (!reboot && !ks.commands.some((c) => ['poweroff', 'halt', 'shutdown'].includes(c.name))) problems.push('no poweroff: the kickstart must power the node off when done (tsbm then ejects the media and boots the disk)');
   for (const [kind, status, label] of CALLBACKS) {
     const calls = ks.sections.some(
       (s) => s.kind === kind && s.body.includes(expect.token) && s.body.includes(expect.callbackUrl) && new RegExp(`\\b${status}\\b`).test(s.body),

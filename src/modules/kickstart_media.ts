@@ -160,7 +160,7 @@ export const kickstartMediaModule = defineModule({
       return { changed: true, msg: `kickstart (${plan.source.kind} ${plan.source.shown}) served at ${ksUrl} until the installer starts`, kickstart_url: ksUrl, ...facts };
     }
     const media = slot!;
-    if (ctx.check) return { changed: true, msg: `would insert a ${OEMDRV_LABEL} volume with the kickstart (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, ...facts };
+    if (ctx.check) return { changed: true, msg: `would insert the kickstart as an ${OEMDRV_LABEL} volume (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, ...facts };
 
     // The volume holds the node's token: a private file of this run, gone when the run ends.
     const dir = join(ctx.services.tmpDir, 'kickstart');
@@ -176,6 +176,6 @@ export const kickstartMediaModule = defineModule({
       reg!.close();
       throw hostError(ctx, `BMC ${client.endpoint.bmc} accepted the kickstart volume but ${media.path} reads back Image ${JSON.stringify(after.body.Image)}, Inserted ${JSON.stringify(after.body.Inserted)}`, 'check that the BMC can reach tsbm_http_address');
     }
-    return { changed: true, msg: `inserted a ${OEMDRV_LABEL} volume with the kickstart (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, oemdrv_url: url, ...facts };
+    return { changed: true, msg: `inserted the kickstart as an ${OEMDRV_LABEL} volume (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, oemdrv_url: url, ...facts };
   },
 });

@@ -169,9 +169,10 @@ describe('checks of a replaced template', () => {
   });
 
   it('says what is missing: callbacks, the source, poweroff; refuses reboot, two sources and unknown commands', async () => {
-    const noCallbacks = await render(vars, { template: 'text\n{{ ks.source.line }}\nreboot\n%pre\necho hi\n%end\n' });
-    expect(noCallbacks.problems.join('\n')).toMatch(/reboot would boot the installer again/);
+    const noCallbacks = await render(vars, { template: 'text\n{{ ks.source.line }}\n%pre\necho hi\n%end\n' });
     expect(noCallbacks.problems.join('\n')).toMatch(/no poweroff/);
+    const reboot = await render(vars, { template: good('{{ ks.source.line }}').replace('poweroff', 'reboot') });
+    expect(reboot.problems).toEqual([expect.stringMatching(/^line 3: reboot would boot the installer again while its media are inserted; use poweroff/)]);
     for (const s of ['%pre does not call back "start"', '%post does not call back "end"', '%onerror does not call back "error"']) expect(noCallbacks.problems.join('\n')).toContain(s);
     expect((await render(vars, { template: good('') })).problems).toEqual([expect.stringMatching(/^no install source/)]);
     expect((await render(vars, { template: good('{{ ks.source.line }}\nliveimg --url=http://x/y.tar') })).problems).toEqual([expect.stringMatching(/^2 install sources/)]);
