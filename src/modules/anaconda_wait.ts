@@ -38,7 +38,13 @@ export const anacondaWaitModule = defineModule({
     if (ctx.check) return { changed: false, msg: 'would wait for the installer to call back end' };
     const { callbacks } = await installCallbacks(ctx);
     const reg = callbacks.find(ctx.host);
-    if (!reg) throw hostError(ctx, 'no kickstart was attached to this node in this run', 'run kickstart_media before anaconda_wait (deploy-anaconda.yml does)');
+    if (!reg) {
+      throw hostError(
+        ctx,
+        'no kickstart was attached to this node in this run',
+        'run kickstart_media before anaconda_wait (deploy-anaconda.yml does); a --resume cannot pick up an install a killed run started (its token died with it): run the playbook again for this node',
+      );
+    }
     const timeoutS = a.timeout ?? 3600;
     const outcome = await waitForInstall(reg, {
       timeoutMs: timeoutS * 1000,
