@@ -13,7 +13,7 @@ import { BmcGroup, systemsOf } from './bmc-group.js';
 import { SimNode } from './node.js';
 import { SIM_INSTALLER_ISO_PATH, SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
-import { DEFAULT_MOCKUPS, INSTALLER_TOOLS_DIR, ramdiskToolDirs, resolveMockup } from './package-paths.js';
+import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
 import { nodeDirFor } from './shell-safe-dir.js';
 
 export interface LabOptions {
@@ -136,7 +136,6 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         cacheDir,
         ...(spawner ? { spawner } : {}),
         ramdiskIsoUrl: `${registry.url}${SIM_ISO_PATH}`,
-        installerToolDirs: [INSTALLER_TOOLS_DIR],
         images: SIM_IMAGES,
       }),
     );

@@ -54,8 +54,6 @@ export interface SimNodeConfig {
   spawner?: SpawnerPool;
   /** The lab's own ramdisk ISO: booting it needs no look at the media. */
   ramdiskIsoUrl?: string;
-  /** Tools first on the simulated installer's PATH (its curl), before toolDirs. */
-  installerToolDirs?: string[];
   /** The lab registry's catalogue, which the simulated installer's ostreecontainer pulls from. */
   images?: readonly SimImage[];
 }
@@ -242,12 +240,12 @@ export class SimNode {
         installerRoot: this.root,
         sysimage: this.sysimage,
         diskFile: this.diskFile,
-        toolDirs: [...(c.installerToolDirs ?? []), ...c.toolDirs],
+        // The ramdisk's tools: lsblk for %pre, curl's stand-in where the machine has no curl.
+        toolDirs: c.toolDirs,
         env: {
           ...baseEnv(),
           TSBM_SIM_ROOT: this.root,
           TSBM_SIM_ENV: join(this.root, 'sim/node.env'),
-          ...(process.env.TSBM_SIM_STANDINS ? { TSBM_SIM_STANDINS: process.env.TSBM_SIM_STANDINS } : {}),
         },
         ...(c.spawner ? { spawner: c.spawner } : {}),
         registryHost: c.registryHost,

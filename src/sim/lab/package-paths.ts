@@ -15,8 +15,6 @@ export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bi
  */
 export const STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'standin');
 export const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx', 'curl'] as const;
-/** First on the simulated installer's PATH: its curl (the machine's, else a stand-in). */
-export const INSTALLER_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'installer', 'bin');
 
 let missingTools: string[] | undefined;
 
