@@ -168,7 +168,8 @@ export const kickstartMediaModule = defineModule({
     const file = join(dir, `${ctx.host.replace(/[^A-Za-z0-9._-]/g, '_')}-${reg!.id}.iso`);
     writeFileSync(file, buildOemdrvIso(built.text), { mode: 0o600 });
     chmodSync(file, 0o600);
-    const url = await server.publish(file);
+    // The volume's URL reads the node's token: it stays out of output and journals.
+    const url = ctx.secret(await server.publish(file));
     if (mediaInserted(media) || mediaImage(media) !== undefined) await ejectMedia(client, media);
     await insertMedia(client, media, url);
     const after = await client.get(media.path);
@@ -176,6 +177,6 @@ export const kickstartMediaModule = defineModule({
       reg!.close();
       throw hostError(ctx, `BMC ${client.endpoint.bmc} accepted the kickstart volume but ${media.path} reads back Image ${JSON.stringify(after.body.Image)}, Inserted ${JSON.stringify(after.body.Inserted)}`, 'check that the BMC can reach tsbm_http_address');
     }
-    return { changed: true, msg: `inserted the kickstart as an ${OEMDRV_LABEL} volume (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, oemdrv_url: url, ...facts };
+    return { changed: true, msg: `inserted the kickstart as an ${OEMDRV_LABEL} volume (${plan.source.kind} ${plan.source.shown}) in ${media.path}`, media_slot: media.path, ...facts };
   },
 });
