@@ -147,6 +147,8 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
         end: 'poweroff',
       });
       expect(String(rec.from)).toMatch(/^OEMDRV volume http:\/\/127\.0\.0\.1:\d+\/files\//);
+      // Whoever has the volume's URL can read the token: it is not printed either.
+      expect(text).not.toContain(String(rec.from).slice('OEMDRV volume '.length));
       expect((await readDiskLayout(n.diskFile)).partitions.map((p) => p.name)).toEqual(['EFI System Partition', 'boot', 'root']);
       // Booted from disk: both media ejected, persistent override, the instance answering SSH.
       expect(n.phase).toBe('instance');
