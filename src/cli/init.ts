@@ -8,8 +8,8 @@ Examples:
   tsbm init ~/deploys && cd ~/deploys
   tsbm run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml     then: a simulated deploy
 
-Copies playbooks/ (deploy-bootc.yml, deploy-image.yml, deploy-ramdisk.yml, undeploy.yml and
-their roles) and inventory-examples/ (sim.yml, lab.yml). Existing files are kept unless
+Copies playbooks/ (deploy-bootc.yml, deploy-image.yml, deploy-ramdisk.yml, deploy-anaconda.yml,
+undeploy.yml, their roles and templates/ks.cfg.hbs) and inventory-examples/ (sim.yml, lab.yml). Existing files are kept unless
 --force; nothing is copied when one would be replaced.`;
 
 export function register(program: Command): void {

@@ -89,7 +89,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
 
   sim
     .command('status')
-    .description('list nodes with power state, boot override, inserted media and disk layout')
+    .description('list nodes with power state, boot override, inserted media, disk layout and what a simulated installer did')
     .option('--dir <dir>', 'lab directory', DEFAULT_DIR)
     .option('--json', 'print JSON')
     .action(async (o: { dir: string; json?: boolean }) => {
@@ -99,8 +99,9 @@ An inventory can also start a lab for the length of one run: see inventory-examp
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      // Nodes behind a BMC that manages several Systems: which System each one is.
-      const cols = ['name', ...(rows.some((r) => r.system) ? ['system'] : []), 'power', 'phase', 'bootOverride', 'media', 'disk'];
+      // Nodes behind a BMC that manages several Systems: which System each one is; what a
+      // simulated installer did (deploy-anaconda.yml), when one ran on any node.
+      const cols = ['name', ...(rows.some((r) => r.system) ? ['system'] : []), 'power', 'phase', 'bootOverride', 'media', 'disk', ...(rows.some((r) => r.installer) ? ['installer'] : [])];
       const table = [cols.map((c) => c.toUpperCase()), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')))];
       const w = cols.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
       process.stdout.write(`${table.map((r) => r.map((x, i) => x.padEnd(w[i]!)).join('  ').trimEnd()).join('\n')}\n`);

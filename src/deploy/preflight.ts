@@ -11,13 +11,15 @@ import { TsbmError } from '../errors.js';
 import type { CheckClient } from '../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
+import { qemuImgMissing } from '../images/raw-convert.js';
 import { coordinatesOf, ImageRefError, parseImageSource } from './image-ref.js';
+import { KsSourceError, planKickstartSource } from './kickstart-source.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-source.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from './registry-endpoints.js';
 
 /** What the playbook deploys, which decides what the image_source must be. */
-export const PREFLIGHT_KINDS = ['bootc', 'image', 'ramdisk', 'undeploy'] as const;
+export const PREFLIGHT_KINDS = ['bootc', 'image', 'ramdisk', 'undeploy', 'anaconda'] as const;
 export type PreflightKind = (typeof PREFLIGHT_KINDS)[number];
 
 /** Checks an operator may skip (the scheme and checksum checks are pure and always run). */
@@ -47,6 +49,8 @@ export interface PreflightPlan {
   insecureRegistries: string[];
   registryEndpoints: unknown;
   hash: { algo: unknown; value: unknown; format: unknown; allowMd5: boolean };
+  /** image: a non-raw image will be converted to raw on the controller (local download, force_raw_images). */
+  convertOnController?: boolean;
   skip: ReadonlySet<string>;
   /** Where relative local paths resolve (the playbook's directory). */
   baseDir: string;
@@ -56,6 +60,8 @@ export interface PreflightPlan {
 export interface PreflightServices {
   /** Logs in to the node's BMC and finds its System and virtual CD; throws what went wrong. */
   bmc(): Promise<string>;
+  /** anaconda: renders and checks the node's kickstart; a phrase when it is usable, else its problems. */
+  kickstart?(): Promise<string | Problem[]>;
   http: CheckClient;
   /** Runs `check` once per key for the whole run (a fleet shares one image and one ISO). */
   once<T>(key: string, check: () => Promise<T>): Promise<T>;
@@ -130,7 +136,9 @@ async function checkIso(p: PreflightPlan, s: PreflightServices): Promise<Outcome
     const fix =
       p.kind === 'ramdisk'
         ? 'set instance_iso or instance_info.boot_iso to the ISO to boot (an http(s) URL or a local path)'
-        : 'set ramdisk_iso to the ramdisk ISO (an http(s) URL the BMCs reach, or a local path tsbm serves)';
+        : p.kind === 'anaconda'
+          ? 'set installer_iso or instance_info.installer_iso to the installer ISO (a boot.iso or DVD of the distribution: an http(s) URL the BMCs reach, or a local path tsbm serves)'
+          : 'set ramdisk_iso to the ramdisk ISO (an http(s) URL the BMCs reach, or a local path tsbm serves)';
     return bad('iso', `no ${p.isoName} for this node`, fix);
   }
   if (!/^https?:\/\//i.test(iso)) return checkLocalFile('iso', p.isoName, iso, p.baseDir);
@@ -233,6 +241,10 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
     if (e instanceof ImagePlanError) return bad('image', e.message, e.hint);
     throw e;
   }
+  if (plan.format !== 'raw' && plan.kind === 'http' && p.convertOnController) {
+    const missing = qemuImgMissing();
+    if (missing) return bad('image', missing, 'install qemu-utils on the controller, or set force_raw_images: false');
+  }
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
   if (plan.kind === 'file') {
     const f = await checkLocalFile('image_url', 'image', plan.location, p.baseDir);
@@ -245,10 +257,48 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
   return ok(`image ${displayUrl(url)} answers${r.size ? ` (${r.size} bytes)` : ''}, ${plan.algo} checksum given`);
 }
 
+/** anaconda: the image_source form, then what the installer will fetch (registry, URL, file). */
+async function checkAnacondaImage(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
+  let src: ReturnType<typeof planKickstartSource>;
+  try {
+    src = planKickstartSource({ source: p.image, hashAlgo: p.hash.algo, hashValue: p.hash.value });
+  } catch (e) {
+    if (e instanceof KsSourceError) return bad('image', e.message, e.hint);
+    throw e;
+  }
+  if (src.kind === 'ostreecontainer') return checkBootcImage(p, s);
+  if (src.file) {
+    if (p.skip.has('image_url')) return ok(`liveimg ${src.shown} (file not checked)`);
+    const f = await checkLocalFile('image_url', 'image', src.file, p.baseDir);
+    return f.passed ? ok(`liveimg ${f.passed}`) : f;
+  }
+  const label = src.kind === 'url' ? 'install tree' : 'image';
+  if (p.skip.has('image_url')) return ok(`${src.kind} ${src.shown} (URL not checked)`);
+  for (const v of urlSecrets(src.location)) s.secret(v);
+  // A tree is known by its .treeinfo, which every Anaconda install tree has at its top.
+  const url = src.kind === 'url' ? `${src.location}.treeinfo` : src.location;
+  const r = await s.once(`image:${p.tlsVerify}:${url}`, () => probeUrl(s.http, url, { tlsVerify: p.tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));
+  if (!r.ok) return probeProblem('image_url', label, url, r, 'image_url');
+  return ok(`${src.kind} ${src.shown} answers${src.sha256 ? ', sha256 given' : ''}`);
+}
+
+async function checkKickstartOf(s: PreflightServices): Promise<Outcome> {
+  if (!s.kickstart) return skipped;
+  const r = await s.kickstart();
+  return typeof r === 'string' ? ok(r) : { problems: r };
+}
+
 export async function runPreflight(p: PreflightPlan, s: PreflightServices): Promise<PreflightReport> {
   const image =
-    p.kind === 'bootc' ? checkBootcImage(p, s) : p.kind === 'image' ? checkDiskImage(p, s) : Promise.resolve(skipped);
-  const outcomes = await Promise.all([p.skip.has('bmc') ? Promise.resolve(skipped) : checkBmc(s), image, checkIso(p, s)]);
+    p.kind === 'bootc'
+      ? checkBootcImage(p, s)
+      : p.kind === 'image'
+        ? checkDiskImage(p, s)
+        : p.kind === 'anaconda'
+          ? checkAnacondaImage(p, s)
+          : Promise.resolve(skipped);
+  const kickstart = p.kind === 'anaconda' ? checkKickstartOf(s) : Promise.resolve(skipped);
+  const outcomes = await Promise.all([p.skip.has('bmc') ? Promise.resolve(skipped) : checkBmc(s), image, checkIso(p, s), kickstart]);
   return {
     problems: outcomes.flatMap((o) => o.problems),
     passed: outcomes.flatMap((o) => (o.passed ? [o.passed] : [])),

@@ -27,8 +27,15 @@ export interface FileServer {
   publish(file: string): Promise<string>;
   /** Number of requests served, for tests and progress. */
   readonly requests: number;
+  /**
+   * Hands requests whose path starts with `prefix` (e.g. `/install/`) to `handler` instead of
+   * the file table: endpoints other parts of tsbm serve on the same address (installer callbacks).
+   */
+  route(prefix: string, handler: RouteHandler): void;
   close(): Promise<void>;
 }
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
 export interface ByteRange {
   start: number;
@@ -62,11 +69,14 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
   const files = new Map<string, PinnedFile>(); // url path -> the file as published
   const byFile = new Map<string, string>(); // path as given -> url path
   const sockets = new Set<Socket>();
+  const routes: [string, RouteHandler][] = [];
   let requests = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     requests++;
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const route = routes.find(([prefix]) => path.startsWith(prefix));
+    if (route) return route[1](req, res, path);
     const file = files.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
@@ -135,6 +145,9 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
     url,
     get requests() {
       return requests;
+    },
+    route(prefix: string, handler: RouteHandler): void {
+      routes.push([prefix, handler]);
     },
     async publish(file: string): Promise<string> {
       const abs = resolve(file);

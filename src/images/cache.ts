@@ -42,6 +42,11 @@ const inflight = new Map<string, Promise<CachedImage>>();
 /** Files requested in this process: never evicted while the run may still serve them. */
 const pinned = new Set<string>();
 
+/** Keeps a file of the cache (a converted raw image) from eviction for this process's life. */
+export function pinCacheFile(file: string): void {
+  pinned.add(file);
+}
+
 export function cacheFile(dir: string, algo: string, hash: string): string {
   return join(resolve(dir), `${algo}-${hash.toLowerCase()}.img`);
 }

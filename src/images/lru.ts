@@ -39,6 +39,10 @@ export async function listEntries(dir: string): Promise<CacheEntry[]> {
 
 export async function evict(dir: string, maxBytes: number, keep: ReadonlySet<string>): Promise<string[]> {
   const victims = chooseEvictions(await listEntries(dir), maxBytes, keep);
-  for (const v of victims) await unlink(v.file).catch(() => undefined);
+  for (const v of victims) {
+    await unlink(v.file).catch(() => undefined);
+    // A converted raw image's recorded checksum goes with it.
+    await unlink(`${v.file}.sha256`).catch(() => undefined);
+  }
   return victims.map((v) => v.file);
 }

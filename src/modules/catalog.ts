@@ -5,6 +5,86 @@ import type { ModuleInfo } from './types.js';
 
 export const MODULE_CATALOG = [
   {
+    "name": "anaconda_wait",
+    "summary": "Wait for a node's installer to call back end (progress, elapsed time); fail with its own lines on error",
+    "description": "Follows the node's callbacks on the run's HTTP server (registered by kickstart_media): start (%pre), end (%post) or error (%onerror, with the tail of the installer's logs). Progress shows the phase, the disk chosen and the elapsed time. error fails the node with the installer's lines; a time-out says what was heard (nothing, or start only) and any refused callbacks (wrong token, replayed). After end, waits for the BMC to report the node Off (the kickstart powers it off). Returns elapsed_s, started_after_s, disk.",
+    "runsOn": "controller",
+    "checkMode": true,
+    "example": "- name: Wait for the installer\n  anaconda_wait:\n    timeout: 3600",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "properties": {
+        "timeout": {
+          "exclusiveMinimum": 0,
+          "default": 3600,
+          "description": "Seconds the installer may take, from this task to its `end` callback",
+          "type": "number"
+        },
+        "poweroff_timeout": {
+          "minimum": 0,
+          "default": 600,
+          "description": "Seconds to wait, after `end`, for the node to power itself off (the kickstart says poweroff); 0 does not wait",
+          "type": "number"
+        },
+        "driver_info": {
+          "additionalProperties": true,
+          "description": "Overrides the host's `driver_info` (Ironic field names); merged over it",
+          "type": "object",
+          "properties": {
+            "redfish_address": {
+              "description": "BMC address, https://host[:port] (a bare host means https)",
+              "type": "string"
+            },
+            "redfish_username": {
+              "type": "string"
+            },
+            "redfish_password": {
+              "description": "Secret: never printed",
+              "type": "string"
+            },
+            "redfish_system_id": {
+              "description": "System Id or path when the BMC manages several",
+              "type": "string"
+            },
+            "redfish_verify_ca": {
+              "description": "true (system CAs, default), a CA bundle path, or false (no verification, warns)",
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "string"
+                }
+              ]
+            }
+          }
+        },
+        "request_retries": {
+          "minimum": 0,
+          "maximum": 20,
+          "description": "Retries per request on connection errors, 5xx on reads and busy answers (default 4)",
+          "type": "integer"
+        },
+        "request_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds one HTTP request may take (default 60)",
+          "type": "number"
+        },
+        "task_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds to follow a BMC task monitor after 202 Accepted (default 300)",
+          "type": "number"
+        },
+        "retry_max_delay": {
+          "exclusiveMinimum": 0,
+          "description": "Longest pause between retries in seconds (default 10)",
+          "type": "number"
+        }
+      }
+    }
+  },
+  {
     "name": "assert",
     "summary": "Fail unless the given conditions hold",
     "runsOn": "controller",
@@ -304,7 +384,7 @@ export const MODULE_CATALOG = [
       ],
       "properties": {
         "deploy": {
-          "description": "What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO)",
+          "description": "What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO), anaconda (installer_iso, a second virtual media slot or ks_url, image_source as the kickstart installs it, and the kickstart rendered from ks_template and checked)",
           "anyOf": [
             {
               "const": "bootc",
@@ -320,6 +400,10 @@ export const MODULE_CATALOG = [
             },
             {
               "const": "undeploy",
+              "type": "string"
+            },
+            {
+              "const": "anaconda",
               "type": "string"
             }
           ]
@@ -574,7 +658,7 @@ export const MODULE_CATALOG = [
   {
     "name": "image_write",
     "summary": "Write a whole-disk image (raw or qcow2) to the root disk, verified by checksum",
-    "description": "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
+    "description": "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. With image_download_source: local and force_raw_images (the default), a qcow2 is verified against its checksum on the controller, converted to raw there once (qemu-img; images naming backing or data files are refused), its new SHA-256 recorded beside it, and streamed to every ramdisk like a raw image. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
     "runsOn": "target",
     "checkMode": true,
     "example": "- name: Write the image\n  image_write:\n    device: \"{{ root.device }}\"\n  register: written",
@@ -647,6 +731,10 @@ export const MODULE_CATALOG = [
           "description": "Controller image cache; default: image_cache_dir var, else .tsbm/images",
           "type": "string"
         },
+        "force_raw": {
+          "description": "With download_source local: a non-raw image is converted to raw once, in the controller cache (qemu-img, package qemu-utils), and every ramdisk streams the raw image verified by its new SHA-256 (no image in ramdisk RAM). false: each ramdisk downloads the qcow2 to its RAM and converts it. Default: the force_raw_images var, else true",
+          "type": "boolean"
+        },
         "cache_max_bytes": {
           "minimum": 0,
           "description": "Evict least recently used cached images beyond this size; default: image_cache_max_bytes var, else no bound",
@@ -678,6 +766,109 @@ export const MODULE_CATALOG = [
           "default": "/proc/meminfo",
           "description": "Where the ramdisk reports MemAvailable",
           "type": "string"
+        }
+      }
+    }
+  },
+  {
+    "name": "kickstart_media",
+    "summary": "Render a node's kickstart and attach it as an OEMDRV volume in a second virtual media slot (or serve it at ks_url)",
+    "description": "Plans the install source from image_source (oci:// -> ostreecontainer, http(s) tarball or image -> liveimg --checksum with an image_os_hash_value, a URL ending in / -> url, file:// -> liveimg from tsbm's HTTP server), registers the node with the run's installer callback endpoint (a fresh token per node and run, redacted everywhere), renders ks_template (strict Handlebars; see playbooks/templates/ks.cfg.hbs for the values) and checks it (known commands, one source, poweroff, the three callbacks, no pull secret in clear). Then builds an ISO 9660 volume labelled OEMDRV with ks.cfg, serves it and inserts it in the BMC's second virtual media slot (another CD/DVD slot, else a USB stick slot), read back. A BMC with one slot is refused unless ks_url is given: then the kickstart is served at that path of tsbm's HTTP server until the installer starts. state: ejected ejects the second slot.",
+    "runsOn": "controller",
+    "checkMode": true,
+    "idempotent": true,
+    "example": "- name: Attach the kickstart\n  kickstart_media:\n    tls_verify: \"{{ image_tls_verify }}\"",
+    "args": {
+      "additionalProperties": false,
+      "type": "object",
+      "properties": {
+        "state": {
+          "default": "inserted",
+          "anyOf": [
+            {
+              "const": "inserted",
+              "type": "string"
+            },
+            {
+              "const": "ejected",
+              "type": "string"
+            }
+          ]
+        },
+        "template": {
+          "description": "Kickstart template (Handlebars) on the controller. Default: instance_info.ks_template, then ks_template, then the shipped playbooks/templates/ks.cfg.hbs",
+          "type": "string"
+        },
+        "image": {
+          "description": "Default: instance_info.image_source (oci://..., http(s) tarball or image, tree URL ending in /, file://)",
+          "type": "string"
+        },
+        "pull_secret": {
+          "description": "Default: instance_info.image_pull_secret. Never in the kickstart: the installer fetches it once from the callback endpoint",
+          "type": "string"
+        },
+        "tls_verify": {
+          "default": true,
+          "description": "false marks an oci:// image's registry insecure in the installer",
+          "type": "boolean"
+        },
+        "ks_url": {
+          "description": "Where an installer whose boot configuration carries inst.ks= fetches its kickstart: a URL on tsbm's HTTP server (tsbm_http_address, with a fixed tsbm_http_port). Given, no OEMDRV volume is made; needed when the BMC has one virtual media slot. Default: instance_info.ks_url",
+          "type": "string"
+        },
+        "driver_info": {
+          "additionalProperties": true,
+          "description": "Overrides the host's `driver_info` (Ironic field names); merged over it",
+          "type": "object",
+          "properties": {
+            "redfish_address": {
+              "description": "BMC address, https://host[:port] (a bare host means https)",
+              "type": "string"
+            },
+            "redfish_username": {
+              "type": "string"
+            },
+            "redfish_password": {
+              "description": "Secret: never printed",
+              "type": "string"
+            },
+            "redfish_system_id": {
+              "description": "System Id or path when the BMC manages several",
+              "type": "string"
+            },
+            "redfish_verify_ca": {
+              "description": "true (system CAs, default), a CA bundle path, or false (no verification, warns)",
+              "anyOf": [
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "string"
+                }
+              ]
+            }
+          }
+        },
+        "request_retries": {
+          "minimum": 0,
+          "maximum": 20,
+          "description": "Retries per request on connection errors, 5xx on reads and busy answers (default 4)",
+          "type": "integer"
+        },
+        "request_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds one HTTP request may take (default 60)",
+          "type": "number"
+        },
+        "task_timeout": {
+          "exclusiveMinimum": 0,
+          "description": "Seconds to follow a BMC task monitor after 202 Accepted (default 300)",
+          "type": "number"
+        },
+        "retry_max_delay": {
+          "exclusiveMinimum": 0,
+          "description": "Longest pause between retries in seconds (default 10)",
+          "type": "number"
         }
       }
     }

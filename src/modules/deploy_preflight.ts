@@ -14,6 +14,7 @@ import {
   SKIPPABLE_CHECKS,
 } from '../deploy/preflight.js';
 import { checkBmcReady } from '../deploy/preflight-bmc.js';
+import { checkKickstartTemplate } from './lib/anaconda-preflight.js';
 import { clientFromArgs } from '../redfish/module-args.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -23,7 +24,7 @@ const args = Type.Object(
       PREFLIGHT_KINDS.map((k) => Type.Literal(k)),
       {
         description:
-          'What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO)',
+          'What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO), anaconda (installer_iso, a second virtual media slot or ks_url, image_source as the kickstart installs it, and the kickstart rendered from ks_template and checked)',
       },
     ),
     image: Type.Optional(Type.String({ description: 'Default: instance_info.image_source' })),
@@ -100,7 +101,11 @@ function onceCache(ctx: ModuleContext): Map<string, Promise<unknown>> {
 }
 
 function isoOf(kind: PreflightKind, a: { iso?: string | undefined }, ctx: ModuleContext): { iso: unknown; name: string } {
-  if (a.iso !== undefined && a.iso !== '') return { iso: a.iso, name: kind === 'ramdisk' ? 'instance_iso' : 'ramdisk_iso' };
+  if (a.iso !== undefined && a.iso !== '') return { iso: a.iso, name: kind === 'ramdisk' ? 'instance_iso' : kind === 'anaconda' ? 'installer_iso' : 'ramdisk_iso' };
+  if (kind === 'anaconda') {
+    const inst = firstSet(undefined, ctx.vars, 'installer_iso');
+    return inst !== undefined ? { iso: inst, name: 'installer_iso' } : { iso: firstSet(undefined, ctx.vars, 'instance_info.installer_iso'), name: 'instance_info.installer_iso' };
+  }
   if (kind === 'ramdisk') {
     const inst = firstSet(undefined, ctx.vars, 'instance_iso');
     return inst !== undefined ? { iso: inst, name: 'instance_iso' } : { iso: firstSet(undefined, ctx.vars, 'instance_info.boot_iso'), name: 'instance_info.boot_iso' };
@@ -141,15 +146,21 @@ export const deployPreflightModule = defineModule({
         algo: firstSet(a.hash_algo, ctx.vars, 'instance_info.image_os_hash_algo'),
         value: firstSet(a.hash_value, ctx.vars, 'instance_info.image_os_hash_value'),
         format: firstSet(a.disk_format, ctx.vars, 'instance_info.image_disk_format'),
-        allowMd5: a.allow_md5 === true || truthy(ctx.vars.allow_md5),
+        allowMd5: a.allow_md5 === true || truthy(ctx.vars.allow_md5) || truthy(firstSet(undefined, ctx.vars, 'instance_info.image_allow_md5')),
       },
+      convertOnController:
+        firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') === 'local' &&
+        truthy(firstSet(undefined, ctx.vars, 'force_raw_images') ?? true),
       skip,
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
     };
     const cache = onceCache(ctx);
+    const anaconda = kind === 'anaconda';
+    const ksUrl = anaconda ? firstSet(undefined, ctx.vars, 'instance_info.ks_url') : undefined;
     const report = await runPreflight(plan, {
-      bmc: () => checkBmcReady(clientFromArgs(ctx, {}), needsRamdisk),
+      bmc: () => checkBmcReady(clientFromArgs(ctx, {}), needsRamdisk, anaconda && ksUrl === undefined),
+      ...(anaconda ? { kickstart: () => checkKickstartTemplate(ctx, a.tls_verify !== false, ksUrl) } : {}),
       http: checkClient(ctx),
       once: <T>(key: string, check: () => Promise<T>) => {
         let p = cache.get(key) as Promise<T> | undefined;

@@ -16,7 +16,8 @@ import { displayUrl, type ImagePlan, ImagePlanError, planImage, urlSecrets } fro
 import { firstSet, truthy } from '../deploy/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { isLoopback, runFileServer } from '../http/run-file-server.js';
-import { cachedImage, DEFAULT_CACHE_DIR, ImageCacheError } from '../images/cache.js';
+import { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } from '../images/cache.js';
+import { convertedRaw, qemuImgMissing, type RawImage, recordedRaw } from '../images/raw-convert.js';
 import { limitFromVars } from '../util/limits.js';
 import { defineModule, type ModuleContext } from './types.js';
 
@@ -62,6 +63,12 @@ const args = Type.Object(
     ),
     cache_dir: Type.Optional(
       Type.String({ description: 'Controller image cache; default: image_cache_dir var, else .tsbm/images' }),
+    ),
+    force_raw: Type.Optional(
+      Type.Boolean({
+        description:
+          'With download_source local: a non-raw image is converted to raw once, in the controller cache (qemu-img, package qemu-utils), and every ramdisk streams the raw image verified by its new SHA-256 (no image in ramdisk RAM). false: each ramdisk downloads the qcow2 to its RAM and converts it. Default: the force_raw_images var, else true',
+      }),
     ),
     cache_max_bytes: Type.Optional(
       Type.Integer({
@@ -136,11 +143,12 @@ async function ramdiskUrl(
     download_source?: string;
     cache_dir?: string;
     cache_max_bytes?: number;
+    force_raw?: boolean;
     tls_verify?: boolean;
     retries?: number;
     timeout?: number;
   },
-): Promise<{ url: string; cached?: { file: string; downloaded: boolean } }> {
+): Promise<{ url: string; cached?: { file: string; downloaded: boolean }; raw?: RawImage }> {
   const source =
     a.download_source ??
     firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ??
@@ -174,6 +182,18 @@ async function ramdiskUrl(
       `image_cache_max_bytes ${String(maxRaw)} is not a byte count`,
       'give a whole number of bytes',
     );
+  const forceRaw = a.force_raw ?? truthy(firstSet(undefined, ctx.vars, 'force_raw_images') ?? true);
+  const toRaw = plan.format !== 'raw' && forceRaw;
+  if (toRaw) {
+    // Before any download: a controller without qemu-img hears it now, not after the transfer.
+    const missing = qemuImgMissing();
+    if (missing) throw hostError(ctx, missing, 'install qemu-utils on the controller, or set force_raw_images: false');
+    const done = await recordedRaw(cacheFile(resolve(dir), plan.algo, plan.hash));
+    if (done) {
+      pinCacheFile(done.file);
+      return { url: await publishForRamdisk(ctx, done.file), raw: done };
+    }
+  }
   try {
     const c = await cachedImage({
       url: plan.location,
@@ -196,6 +216,20 @@ async function ramdiskUrl(
           unit: 'bytes',
         }),
     });
+    if (toRaw) {
+      // The source checksum (md5 too) was verified against the download; from here on only
+      // the raw image's own SHA-256 counts.
+      const raw = await convertedRaw({
+        source: c.file,
+        format: plan.format,
+        signal: ctx.signal,
+        onLog: (m) => ctx.log(m),
+        onProgress: (percent) =>
+          ctx.progress({ message: `converting the image to raw on the controller`, current: Math.round(percent), total: 100, unit: '%' }),
+      });
+      pinCacheFile(raw.file);
+      return { url: await publishForRamdisk(ctx, raw.file), cached: { file: c.file, downloaded: c.downloaded }, raw };
+    }
     return {
       url: await publishForRamdisk(ctx, c.file),
       cached: { file: c.file, downloaded: c.downloaded },
@@ -216,7 +250,7 @@ export const imageWriteModule = defineModule({
   name: 'image_write',
   summary: 'Write a whole-disk image (raw or qcow2) to the root disk, verified by checksum',
   description:
-    "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
+    "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. With image_download_source: local and force_raw_images (the default), a qcow2 is verified against its checksum on the controller, converted to raw there once (qemu-img; images naming backing or data files are refused), its new SHA-256 recorded beside it, and streamed to every ramdisk like a raw image. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
   runsOn: 'target',
   args,
   checkMode: true,
@@ -265,9 +299,13 @@ export const imageWriteModule = defineModule({
     const start = Date.now();
     const served = await ramdiskUrl(ctx, plan, a);
     const url = served.url;
+    // A controller-converted image is written as raw, verified by the SHA-256 of the raw bytes.
+    const write = served.raw
+      ? { format: 'raw' as const, algo: 'sha256' as const, hash: served.raw.sha256 }
+      : { format: plan.format, algo: plan.algo, hash: plan.hash };
     const size = await diskBytes(ctx, device, root);
     const total = await remoteContentLength(ctx, url, tlsVerify);
-    if (plan.format === 'raw' && total !== undefined && size !== undefined && total > size) {
+    if (write.format === 'raw' && total !== undefined && size !== undefined && total > size) {
       throw hostError(
         ctx,
         `the image (${fmtBytes(total)}) is larger than ${device} (${fmtBytes(size)}); nothing was written`,
@@ -278,8 +316,8 @@ export const imageWriteModule = defineModule({
       url,
       shownUrl,
       device,
-      algo: plan.algo,
-      hash: plan.hash,
+      algo: write.algo,
+      hash: write.hash,
       tlsVerify,
       total,
       timeoutMs: (a.timeout ?? 3600) * 1000,
@@ -287,7 +325,7 @@ export const imageWriteModule = defineModule({
     };
     let bytes: number;
     let attempts = 1;
-    if (plan.format === 'raw') {
+    if (write.format === 'raw') {
       const directIo = await directIoWorks(ctx, device);
       if (!directIo)
         ctx.log(`${device} does not accept O_DIRECT; writing through the page cache with conv=fsync`, 2);
@@ -311,8 +349,11 @@ export const imageWriteModule = defineModule({
     const durationS = Math.max(0.001, (Date.now() - start) / 1000);
     return {
       changed: true,
-      msg: `wrote ${plan.format} image ${shownUrl} (${fmtBytes(bytes)}, ${plan.algo} verified) to ${device} in ${Math.round(durationS)}s${served.cached ? ` via the controller cache${served.cached.downloaded ? '' : ' (hit)'}` : ''}`,
+      msg: `wrote ${plan.format} image ${shownUrl} (${fmtBytes(bytes)}, ${write.algo} verified) to ${device} in ${Math.round(durationS)}s${served.raw ? `, converted to raw on the controller${served.raw.converted ? '' : ' (cached)'}` : ''}${served.cached ? ` via the controller cache${served.cached.downloaded ? '' : ' (hit)'}` : ''}`,
       ...facts,
+      ...(served.raw
+        ? { written_format: 'raw', written_hash_algo: 'sha256', written_sha256: served.raw.sha256, raw_converted: served.raw.converted }
+        : {}),
       bytes,
       attempts,
       partition_table: label ?? null,

@@ -30,6 +30,8 @@ const LOADERS: Record<string, Loader> = {
   deploy_preflight: () => import('./deploy_preflight.js').then((m) => def(m.deployPreflightModule)),
   erase_disk_metadata: () => import('./erase_disk_metadata.js').then((m) => def(m.eraseDiskMetadataModule)),
   image_write: () => import('./image_write.js').then((m) => def(m.imageWriteModule)),
+  kickstart_media: () => import('./kickstart_media.js').then((m) => def(m.kickstartMediaModule)),
+  anaconda_wait: () => import('./anaconda_wait.js').then((m) => def(m.anacondaWaitModule)),
   command: () => import('./command.js').then((m) => def(m.commandModule)),
   copy: () => import('./copy.js').then((m) => def(m.copyModule)),
   facts: () => import('./facts.js').then((m) => def(m.factsModuleDef)),

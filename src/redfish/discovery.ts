@@ -117,8 +117,8 @@ export async function findCdSlot(client: RedfishClient, system: Resource): Promi
   };
 }
 
-async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<Resource> {
-  const bmc = client.endpoint.bmc;
+/** Every virtual media slot of the System (under the System, else its Managers), and where it looked. */
+async function listMediaSlots(client: RedfishClient, system: Resource): Promise<{ slots: Resource[]; looked: string[] }> {
   const looked: string[] = [];
   const collections: string[] = [];
   const sysLink = linkOf(system.body.VirtualMedia);
@@ -144,7 +144,15 @@ async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<
     }
     if (slots.length) break;
   }
-  const types = (s: Resource) => (Array.isArray(s.body.MediaTypes) ? s.body.MediaTypes.map(String) : []);
+  return { slots, looked };
+}
+
+const mediaTypes = (s: Resource) => (Array.isArray(s.body.MediaTypes) ? s.body.MediaTypes.map(String) : []);
+
+async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<Resource> {
+  const bmc = client.endpoint.bmc;
+  const { slots, looked } = await listMediaSlots(client, system);
+  const types = mediaTypes;
   const named = (s: Resource) => /cd|dvd/i.test(`${String(s.body.Id ?? '')} ${String(s.body.Name ?? '')} ${s.path}`);
   const pick =
     slots.find((s) => types(s).some((t) => CD_TYPES.includes(t))) ??
@@ -157,4 +165,40 @@ async function discoverCdSlot(client: RedfishClient, system: Resource): Promise<
     });
   }
   return pick;
+}
+
+/**
+ * A virtual media slot other than the boot CD that can carry a small ISO volume (the kickstart's
+ * OEMDRV): another CD/DVD slot first, else a USB stick slot (as HPE iLO's slot 1). Floppy-only
+ * slots are not used. Undefined when the BMC has none; `others` names the slots it has.
+ */
+export async function findSecondSlot(client: RedfishClient, system: Resource): Promise<{ slot: MediaSlot | undefined; others: string[] }> {
+  const cd = await findCdSlot(client, system);
+  let others: Resource[] | undefined;
+  const path = await client.remember('second media slot', async () => {
+    const { slots } = await listMediaSlots(client, system);
+    others = slots.filter((s) => s.path !== cd.path);
+    const rank = (s: Resource) => {
+      const t = mediaTypes(s);
+      if (t.includes('CD') || t.includes('DVD')) return 0;
+      if (t.includes('USBStick')) return 1;
+      return t.length === 0 ? 2 : 3;
+    };
+    const usable = others.filter((s) => rank(s) < 3).sort((a, b) => rank(a) - rank(b));
+    return usable[0]?.path ?? `none:${others.map((s) => `${s.path} (${mediaTypes(s).join('/') || 'no MediaTypes'})`).join(', ')}`;
+  });
+  if (path.startsWith('none:')) {
+    const listed = path.slice(5);
+    return { slot: undefined, others: listed ? listed.split(', ') : [] };
+  }
+  const pick = others?.find((s) => s.path === path) ?? (await client.get(path));
+  return {
+    slot: {
+      ...pick,
+      insert: await findAction(client, pick.body, '#VirtualMedia.InsertMedia'),
+      eject: await findAction(client, pick.body, '#VirtualMedia.EjectMedia'),
+      oem: hpeOemMediaTargets(pick.body),
+    },
+    others: [],
+  };
 }

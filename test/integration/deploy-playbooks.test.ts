@@ -52,6 +52,8 @@ describe('shipped playbooks', () => {
     expect(tasks(block.rescue).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`)).toEqual([
       'redfish_power:off',
       'vmedia_boot:ejected',
+      // Only deploy-anaconda.yml turns this one on (cleanup_kickstart_media).
+      'kickstart_media:ejected',
       'fail',
     ]);
     const before = tasks(play?.roleTasks ?? []).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`);
@@ -84,9 +86,36 @@ describe('shipped playbooks', () => {
       'redfish_power:off',
       'redfish_power:off',
       'vmedia_boot:ejected',
+      'kickstart_media:ejected',
       'fail',
       'vmedia_boot:ejected',
       'redfish_boot_device:none',
     ]);
+  });
+
+  it('deploy-anaconda.yml checks first, attaches the kickstart before booting the installer, waits for it, then finishes as the others do', async () => {
+    const file = path.join(root, 'playbooks/deploy-anaconda.yml');
+    const errors = await collectValidationErrors([file], { inventory: [LAB] });
+    expect(errors.map((e) => e.oneLine())).toEqual([]);
+    const play = loadPlaybook(file).plays[0];
+    expect(play?.roles.map((r) => r.name)).toEqual(['preflight', 'power-off']);
+    expect(play?.vars.cleanup_kickstart_media).toBe(true);
+    const pre = tasks(play?.roleTasks ?? []).filter((t) => t.module === 'deploy_preflight');
+    expect(pre.map((t) => t.args.deploy)).toEqual(['{{ preflight_deploy }}', '{{ preflight_deploy }}']);
+    expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'anaconda' });
+    const block = play?.tasks[0];
+    if (block?.kind !== 'block') throw new Error('the deploy steps are one block');
+    expect(tasks(block.block).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`)).toEqual([
+      'kickstart_media',
+      'vmedia_boot:inserted',
+      'redfish_power:on',
+      'anaconda_wait',
+      'vmedia_boot:ejected',
+      'kickstart_media:ejected',
+      'redfish_boot_device',
+      'redfish_power:cycle',
+      'wait_agent',
+    ]);
+    expect(tasks(block.rescue).map((t) => t.module)).toEqual(['redfish_power', 'vmedia_boot', 'kickstart_media', 'fail']);
   });
 });

@@ -76,6 +76,7 @@ describe('image and ramdisk playbooks', () => {
       // the rescue
       'redfish_power',
       'vmedia_boot',
+      'kickstart_media',
       'fail',
     ]);
     expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'ramdisk' });

@@ -92,7 +92,7 @@ describe('vmedia_boot with a local ISO', () => {
       expect(served).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/.*\/ramdisk\.iso$/);
       expect((await get(served)).body.equals(content)).toBe(true); // what the BMC would fetch
       await redfishPower.run(t.ctx, { state: 'on' });
-      expect(boots).toEqual([{ bootSourceOverrideTarget: 'Cd', bootSourceOverrideEnabled: 'Once', mediaInserted: true, image: served }]);
+      expect(boots).toEqual([{ bootSourceOverrideTarget: 'Cd', bootSourceOverrideEnabled: 'Once', mediaInserted: true, image: served, otherMedia: [] }]);
       expect(bmc.state.boot.BootSourceOverrideEnabled).toBe('Disabled'); // Once is consumed by that boot
       await t.close();
       await expect(get(served)).rejects.toThrow(); // the server lives only as long as the run

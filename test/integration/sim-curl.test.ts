@@ -3,6 +3,7 @@
 // curl (src/deploy/image-fetch.ts, image-stream.ts): GET to stdout, HEAD with redirects, a
 // resumed download to a file with retries, HTTP errors, a cut transfer, a refused connection,
 // a time limit. The URL always comes as a `-K -` config line on stdin, as the product sends it.
+// And the anaconda kickstart callbacks' POSTs (-X, -H, --data-binary), the URL in argv as there.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,6 +61,14 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     flaky.set(key, left - 1);
     if (left > 0) res.writeHead(503, { 'Content-Length': '0' }).end();
     else res.writeHead(200, { 'Content-Length': '2' }).end('ok');
+  } else if (p === '/echo') {
+    // What a kickstart callback sent: method, token header, content type and the body.
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = `${req.method} ${String(req.headers['x-tsbm-token'] ?? '-')} ${String(req.headers['content-type'] ?? '-')} ${Buffer.concat(chunks).toString('base64')}\n`;
+      res.writeHead(url.searchParams.has('refuse') ? 403 : 200, { 'Content-Length': String(text.length) }).end(text);
+    });
   } else if (p === '/stall') {
     res.writeHead(200, { 'Content-Length': '100' });
     res.write('x'); // and nothing more
@@ -216,6 +225,50 @@ describe('the curl stand-in', () => {
       expect((await fetch(['-fsS', '-C', '-', '-o', nr, '-K', '-'], `${base}/norange`)).code).toBe(33);
     }
   }, 60_000);
+
+  it("the kickstart callbacks' POSTs: -X, -H, --data-binary @FILE, @- and @/dev/null, as the real curl sends them", async () => {
+    const log = join(dir, 'anaconda.log');
+    writeFileSync(log, Buffer.from('12:00 ERROR anaconda: storage failed\n\u00e9\u0001'));
+    const stdinBody = Buffer.from('from stdin\n');
+    const cases: { args: (u: string) => string[]; stdin?: Buffer }[] = [
+      { args: (u) => ['-fsS', '--max-time', '120', '-X', 'POST', '-H', 'X-Tsbm-Token: tok-1_x', '--data-binary', '@/dev/null', `${u}/echo`] },
+      { args: (u) => ['-fsS', '-X', 'POST', '-H', 'X-Tsbm-Token: tok-2', '--data-binary', `@${log}`, `${u}/echo`] },
+      { args: (u) => ['-fsS', '-X', 'POST', '-H', 'X-Tsbm-Token: tok-3', '--data-binary', '@-', `${u}/echo`], stdin: stdinBody },
+      { args: (u) => ['-fsS', '-X', 'POST', '-H', 'X-Tsbm-Token: bad', '--data-binary', '@/dev/null', `${u}/echo?refuse=1`] },
+    ];
+    const oursRaw = async (args: string[], stdin?: Buffer): Promise<Result> => {
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      let stderr = '';
+      const code = await runCurl(args, { readStdin: () => (stdin ?? Buffer.alloc(0)).toString(), readStdinBytes: () => stdin ?? Buffer.alloc(0), stdout: out, stderr: (t) => (stderr += t) });
+      return { code, stdout: Buffer.concat(chunks), stderr };
+    };
+    const expected = [
+      `POST tok-1_x application/x-www-form-urlencoded \n`,
+      `POST tok-2 application/x-www-form-urlencoded ${readFileSync(log).toString('base64')}\n`,
+      `POST tok-3 application/x-www-form-urlencoded ${stdinBody.toString('base64')}\n`,
+    ];
+    for (const [i, c] of cases.entries()) {
+      const r = await oursRaw(c.args(base), c.stdin);
+      if (i < 3) expect([r.code, r.stdout.toString(), r.stderr]).toEqual([0, expected[i], '']);
+      else expect([r.code, r.stdout.length, r.stderr]).toEqual([22, 0, 'curl: (22) The requested URL returned error: 403\n']);
+      if (CURL) {
+        const rr = await new Promise<Result>((ok) => {
+          const p = spawn(CURL, c.args(base));
+          const out: Buffer[] = [];
+          let stderr = '';
+          p.stdout.on('data', (x: Buffer) => out.push(x));
+          p.stderr.on('data', (x: Buffer) => (stderr += x.toString()));
+          p.on('close', (code) => ok({ code, stdout: Buffer.concat(out), stderr }));
+          p.stdin.end(c.stdin ?? '');
+        });
+        expect([rr.code, rr.stdout.toString(), rr.stderr]).toEqual([r.code, r.stdout.toString(), r.stderr]);
+      }
+    }
+    // A file that is not there: exit 26, as curl.
+    expect((await oursRaw(['-fsS', '--data-binary', `@${join(dir, 'nope')}`, `${base}/echo`])).code).toBe(26);
+  });
 
   it('an option it does not implement: exit 2, named, with how to get the real curl', async () => {
     const r = await ours(['-fsSL', '--compressed', '-K', '-'], `${base}/img`);

@@ -131,6 +131,8 @@ export interface BootInfo {
   bootSourceOverrideEnabled: string | undefined;
   mediaInserted: boolean;
   image: string | undefined;
+  /** Every other slot with an image inserted (an installer finds its OEMDRV volume there). */
+  otherMedia: { path: string; image: string; types: string[] }[];
 }
 
 export interface StateHooks {
@@ -245,6 +247,19 @@ export class FakeBmcState {
     this.timers.add(t);
   }
 
+  /** VirtualMedia members with an image inserted that this System can see (all of them in a one-System tree). */
+  insertedMedia(path = this.systemPath): { path: string; image: string; types: string[]; body: Json }[] {
+    const all = [...this.tree.entries()]
+      .filter(([, b]) => String(b['@odata.type'] ?? '').includes('#VirtualMedia.') && !String(b['@odata.type']).includes('Collection'))
+      .filter(([, b]) => b.Inserted === true && typeof b.Image === 'string' && b.Image !== '');
+    const system = this.systemAt(path);
+    const links = system.Links as Json | undefined;
+    const managers = Array.isArray(links?.ManagedBy) ? links.ManagedBy.map(odataId).filter((m): m is string => m !== undefined) : [];
+    const collections = [odataId(system.VirtualMedia) ?? `${path}/VirtualMedia`, ...managers.map((m) => odataId(this.tree.get(m)?.VirtualMedia) ?? `${m}/VirtualMedia`)];
+    const mine = this.systemPaths.length > 1 ? all.filter(([p]) => collections.some((c) => p.startsWith(`${c}/`))) : all;
+    return mine.map(([p, b]) => ({ path: p, image: b.Image as string, types: Array.isArray(b.MediaTypes) ? b.MediaTypes.map(String) : [], body: b }));
+  }
+
   private booted(path: string): void {
     const boot = this.bootOf(path);
     const slot = this.cdSlots(path).find((s) => s.Inserted === true);
@@ -255,6 +270,9 @@ export class FakeBmcState {
         bootSourceOverrideEnabled: boot.BootSourceOverrideEnabled as string | undefined,
         mediaInserted: slot !== undefined,
         image: typeof slot?.Image === 'string' && slot.Image !== '' ? slot.Image : undefined,
+        otherMedia: this.insertedMedia(path)
+          .filter((m) => m.body !== slot)
+          .map(({ path: p, image, types }) => ({ path: p, image, types })),
       },
       path,
     );

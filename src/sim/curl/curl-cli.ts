@@ -5,6 +5,7 @@ import { runCurl } from './curl-run.js';
 
 process.exitCode = await runCurl(process.argv.slice(2), {
   readStdin: () => readFileSync(0, 'utf8'),
+  readStdinBytes: () => readFileSync(0),
   stdout: process.stdout,
   stderr: (t) => process.stderr.write(t),
 });

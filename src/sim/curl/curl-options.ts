@@ -1,7 +1,10 @@
 // curl's command line and `-K` config, as far as the product's image deploys use them on a
 // ramdisk (src/deploy/image-fetch.ts, image-stream.ts): -f -s -S -L -I -k, --connect-timeout,
 // --max-time, --retry, --retry-all-errors, --retry-delay, -C -, -o FILE, -K - (the URL arrives
-// as `url = "..."` on stdin, never in argv). Anything else is refused by name.
+// as `url = "..."` on stdin, never in argv); and as the anaconda deploy's kickstart callbacks
+// use them in the simulated installer (playbooks/templates/ks.cfg.hbs): -X METHOD,
+// -H 'Name: value', -d/--data and --data-binary (text, @FILE, @- for stdin). Anything else is
+// refused by name.
 
 export interface CurlOptions {
   fail: boolean;
@@ -20,6 +23,12 @@ export interface CurlOptions {
   output?: string;
   config?: string;
   urls: string[];
+  /** -X: the request method (default GET, POST with data, HEAD with -I). */
+  method?: string;
+  /** -H, in order. */
+  headers: [string, string][];
+  /** -d / --data-binary values as given (text, @FILE or @-), read when the request is made. */
+  data: string[];
 }
 
 export class CurlUsage extends Error {}
@@ -41,8 +50,8 @@ const LONG_FLAGS: Record<string, keyof CurlOptions> = {
   insecure: 'insecure',
   'retry-all-errors': 'retryAllErrors',
 };
-const WITH_VALUE = new Set(['connect-timeout', 'max-time', 'retry', 'retry-delay', 'continue-at', 'output', 'config']);
-const SHORT_VALUE: Record<string, string> = { m: 'max-time', C: 'continue-at', o: 'output', K: 'config' };
+const WITH_VALUE = new Set(['connect-timeout', 'max-time', 'retry', 'retry-delay', 'continue-at', 'output', 'config', 'request', 'header', 'data', 'data-binary']);
+const SHORT_VALUE: Record<string, string> = { m: 'max-time', C: 'continue-at', o: 'output', K: 'config', X: 'request', H: 'header', d: 'data' };
 
 function seconds(name: string, v: string): number {
   const n = Number(v);
@@ -75,6 +84,19 @@ function setValue(o: CurlOptions, name: string, v: string | undefined): void {
     case 'config':
       o.config = v;
       return;
+    case 'request':
+      o.method = v;
+      return;
+    case 'header': {
+      const i = v.indexOf(':');
+      if (i <= 0) throw new CurlUsage(`curl: option -H ${JSON.stringify(v)}: only "Name: value" headers are implemented by this stand-in`);
+      o.headers.push([v.slice(0, i).trim(), v.slice(i + 1).trim()]);
+      return;
+    }
+    case 'data':
+    case 'data-binary':
+      o.data.push(v);
+      return;
   }
 }
 
@@ -91,6 +113,8 @@ export function parseCurlArgs(argv: string[]): CurlOptions {
     retryDelayS: 0,
     resume: false,
     urls: [],
+    headers: [],
+    data: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;

@@ -10,6 +10,8 @@ import { type CurlOptions, CurlUsage, parseCurlArgs, parseCurlConfig } from './c
 
 export interface CurlIo {
   readStdin: () => string;
+  /** stdin as bytes, for --data-binary @- (default: readStdin's text). */
+  readStdinBytes?: () => Buffer;
   stdout: NodeJS.WritableStream;
   stderr: (text: string) => void;
 }
@@ -58,8 +60,23 @@ const fileSize = (f: string): number => {
   }
 };
 
+/** The request body from -d / --data-binary values (curl joins several with &). */
+function requestBody(o: CurlOptions, io: CurlIo): Buffer | undefined {
+  if (o.data.length === 0) return undefined;
+  const parts = o.data.map((v) => {
+    if (!v.startsWith('@')) return Buffer.from(v);
+    const src = v.slice(1);
+    try {
+      return src === '-' ? (io.readStdinBytes?.() ?? Buffer.from(io.readStdin())) : readFileSync(src);
+    } catch {
+      throw new CurlFail(26, `Failed to open/read local data from file/application`);
+    }
+  });
+  return Buffer.concat(parts.flatMap((b, i) => (i ? [Buffer.from('&'), b] : [b])));
+}
+
 /** One attempt: the request (and its redirects) until the body is written or it fails. */
-function transfer(o: CurlOptions, first: URL, io: CurlIo, deadline: number | undefined): Promise<void> {
+function transfer(o: CurlOptions, first: URL, io: CurlIo, deadline: number | undefined, body?: Buffer): Promise<void> {
   const started = Date.now();
   return new Promise<void>((resolve, reject) => {
     let done = false;
@@ -79,14 +96,23 @@ function transfer(o: CurlOptions, first: URL, io: CurlIo, deadline: number | und
     }, Math.max(0, deadline - Date.now()));
     let current: ReturnType<typeof httpRequest> | undefined;
 
-    const go = (url: URL, hops: number) => {
+    const go = (url: URL, hops: number, method: string, payload: Buffer | undefined) => {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         finish(new CurlFail(1, `Protocol "${url.protocol.replace(/:$/, '')}" not supported`));
         return;
       }
       const offset = o.resume && o.output ? fileSize(o.output) : 0;
-      const headers: Record<string, string> = { 'User-Agent': 'curl/7.88.1', Accept: '*/*', ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}) };
-      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: o.head ? 'HEAD' : 'GET', headers, rejectUnauthorized: !o.insecure });
+      const headers: Record<string, string> = {
+        'User-Agent': 'curl/7.88.1',
+        Accept: '*/*',
+        ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}),
+        ...(payload ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(payload.length) } : {}),
+      };
+      for (const [k, v] of o.headers) {
+        for (const h of Object.keys(headers)) if (h.toLowerCase() === k.toLowerCase()) delete headers[h];
+        headers[k] = v;
+      }
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, rejectUnauthorized: !o.insecure });
       current = req;
       const connectMs = (o.connectTimeoutS ?? 300) * 1000;
       const connectTimer = setTimeout(() => {
@@ -109,7 +135,9 @@ function transfer(o: CurlOptions, first: URL, io: CurlIo, deadline: number | und
         if (o.location && REDIRECTS.has(status) && location) {
           res.resume();
           if (hops >= 50) finish(new CurlFail(47, 'Maximum (50) redirects followed'));
-          else go(new URL(location, url), hops + 1);
+          // As curl: 301-303 turn a POST into a GET without its body (unless -X set the method).
+          else if (status <= 303 && method === 'POST' && o.method === undefined) go(new URL(location, url), hops + 1, 'GET', undefined);
+          else go(new URL(location, url), hops + 1, method, payload);
           return;
         }
         if (offset > 0 && status === 416 && !o.fail) {
@@ -166,9 +194,9 @@ function transfer(o: CurlOptions, first: URL, io: CurlIo, deadline: number | und
           else finish();
         });
       });
-      req.end();
+      req.end(payload);
     };
-    go(first, 0);
+    go(first, 0, o.method ?? (body ? 'POST' : o.head ? 'HEAD' : 'GET'), body);
   });
 }
 
@@ -196,9 +224,17 @@ export async function runCurl(argv: string[], io: CurlIo): Promise<number> {
     return 3;
   }
   const deadline = o.maxTimeS === undefined ? undefined : Date.now() + o.maxTimeS * 1000;
+  let body: Buffer | undefined;
+  try {
+    body = requestBody(o, io);
+  } catch (e) {
+    if (!(e instanceof CurlFail)) throw e;
+    if (!o.silent || o.showError) io.stderr(`curl: (${e.rc}) ${e.message}\n`);
+    return e.rc;
+  }
   for (let attempt = 0; ; attempt++) {
     try {
-      await transfer(o, url, io, deadline);
+      await transfer(o, url, io, deadline, body);
       return 0;
     } catch (e) {
       if (!(e instanceof CurlFail)) throw e;

@@ -10,8 +10,10 @@ const KEEP = '(?!/dev/(?:null|zero|u?random|stdin|stdout|stderr|fd)(?:[/\\s\'":;
 // A path starts after a word boundary a shell or an option can put before it.
 const PATH_RE = new RegExp(`(^|[\\s'"=:(])${KEEP}(/${MAPPED})(?=[/\\s'":;)|&>]|$)`, 'g');
 
-export function sandboxCommand(command: string, root: string): string {
-  return command.replace(PATH_RE, (_m, before: string, path: string) => `${before}${root}${path}`);
+/** `extra`: more top-level directories to map (the simulated installer maps /root and /mnt too). */
+export function sandboxCommand(command: string, root: string, extra: readonly string[] = []): string {
+  const re = extra.length ? new RegExp(PATH_RE.source.replace(MAPPED, `(?:dev|run|tmp|etc|var|sys|proc|${extra.join('|')})`), 'g') : PATH_RE;
+  return command.replace(re, (_m, before: string, path: string) => `${before}${root}${path}`);
 }
 
 /** The reverse, for output a tool prints with sandbox paths (e.g. error messages). */

@@ -2,7 +2,9 @@
 // SPEC is `;`-separated entries `SELECTOR:fault[=value],fault...` where SELECTOR is a node name
 // (node02), a 1-based index (2), `*` for every node, or `every:N` for every Nth node.
 // Faults: bmc_503=RATE (0..1), bmc_latency=MS, bmc_reset=RATE, never_boots, ssh_drop=N (cut
-// the ramdisk's connection during its Nth command), pull_fail, bootc_fail, wrong_uuid.
+// the ramdisk's connection during its Nth command), pull_fail, bootc_fail, wrong_uuid; for the
+// simulated installer: ks_error (its install fails: %onerror fires), installer_silent (it never
+// runs the kickstart, so never calls back), wrong_token (its callbacks carry a wrong token).
 import { TsbmError } from '../../errors.js';
 
 export interface NodeFaults {
@@ -14,6 +16,9 @@ export interface NodeFaults {
   pullFail?: boolean;
   bootcFail?: boolean;
   wrongUuid?: boolean;
+  ksError?: boolean;
+  installerSilent?: boolean;
+  wrongToken?: boolean;
 }
 
 interface Entry {
@@ -60,8 +65,11 @@ export function parseFaultSpec(spec: string | undefined): Entry[] {
           case 'pull_fail': faults.pullFail = true; break;
           case 'bootc_fail': faults.bootcFail = true; break;
           case 'wrong_uuid': faults.wrongUuid = true; break;
+          case 'ks_error': faults.ksError = true; break;
+          case 'installer_silent': faults.installerSilent = true; break;
+          case 'wrong_token': faults.wrongToken = true; break;
           default:
-            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid)`);
+            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, ks_error, installer_silent, wrong_token)`);
         }
       }
       return { selector, faults };

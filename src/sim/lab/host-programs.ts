@@ -9,8 +9,12 @@ import { findProgram } from '../../util/find-program.js';
 /** The ramdisk's PATH (src/sim/lab/node.ts), without the lab's own tool directories. */
 const RAMDISK_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
-/** coreutils run by the product's ramdisk commands and the simulated tools, in a bootc or image deploy. */
+/**
+ * coreutils run by the product's ramdisk commands and the simulated tools, in a bootc or image
+ * deploy, and by the default kickstart's scripts in the simulated installer (base64, tail).
+ */
 export const COREUTILS = [
+  'base64',
   'cat',
   'chmod',
   'cut',
@@ -26,6 +30,7 @@ export const COREUTILS = [
   'sha256sum',
   'stat',
   'sync',
+  'tail',
   'tee',
   'uname',
   'wc',

@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DiskLayout } from './disk-layout.js';
-import { isoVolumeId, readIsoFiles } from './iso-read.js';
+import { isoVolumeId, readIsoFiles } from '../../configdrive/iso9660-read.js';
 
 const MAX_ISO = 64 * 1024 * 1024;
 

@@ -12,7 +12,7 @@ import { checkHostPrograms } from './host-programs.js';
 import { SIM_IMAGES, SIM_REGISTRY, writeImageCatalogue } from './images.js';
 import { BmcGroup, systemsOf } from './bmc-group.js';
 import { SimNode, type SimNodeConfig } from './node.js';
-import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
+import { SIM_INSTALLER_ISO_PATH, SIM_ISO_PATH, type SimRegistry, startSimRegistry } from './registry-server.js';
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
 import { nodeDirFor } from './shell-safe-dir.js';
@@ -146,6 +146,8 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         imagesDir,
         cacheDir,
         ...(spawner ? { spawner } : {}),
+        ramdiskIsoUrl: `${registry.url}${SIM_ISO_PATH}`,
+        images: SIM_IMAGES,
       }),
     );
   }
@@ -265,6 +267,8 @@ function renderInventory(p: {
         ssh_private_key_file: p.controllerKey,
         ssh_known_hosts_file: p.knownHosts,
         ramdisk_iso: `${p.registryUrl}${SIM_ISO_PATH}`,
+        // deploy-anaconda.yml boots this; the lab's nodes run a simulated installer from it.
+        installer_iso: `${p.registryUrl}${SIM_INSTALLER_ISO_PATH}`,
         // Where the controller's preflight finds the registry the images name.
         registry_endpoints: { [SIM_REGISTRY]: p.registryUrl },
         instance_info: {

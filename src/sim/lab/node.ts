@@ -3,7 +3,7 @@
 // inserted virtual media with boot override Cd. After a deploy it boots to disk and runs an
 // "instance" SSH server instead. Commands run as real processes in the node's sandbox.
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { FakeBmc } from '../bmc/server.js';
@@ -16,6 +16,9 @@ import { sandboxCommand } from './command-rewrite.js';
 import type { NodeFaults } from './faults.js';
 import { readDiskLayout, type DiskLayout } from './disk-layout.js';
 import { extractInstanceFiles } from './instance-files.js';
+import { type InstallerFault, runInstaller } from '../installer/install.js';
+import { fetchKickstart, readInstaller, readOemdrvKickstart } from '../installer/media.js';
+import type { SimImage } from './images.js';
 
 export interface SimNodeConfig {
   name: string;
@@ -49,9 +52,13 @@ export interface SimNodeConfig {
   cacheDir: string;
   /** The lab's spawner processes; without them commands are forked from the lab itself. */
   spawner?: SpawnerPool;
+  /** The lab's own ramdisk ISO: booting it needs no look at the media. */
+  ramdiskIsoUrl?: string;
+  /** The lab registry's catalogue, which the simulated installer's ostreecontainer pulls from. */
+  images?: readonly SimImage[];
 }
 
-export type SimPhase = 'off' | 'booting' | 'ramdisk' | 'instance' | 'firmware';
+export type SimPhase = 'off' | 'booting' | 'ramdisk' | 'installer' | 'instance' | 'firmware';
 
 export class SimNode {
   readonly uuid = randomUUID().toUpperCase();
@@ -69,6 +76,8 @@ export class SimNode {
   private booting: Promise<void> | undefined;
   private stopped = false;
   private lastBoot: BootInfo | undefined;
+  /** A simulated installer at work, and how to stop it (power off, lab stop). */
+  private install: { abort: AbortController; done: Promise<void> } | undefined;
 
   constructor(readonly cfg: SimNodeConfig) {
     const n = cfg.index;
@@ -171,7 +180,7 @@ export class SimNode {
     const fromDisk = !fromCd && (info.bootSourceOverrideTarget === 'Hdd' || info.bootSourceOverrideTarget === undefined || info.bootSourceOverrideTarget === 'None');
     this.phase = 'booting';
     this.bootTimer = setTimeout(() => {
-      const boot = fromCd ? (this.cfg.faults.neverBoots ? undefined : this.startRamdisk()) : fromDisk ? this.startInstance() : undefined;
+      const boot = fromCd ? (this.cfg.faults.neverBoots ? undefined : this.startFromCd(info)) : fromDisk ? this.startInstance() : undefined;
       if (!boot) this.phase = 'firmware'; // PXE, BIOS setup, a CD boot without media, or a faulty node: nothing answers
       // One node failing to come up must not take the whole lab down with it.
       this.booting = boot?.catch((e: unknown) => {
@@ -179,6 +188,92 @@ export class SimNode {
         if (!this.stopped) process.stderr.write(`${this.cfg.name}: boot failed: ${(e as Error).message}\n`);
       });
     }, this.cfg.bootDelayMs);
+  }
+
+  get sysimage(): string {
+    return join(this.cfg.dir, 'sysimage');
+  }
+
+  /**
+   * A CD boot: the lab's ramdisk ISO boots the ramdisk at once. Any other ISO is looked at as a
+   * BMC presents it: an installer (a .treeinfo naming a stage2 image) runs the simulated
+   * installer with the kickstart it finds (an OEMDRV volume in another slot, else inst.ks= in its
+   * boot configuration); anything else boots the ramdisk, as before.
+   */
+  private async startFromCd(info: BootInfo): Promise<void> {
+    await this.stopSsh();
+    // What an earlier deploy left is not this boot's.
+    rmSync(this.sysimage, { recursive: true, force: true });
+    rmSync(join(this.root, 'sim', 'installed.json'), { force: true });
+    if (!info.image || info.image === this.cfg.ramdiskIsoUrl) return this.startRamdisk();
+    const installer = await readInstaller(info.image);
+    if (!installer) return this.startRamdisk();
+    const oemdrv = await readOemdrvKickstart(info.otherMedia.map((m) => m.image));
+    let ks = oemdrv ? { text: oemdrv.text, from: `OEMDRV volume ${oemdrv.url}` } : undefined;
+    if (!ks && installer.ksUrl) {
+      const text = await fetchKickstart(installer.ksUrl);
+      if (text !== undefined) ks = { text, from: `inst.ks=${installer.ksUrl}` };
+    }
+    this.phase = 'installer';
+    if (!ks) {
+      // No kickstart: Anaconda would wait at its interactive screens; nothing calls back.
+      mkdirSync(join(this.root, 'sim'), { recursive: true });
+      writeFileSync(join(this.root, 'sim', 'installed.json'), `${JSON.stringify({ result: 'no kickstart', from: info.image, ksUrl: installer.ksUrl ?? null })}
+`);
+      return;
+    }
+    this.startInstaller(ks.text, ks.from);
+  }
+
+  private startInstaller(kickstart: string, from: string): void {
+    const c = this.cfg;
+    const abort = new AbortController();
+    const faults = new Set<InstallerFault>();
+    if (c.faults.ksError) faults.add('ks_error');
+    if (c.faults.installerSilent) faults.add('installer_silent');
+    if (c.faults.wrongToken) faults.add('wrong_token');
+    const state = this.bmc!.state;
+    const done = runInstaller(
+      kickstart,
+      {
+        node: c.name,
+        installerRoot: this.root,
+        sysimage: this.sysimage,
+        diskFile: this.diskFile,
+        // The ramdisk's tools: lsblk for %pre, curl's stand-in where the machine has no curl.
+        toolDirs: c.toolDirs,
+        env: {
+          ...baseEnv(),
+          TSBM_SIM_ROOT: this.root,
+          TSBM_SIM_ENV: join(this.root, 'sim/node.env'),
+        },
+        ...(c.spawner ? { spawner: c.spawner } : {}),
+        registryHost: c.registryHost,
+        registryAuth: c.registryAuth,
+        images: c.images ?? [],
+        faults,
+        from,
+        // The installed system powers off (or restarts) through its BMC, as a real one does.
+        powerOff: () => state.transition('Off', undefined, this.systemPath),
+        reboot: () => state.transition('Off', 'On', this.systemPath),
+      },
+      abort.signal,
+    ).then(
+      () => undefined,
+      (e: unknown) => {
+        if (!abort.signal.aborted && !this.stopped) process.stderr.write(`${c.name}: simulated installer failed: ${(e as Error).message}\n`);
+      },
+    );
+    this.install = { abort, done };
+  }
+
+  /** Stops a simulated installer (its scripts are killed) and waits for it to let go. */
+  private async stopInstaller(): Promise<void> {
+    const i = this.install;
+    this.install = undefined;
+    if (!i) return;
+    i.abort.abort(new Error('powered off'));
+    await i.done;
   }
 
   private async startRamdisk(): Promise<void> {
@@ -212,6 +307,8 @@ export class SimNode {
     }
     const instRoot = join(this.cfg.dir, 'instance');
     await extractInstanceFiles(this.diskFile, layout, instRoot);
+    // What a simulated installer put into the installed system (its %post, root's keys).
+    if (existsSync(this.sysimage)) cpSync(this.sysimage, instRoot, { recursive: true });
     const shell = shellExecHandler({ cwd: instRoot, env: baseEnv(), ...(this.cfg.spawner ? { spawner: this.cfg.spawner } : {}) });
     const exec: SshExecHandler = (command, session) => shell(sandboxCommand(command, instRoot), session);
     this.ssh = await startSshServer({
@@ -230,6 +327,7 @@ export class SimNode {
     await this.settleBoot(); // a boot under way sets its phase on finishing: off comes after it
     this.phase = 'off';
     await this.stopSsh();
+    await this.stopInstaller();
   }
 
   /** Lets a boot already under way finish, so the SSH server it starts is stopped after it. */
@@ -253,6 +351,17 @@ export class SimNode {
     return readDiskLayout(this.diskFile);
   }
 
+  /** What the simulated installer recorded on this node (installed.json), if it ran. */
+  installRecord(): Record<string, unknown> | undefined {
+    const f = join(this.root, 'sim', 'installed.json');
+    if (!existsSync(f)) return undefined;
+    try {
+      return JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  }
+
   async status(): Promise<Record<string, unknown>> {
     const state = this.bmc?.state;
     const slot = state?.cdSlots(this.systemPath).find((s) => s.Inserted === true);
@@ -267,6 +376,7 @@ export class SimNode {
       media: typeof slot?.Image === 'string' ? slot.Image : '',
       disk: layout.summary,
       lastBoot: this.lastBoot?.bootSourceOverrideTarget ?? null,
+      installer: installerSummary(this.installRecord()),
     };
   }
 
@@ -275,9 +385,16 @@ export class SimNode {
     clearTimeout(this.bootTimer);
     await this.settleBoot();
     await this.stopSsh();
+    await this.stopInstaller();
     for (const n of this.nics.splice(0)) await new Promise((r) => n.close(r));
     // The BMC is the group's: the lab closes it after its nodes.
   }
+}
+
+function installerSummary(r: Record<string, unknown> | undefined): string | null {
+  if (!r) return null;
+  const src = r.source as { kind?: string; url?: string } | undefined;
+  return `${String(r.result)}${src?.kind ? `: ${src.kind} ${src.url ?? ''}` : ''}${r.error ? ` (${String(r.error).split('\n')[0]})` : ''}`;
 }
 
 function hex(n: number): string {

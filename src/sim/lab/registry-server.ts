@@ -6,9 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { buildInstallerIso } from '../installer/installer-iso.js';
 import type { SimImage } from './images.js';
 
 export const SIM_ISO_PATH = '/tsbm-sim-ramdisk.iso';
+/** An installer ISO (see src/sim/installer/installer-iso.ts) for deploy-anaconda.yml. */
+export const SIM_INSTALLER_ISO_PATH = '/tsbm-sim-installer.iso';
 
 export interface SimRegistryOptions {
   /** host:port the images are named by (the token realm uses it too). */
@@ -70,6 +73,7 @@ export async function startSimRegistry(o: SimRegistryOptions): Promise<SimRegist
   }
   const tokens = new Set<string>();
   const iso = isoBytes();
+  let installerIso: Buffer | undefined;
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const realm = `http://${o.registryHost}/token`;
@@ -82,13 +86,16 @@ export async function startSimRegistry(o: SimRegistryOptions): Promise<SimRegist
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const u = new URL(req.url ?? '/', 'http://sim');
     requests.push(`${req.method} ${u.pathname}`);
-    if (u.pathname === SIM_ISO_PATH) {
-      const ranged = /^bytes=0-0$/.test(req.headers.range ?? '');
-      const body = ranged ? iso.subarray(0, 1) : iso;
-      res.writeHead(ranged ? 206 : 200, {
+    if (u.pathname === SIM_ISO_PATH || u.pathname === SIM_INSTALLER_ISO_PATH) {
+      if (u.pathname === SIM_INSTALLER_ISO_PATH && !installerIso) installerIso = buildInstallerIso();
+      const image = u.pathname === SIM_ISO_PATH || !installerIso ? iso : installerIso;
+      // bytes=0-N: the preflight's probe asks for one byte, a simulated node for the head.
+      const m = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+      const body = m ? image.subarray(0, Number(m[1]) + 1) : image;
+      res.writeHead(m ? 206 : 200, {
         'Content-Type': 'application/x-iso9660-image',
         'Content-Length': String(body.length),
-        ...(ranged ? { 'Content-Range': `bytes 0-0/${iso.length}` } : {}),
+        ...(m ? { 'Content-Range': `bytes 0-${body.length - 1}/${image.length}` } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
       return;

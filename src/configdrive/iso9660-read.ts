@@ -1,5 +1,6 @@
-// A minimal ISO 9660 reader (Joliet names, else plain names) used by the simulated lab to read
-// a deployed node's config drive, as a booting instance would. Bounded: it reads at most a few
+// A minimal ISO 9660 reader (Joliet names, else plain names): the files of a config drive given
+// as an ISO (an anaconda deploy writes them into cloud-init's seed directory), and what the
+// simulated lab reads from a deployed disk or an OEMDRV volume. Bounded: it reads at most a few
 // directory levels and refuses absurd sizes.
 export interface IsoFile {
   path: string;
@@ -16,6 +17,7 @@ export function readIsoFiles(iso: Buffer): IsoFile[] {
   const out: IsoFile[] = [];
   const walk = (lba: number, len: number, prefix: string, depth: number) => {
     if (depth > 8) return;
+    if (lba * BLOCK + len > iso.length) return;
     const dir = iso.subarray(lba * BLOCK, lba * BLOCK + len);
     let off = 0;
     while (off < dir.length) {
@@ -37,7 +39,8 @@ export function readIsoFiles(iso: Buffer): IsoFile[] {
       if (joliet) rawName.swap16(); // restore the buffer we swapped in place
       const path = prefix ? `${prefix}/${name}` : name;
       if (flags & 2) walk(extent, size, path, depth + 1);
-      else if (size <= MAX_FILE) out.push({ path, data: Buffer.from(iso.subarray(extent * BLOCK, extent * BLOCK + size)) });
+      // A file past the end of what was read (the head of a big ISO) is left out, not cut short.
+      else if (size <= MAX_FILE && extent * BLOCK + size <= iso.length) out.push({ path, data: Buffer.from(iso.subarray(extent * BLOCK, extent * BLOCK + size)) });
     }
   };
   walk(root.lba, root.len, '', 0);
