@@ -3,7 +3,7 @@
 // records its owner (run id, pid, machine); a lock whose owner process is gone on this machine
 // (or whose pid now belongs to a newer process) is stale and taken over.
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
@@ -138,6 +138,26 @@ export function takeOverStale(file: string, stale: LockOwner, me: OwnerRecord): 
   return tryTake(file, me);
 }
 
+const OWNER_RECORD = /^\.\d+\.[0-9a-f]+\.owner$/;
+
+/**
+ * Removes owner records that a run killed between writing its record and linking its locks left
+ * behind (SIGKILL skips the `finally` that removes them). Only records of this machine whose
+ * process is gone: another machine's record, or one whose run is still taking its locks, stays.
+ */
+function sweepOwnerRecords(dir: string, machine: string): void {
+  for (const name of readdirSync(dir)) {
+    if (!OWNER_RECORD.test(name)) continue;
+    const file = join(dir, name);
+    try {
+      const rec = JSON.parse(readFileSync(file, 'utf8')) as LockOwner;
+      if (rec.machine === machine && ownerGone(rec)) rmSync(file, { force: true });
+    } catch {
+      // removed by its run meanwhile, or cut short by the kill before any byte: left for now
+    }
+  }
+}
+
 /**
  * Takes every target's lock or none; throws naming the holder's run id. Targets that share a
  * key (two inventory names of one BMC in this run) share its lock. A bare string is a target
@@ -152,6 +172,7 @@ export function acquireNodeLocks(dir: string, targets: readonly (string | LockTa
   }
   const started = processStart(process.pid);
   const owner: LockOwner = { runId, pid: process.pid, machine: hostname(), time: Date.now(), ...(started ? { started } : {}) };
+  sweepOwnerRecords(dir, owner.machine);
   const me = writeOwnerRecord(dir, owner);
   const taken: string[] = [];
   const release = () => {

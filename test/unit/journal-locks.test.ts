@@ -35,6 +35,17 @@ describe('node locks', () => {
     l.release();
     expect(existsSync(join(dir, 'n1.lock'))).toBe(false);
   });
+
+  it("removes the owner record of a run killed before it linked its locks, never a live run's or another machine's", () => {
+    const dir = tmp();
+    const dead = spawnSync('true').pid!; // exited already
+    // What a SIGKILL between writing the record and its `finally` leaves behind.
+    writeFileSync(join(dir, `.${dead}.0a1b2c.owner`), JSON.stringify({ runId: 'killed', pid: dead, machine: hostname(), time: 0 }));
+    const live = writeOwnerRecord(dir, { runId: 'taking', pid: process.pid, machine: hostname(), time: Date.now() });
+    writeFileSync(join(dir, `.${dead}.3d4e5f.owner`), JSON.stringify({ runId: 'far', pid: dead, machine: 'elsewhere', time: 0 }));
+    acquireNodeLocks(dir, ['n1'], 'next').release();
+    expect(readdirSync(dir).sort()).toEqual([`.${dead}.3d4e5f.owner`, live.file.slice(dir.length + 1)].sort());
+  });
 });
 
 describe('stale lock takeover', () => {
