@@ -148,6 +148,7 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
       if (e instanceof Unreachable || isUnreachable(e)) throw e;
       one = errorResult(e);
     }
+    aboutHost(one, r.host);
     one[loopVar] = item;
     one.ansible_loop_var = loopVar;
     if (lc?.indexVar) one[lc.indexVar] = i;
@@ -408,16 +409,28 @@ interface Emitted {
   counts?: Counts;
 }
 
+/**
+ * A message about this host, without the host's name in front: every line that shows it names
+ * the host and the task already (`failed: [node01] Pull the image (0.4s): ...`).
+ */
+function aboutHost(reg: Registered, host: string): Registered {
+  const prefix = `${host}: `;
+  if (typeof reg.msg === 'string' && reg.msg.startsWith(prefix)) reg.msg = reg.msg.slice(prefix.length);
+  return reg;
+}
+
+const BAD: ReadonlySet<HostStatus> = new Set(['failed', 'unreachable', 'ignored', 'rescued']);
+
 function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, x: Emitted = {}): void {
   const { item, vars, counts } = x;
   const shown = r.noLog ? censor(reg) : reg;
   const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
-  const failMsg =
-    status === 'failed' || status === 'unreachable' || status === 'ignored' || status === 'rescued'
-      ? `task '${r.name}' ${reg.unreachable ? 'could not reach' : 'failed on'} ${r.host}${
-          r.noLog ? '' : `: ${String(reg.msg ?? 'failed')}`
-        }`
-      : msg;
+  // The event names host and task in fields of its own: the message is only what happened.
+  const failMsg = BAD.has(status)
+    ? r.noLog
+      ? `${reg.unreachable ? 'unreachable' : 'failed'} (details hidden: no_log)`
+      : String(reg.msg ?? (reg.unreachable ? 'unreachable' : 'failed'))
+    : msg;
   r.pr.bus.emit({
     type: 'host_result',
     time: Date.now(),
@@ -447,6 +460,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       reg = errorResult(e);
     }
   }
+  aboutHost(reg, host);
   if (reg.unreachable) status = r.kw.ignoreUnreachable ? 'ignored' : 'unreachable';
   else if (reg.failed) status = ignoreErrors ? 'ignored' : step.rescuable ? 'rescued' : 'failed';
   else if (reg.skipped) status = 'skipped';

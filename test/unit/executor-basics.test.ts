@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { UnreachableError } from '../../src/errors.js';
+import { TsbmError, UnreachableError } from '../../src/errors.js';
 import { defineModule } from '../../src/modules/types.js';
 import { fakeLab, ok } from '../helpers/fake-connection.js';
 import { block, cmd, playbook, play, runModel, task, when } from '../helpers/executor-model.js';
@@ -24,8 +24,7 @@ describe('executor: linear strategy and failure isolation', () => {
     expect(r.lab.argvs('b')).toEqual(['false', 'echo after']);
     const fail = r.resultOf('a', 'false')!;
     expect(fail.status).toBe('failed');
-    expect(fail.msg).toContain('a');
-    expect(fail.msg).toContain("task 'false'");
+    expect(fail).toMatchObject({ host: 'a', task: 'false', msg: 'non-zero return code 1' });
     expect(r.recap().a).toMatchObject({ failed: 1, ok: 0 });
     expect(r.recap().b).toMatchObject({ failed: 0, ok: 2, changed: 2 });
   });
@@ -219,12 +218,45 @@ describe('executor: task keywords', () => {
     expect(r.code).toBe(0);
   });
 
-  it('a thrown module error becomes a failed result naming host and task', async () => {
+  it('a thrown module error becomes a failed result whose message is only what happened', async () => {
     const lab = fakeLab({ respond: () => Promise.reject(new Error('boom')) });
     const r = await runModel(playbook(play([cmd('echo x', { name: 'explode' })])), { lab });
     const res = r.resultOf('node1', 'explode')!;
     expect(res.status).toBe('failed');
-    expect(res.msg).toBe("task 'explode' failed on node1: boom");
+    // host and task are the event's own fields (and lead the printed line): not repeated
+    expect(res).toMatchObject({ host: 'node1', task: 'explode', msg: 'boom' });
+  });
+
+  it('names the host once: a message starting with the host name loses it, the advice stays whole', async () => {
+    const advice = 'fix image_source or image_os_hash_value';
+    const long = `${'checksum sha256 of the image does not match '.repeat(20)}`;
+    const mod = defineModule({
+      name: 'hosty',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        throw new TsbmError('runtime', `${ctx.host}: ${long}`, { host: ctx.host, hint: advice });
+      },
+    });
+    const down = defineModule({
+      name: 'down',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        throw new UnreachableError(ctx.host, `${ctx.host}: 127.0.0.1:22 closed the connection during the SSH handshake`);
+      },
+    });
+    const r = await runModel(playbook(play([task('hosty', {}, { name: 'Check' })])), { modules: [mod] });
+    const res = r.resultOf('node1', 'Check')!;
+    expect(res.msg).toBe(`${long}; ${advice}`);
+    expect(res.msg).not.toContain('node1');
+    const r2 = await runModel(playbook(play([task('down', {}, { name: 'Reach' })])), { modules: [down] });
+    expect(r2.resultOf('node1', 'Reach')).toMatchObject({
+      status: 'unreachable',
+      msg: '127.0.0.1:22 closed the connection during the SSH handshake',
+    });
   });
 
   it('module args are validated after rendering, with the task position', async () => {

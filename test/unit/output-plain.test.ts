@@ -123,4 +123,18 @@ describe('plain renderer with hostile text', () => {
     expect(out.text).toContain('  [h] red\n  [h] next');
     expect(out.text).toContain('failed: [hx');
   });
+
+  it('prints a long message whole, on one line (the advice at its end included)', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false });
+    const msg = `image checksum mismatch:\n${'0123456789abcdef'.repeat(60)} ${'x'.repeat(500)}; fix image_source or image_os_hash_value`;
+    bus.emit({ type: 'host_result', time: 0, host: 'node01', task: 'Write', taskId: 't', status: 'failed', changed: false, msg, durationMs: 0 });
+    bus.emit({ type: 'warning', time: 0, message: `w ${'y'.repeat(3000)} END` });
+    void r.done();
+    const lines = out.text.split('\n').filter(Boolean);
+    expect(lines[0]).toBe(`failed: [node01] Write (0.0s): ${msg.replace(/\s+/g, ' ')}`);
+    expect(lines[0]!.length).toBeGreaterThan(1500);
+    expect(lines[1]).toMatch(/ END$/);
+  });
 });

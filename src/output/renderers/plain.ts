@@ -93,7 +93,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         return;
       }
       case 'warning':
-        write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`]);
+        write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message)}`]);
         return;
       case 'validation_error':
         write([problemLine(e)]);

@@ -296,7 +296,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       case 'warning':
         text(
           v,
-          `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`,
+          `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message)}`,
         );
         break;
       case 'validation_error':
