@@ -114,7 +114,8 @@ async function runChecked(r: Run, raw: Vars): Promise<Registered> {
     });
   }
   if (task.loop === undefined) {
-    if (!whenTrue(r, r.kw.when, raw)) return skippedResult('Conditional result was False');
+    const no = falseCondition(r, r.kw.when, raw);
+    if (no) return conditionSkip(no);
     if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
     return attempts(r, mod, raw);
   }
@@ -143,7 +144,8 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     const t0 = Date.now();
     let one: Registered;
     try {
-      one = whenTrue(r, r.kw.when, iv) ? await attempts(r, mod, iv) : skippedResult('Conditional result was False');
+      const no = falseCondition(r, r.kw.when, iv);
+      one = no ? conditionSkip(no) : await attempts(r, mod, iv);
     } catch (e) {
       if (e instanceof Unreachable || isUnreachable(e)) throw e;
       one = errorResult(e);
@@ -368,8 +370,15 @@ function cond(r: Run, expr: string, raw: Vars, pos: TemplateContext['pos']): boo
   return evalCondition(expr, { ...tctx(r, raw), ...(pos ? { pos } : {}) });
 }
 
-function whenTrue(r: Run, when: Effective['when'], raw: Vars): boolean {
-  return when.every((w) => cond(r, w.expr, raw, w.pos));
+/** The first `when` condition (the task's, its blocks', its role's) that is false, if any. */
+function falseCondition(r: Run, when: Effective['when'], raw: Vars): string | undefined {
+  return when.find((w) => !cond(r, w.expr, raw, w.pos))?.expr;
+}
+
+/** A skip that names its condition, as Ansible's `false_condition` does. */
+function conditionSkip(expr: string): Registered {
+  const shown = expr.trim().replace(/\s+/g, ' ');
+  return { ...skippedResult(`Conditional result was False: when: ${shown}`), false_condition: shown };
 }
 
 /** ignore_errors / no_log may be booleans or conditions. */

@@ -96,7 +96,7 @@ function resultFor(task: number, host: string, i: number): { msg: string; result
         },
       };
     default:
-      return { status: 'skipped', msg: 'Conditional result was False', result: { changed: false, failed: false, skipped: true, msg: 'Conditional result was False' } };
+      return { status: 'skipped', msg: 'Conditional result was False: when: wait_for_instance', result: { changed: false, failed: false, skipped: true, msg: 'Conditional result was False: when: wait_for_instance', false_condition: 'wait_for_instance' } };
   }
 }
 

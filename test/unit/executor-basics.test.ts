@@ -142,6 +142,26 @@ describe('executor: task keywords', () => {
     expect(r.lab.argvs('node1')).toEqual(['echo yes']);
   });
 
+  it('a skip names the condition that was false (the block\'s, or one of several)', async () => {
+    const r = await runModel(
+      playbook(
+        play([
+          cmd('echo a', { when: when('eq x 1', 'eq  x\n 2') }),
+          block({ block: [cmd('echo b', { when: when('x') })] }, { when: when('not x') }),
+          cmd('echo {{ item }}', { name: 'loop', loop: [1, 2], when: when('eq item 2') }),
+        ], { vars: { x: 1 } }),
+      ),
+    );
+    expect(r.resultOf('node1', 'echo a')).toMatchObject({
+      status: 'skipped',
+      msg: 'Conditional result was False: when: eq x 2',
+      result: { false_condition: 'eq x 2' },
+    });
+    expect(r.resultOf('node1', 'echo b')?.msg).toBe('Conditional result was False: when: not x');
+    const items = r.events.filter((e) => e.type === 'host_result' && e.task === 'loop' && e.item !== undefined);
+    expect(items.map((e) => (e as { msg?: string }).msg)).toEqual(['Conditional result was False: when: eq item 2', undefined]);
+  });
+
   it('loop with loop_control loop_var, index_var, label and register results', async () => {
     const r = await runModel(
       playbook(
@@ -232,6 +252,8 @@ describe('executor: task keywords', () => {
     const long = `${'checksum sha256 of the image does not match '.repeat(20)}`;
     const mod = defineModule({
       name: 'hosty',
+      summary: 'fails naming its host',
+      example: 'hosty: {}',
       runsOn: 'controller',
       args: Type.Object({}),
       checkMode: true,
@@ -241,6 +263,8 @@ describe('executor: task keywords', () => {
     });
     const down = defineModule({
       name: 'down',
+      summary: 'cannot reach its host',
+      example: 'down: {}',
       runsOn: 'controller',
       args: Type.Object({}),
       checkMode: true,

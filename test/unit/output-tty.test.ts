@@ -80,7 +80,7 @@ describe('tty renderer', () => {
       '    ✖ node2  failed 1.2s: BMC answered 401 Unauthorized',
       '[WARNING]: [node1] BMC certificate not verified',
       '✔ Wait for agent  10.0s  (1 ok)',
-      '    ✔ node1  ok 10.0s: agent up',
+      '    ✔ node1  ok 10.0s: agent up · 1 retry, last: connection refused',
       '✔ HANDLER Install  0.2s  (1 ok)',
       '    ✔ node1 (item={"n":1})  ok 0.2s',
       'PLAY RECAP',
