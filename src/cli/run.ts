@@ -38,6 +38,10 @@ press it again to quit at once. A --limit that matches no host is an error (exit
 a check run resumes only in check mode. The journal holds extra vars by name and salted hash,
 never values: -e @files are read again, values given inline must be given again.
 
+Roles: looked up by name in roles/ beside the playbook, then --roles-path and $TSBM_ROLES_PATH
+(DIR:DIR), then the roles tsbm ships (power-off, boot-ramdisk, wait-agent, discover, deploy, ...),
+so a playbook in any repository can use them by name.
+
 Node locks: one per machine (BMC address, else SSH address), in --lock-dir, else
 $TSBM_LOCK_DIR, else /var/lib/tsbm/locks for root, else $XDG_STATE_HOME/tsbm/locks
 (~/.local/state/tsbm/locks). Controllers that share nodes must share this directory.`;
@@ -74,6 +78,7 @@ export function register(program: Command): void {
       'continue a run (id from `tsbm runs list`, or "last") with its options: skip what completed, restore registered values',
     )
     .option('--force', 'with --resume: resume even though the playbook, inventory or extra-var values changed')
+    .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
     .option('--no-journal', 'do not write a run journal (and take no node locks)')

@@ -22,6 +22,8 @@ export interface RunOptions {
   output: OutputMode;
   junit?: string;
   verbosity: 0 | 1 | 2 | 3;
+  /** `--roles-path`: directories searched for roles after roles/ beside the playbook (TSBM_ROLES_PATH too). */
+  rolesPath?: string[];
   /** `--shard I/N`: only hosts of this stable slice (src/executor/shard.ts) are targeted. */
   shard?: { index: number; total: number };
 }

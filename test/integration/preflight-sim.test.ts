@@ -106,9 +106,9 @@ describe('deploy preflight on the simulated lab', () => {
   });
 
   it('the preflight is one task: no skipped copy of it for preflight_on_failure: stop', () => {
-    const started = r.events.filter((e) => e.type === 'task_start').map((e) => e.task);
+    const started = r.events.flatMap((e) => (e.type === 'task_start' ? [e.task ?? ''] : []));
     expect(started.filter((t) => /^Check (the|every) node/.test(t))).toEqual([PREFLIGHT]);
-    const skipped = r.events.filter((e) => e.type === 'host_result' && e.status === 'skipped' && e.task.startsWith('Check'));
+    const skipped = r.events.filter((e) => e.type === 'host_result' && e.status === 'skipped' && e.task?.startsWith('Check'));
     expect(skipped).toEqual([]);
   });
 

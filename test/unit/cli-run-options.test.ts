@@ -94,3 +94,10 @@ describe('tsbm run options', () => {
     expect(splitList(undefined)).toEqual([]);
   });
 });
+
+describe('--roles-path', () => {
+  it('splits on the path separator, repeatable, blanks dropped', () => {
+    expect(buildRunOptions('p.yml', { rolesPath: ['a:b', ' c ', ''] }, env).rolesPath).toEqual(['a', 'b', 'c']);
+    expect(buildRunOptions('p.yml', {}, env).rolesPath).toBeUndefined();
+  });
+});
