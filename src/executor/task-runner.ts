@@ -20,6 +20,7 @@ import { lazyVars } from './lazy-vars.js';
 import { createModuleContext } from './module-context.js';
 import type { PlayRuntime } from './play-runtime.js';
 import {
+  afterBootOf,
   censor,
   failedResult,
   hostVarsFrom,
@@ -116,11 +117,20 @@ async function runChecked(r: Run, raw: Vars): Promise<Registered> {
   if (task.loop === undefined) {
     const no = falseCondition(r, r.kw.when, raw);
     if (no) return conditionSkip(no);
-    if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
-    return attempts(r, mod, raw);
+    return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
   }
-  if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
-  return runLoop(r, mod, raw);
+  return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
+}
+
+/**
+ * Check mode on a host the run would boot first (wait_agent found no ramdisk up): a step over
+ * SSH on the host itself is reported as what it would do, without connecting or rendering
+ * its arguments (they may read results of steps that were only planned).
+ */
+function planned(r: Run, mod: ModuleDef): Registered | undefined {
+  const why = r.pr.check ? r.pr.state.host(r.host).afterBoot : undefined;
+  if (why === undefined || mod.runsOn !== 'target' || r.kw.delegateTo !== undefined) return undefined;
+  return { ...skippedResult(`would run after boot: ${mod.name} (${why})`), check_after_boot: true };
 }
 
 async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
@@ -476,6 +486,8 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   else status = reg.changed ? 'changed' : 'ok';
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
+  const afterBoot = pr.check ? afterBootOf(reg) : undefined;
+  if (afterBoot !== undefined) hs.afterBoot = afterBoot;
   const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
   if (set) {
     pr.redactor.addFromVars(set);

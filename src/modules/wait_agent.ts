@@ -5,6 +5,7 @@ import { execSteps } from '../connection/exec-steps.js';
 import type { Connection, ExecResult } from '../connection/types.js';
 import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
 import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
+import { notBootedReason } from '../deploy/check-boot.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
 import {
@@ -114,12 +115,18 @@ export const waitAgentModule = defineModule({
     const start = Date.now();
     let conn: Connection;
     if (ctx.check) {
-      // Check mode: one attempt, no waiting; a ramdisk already up still gets its identity checked (read-only).
-      const would = `would wait up to ${timeoutS}s for SSH and check identity (${mode})`;
+      // Check mode boots nothing: a node that is Off (or that this run would power on first)
+      // has no ramdisk to ask, and the steps after this one report what they would do after
+      // boot. A ramdisk already up is checked for real (read-only): identity, contract, memory.
+      const would = `would wait up to ${timeoutS}s for the ramdisk to answer SSH, then check identity (${mode})`;
+      const registered = a.bmc_result ? ctx.vars[a.bmc_result] : undefined;
+      const notBooted = await notBootedReason(ctx, registered);
+      if (notBooted) return { changed: false, msg: `${would}: ${notBooted}`, tsbm_check_after_boot: notBooted };
       try {
         conn = await ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 });
       } catch (e) {
-        return { changed: false, msg: `${would}; not reachable now: ${(e as Error).message}` };
+        const why = `no ramdisk answers now (${(e as Error).message.replace(`${ctx.host}: `, '')}); the run would boot it`;
+        return { changed: false, msg: `${would}: ${why}`, tsbm_check_after_boot: why };
       }
     } else {
       conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10);

@@ -283,6 +283,39 @@ describe('executor: task keywords', () => {
     });
   });
 
+  it('check mode: after a module says the host is not booted, its SSH steps plan instead of connecting', async () => {
+    const waits = defineModule({
+      name: 'waits',
+      summary: 'says the node would boot first',
+      example: 'waits: {}',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        return ctx.check ? { changed: false, msg: 'not up', tsbm_check_after_boot: 'the node is Off' } : { changed: false };
+      },
+    });
+    const pb = () =>
+      playbook(
+        play([
+          task('waits', {}, { name: 'Wait' }),
+          cmd('echo {{ never_defined.device }}', { name: 'On the ramdisk', register: 'x' }),
+          task('debug', { msg: 'still on the controller' }, { name: 'Controller' }),
+          cmd('echo local', { name: 'Delegated', delegateTo: 'localhost' }),
+        ]),
+      );
+    const lab = fakeLab();
+    const r = await runModel(pb(), { modules: [waits], options: { check: true }, lab });
+    expect(r.code).toBe(0);
+    expect(r.resultOf('node1', 'On the ramdisk')).toMatchObject({ status: 'skipped', msg: 'would run after boot: command (the node is Off)' });
+    expect(r.resultOf('node1', 'Controller')?.status).toBe('ok');
+    expect(r.resultOf('node1', 'Delegated')?.status).toBe('skipped'); // command has no check mode; not planned
+    expect(r.lab.opened.filter((c) => c.host === 'node1')).toEqual([]);
+    // a real run ignores the note
+    const real = await runModel(pb(), { modules: [waits] });
+    expect(real.resultOf('node1', 'On the ramdisk')?.status).toBe('failed'); // undefined variable: it ran
+  });
+
   it('module args are validated after rendering, with the task position', async () => {
     const r = await runModel(playbook(play([task('pause', { seconds: '{{ s }}' }, { name: 'p', vars: { s: 'soon' } })])));
     const res = r.resultOf('node1', 'p')!;
