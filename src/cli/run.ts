@@ -15,7 +15,8 @@ Examples:
   tsbm run deploy.yml -i lab.yml -i site.yml -l 'rack1:!node07' -f 20
   tsbm run deploy.yml -i inventory.yml -e 'image=oci://registry/os:42 wipe=true' -e @overrides.yml
   tsbm run deploy.yml -i inventory.yml -e '{"root_device": {"size": ">= 100"}}'
-  tsbm run deploy.yml -i inventory.yml -t power --skip-tags slow --check --diff
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml -t power --check   the power-off step only
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml --skip-tags finish --diff
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
   tsbm run deploy.yml -i inventory.yml --report report.html   timeline to open in a browser
@@ -37,6 +38,11 @@ press it again to quit at once. A --limit that matches no host is an error (exit
 --check and --diff come back from the journal (giving different ones is refused, exit 5), and
 a check run resumes only in check mode. The journal holds extra vars by name and salted hash,
 never values: -e @files are read again, values given inline must be given again.
+
+Tags of the shipped playbooks, one per step: preflight, power, ramdisk, discover, deploy,
+configure, finish (erase in undeploy.yml); the ramdisk identity check and the root disk come
+with every step that needs them, the cleanup after a failure always. A --tags or --skip-tags
+value that matches no task is a warning naming the tags the playbook has.
 
 Roles: looked up by name in roles/ beside the playbook, then --roles-path and $TSBM_ROLES_PATH
 (DIR:DIR), then the roles tsbm ships (power-off, boot-ramdisk, wait-agent, discover, deploy, ...),

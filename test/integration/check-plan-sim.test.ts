@@ -98,6 +98,46 @@ describe('--check on a powered-off fleet', () => {
   }, 150_000);
 });
 
+describe('tags on the shipped roles', () => {
+  it('the shipped playbooks carry the step tags --help names', async () => {
+    const state = stateArgs(dir);
+    const list = await runTsbm(['run', DEPLOY, '-i', lab.inventory, '--list-tags'], { cwd: dir, env: state.env });
+    expect(list.stdout).toContain('TASK TAGS: [always, configure, deploy, discover, erase, finish, power, preflight, ramdisk]');
+    const undeploy = await runTsbm(['run', PB('undeploy.yml'), '-i', lab.inventory, '--list-tasks', '-t', 'finish'], { cwd: dir, env: state.env });
+    expect([...undeploy.stdout.matchAll(/^ {6}(.+?)\t/gm)].map((m) => m[1])).toEqual([
+      'Power the node off after the failure',
+      'Eject the virtual media after the failure',
+      'Report the failure',
+      'Eject virtual media',
+      'Clear the boot override',
+    ]);
+    const tasks = await runTsbm(['run', DEPLOY, '-i', lab.inventory, '--list-tasks', '-t', 'deploy'], { cwd: dir, env: state.env });
+    // the identity check and the root disk come with the steps that need them; cleanup always
+    expect([...tasks.stdout.matchAll(/^ {6}(.+?)\t/gm)].map((m) => m[1])).toEqual([
+      'Wait for the ramdisk and check it is this node',
+      'Choose the root disk',
+      'Pull the image',
+      'Install the image to the root disk',
+      'Power the node off after the failure',
+      'Eject the virtual media after the failure',
+      'Report the failure',
+    ]);
+  });
+
+  it('-t power runs the power step only; a tag that matches nothing is a warning naming the known ones', async () => {
+    const r = await run(DEPLOY, ['-t', 'power', '-l', 'node02']);
+    expect(r.code, r.stdout.slice(-2000)).toBe(0);
+    expect(resultsOf(r, 'node02').map((e) => e.task)).toEqual(['Power the node off']);
+    const typo = await run(DEPLOY, ['-t', 'powr', '-l', 'node02']);
+    expect(typo.code).toBe(0);
+    expect(resultsOf(typo, 'node02')).toEqual([]);
+    const w = typo.events.find((e) => e.type === 'warning');
+    expect(w?.message).toBe(
+      '--tags "powr" matches no task of this playbook, so it selects nothing (did you mean "power"?); the tags it has: configure, deploy, discover, erase, finish, power, preflight, ramdisk',
+    );
+  }, 150_000);
+});
+
 describe('--check on a node already running the ramdisk', () => {
   it('checks the live ramdisk for real (identity, disk) and writes nothing', async () => {
     // boot node01 into the ramdisk for real, with the shipped roles
@@ -117,5 +157,11 @@ describe('--check on a node already running the ramdisk', () => {
       msg: expect.stringMatching(/^would write the config drive \(\d+ bytes\) to a new config-2 partition once the install has partitioned/),
     });
     expect((await node('node01').diskLayout()).partitions).toEqual([]);
+    // -t deploy starts after the power-on: the identity comes from the BMC itself
+    const tagged = await run(DEPLOY, ['-l', 'node01', '-t', 'deploy']);
+    expect(tagged.code, tagged.stdout.slice(-3000)).toBe(0);
+    expect(statusOf(tagged, 'node01', 'Wait for the ramdisk and check it is this node')?.msg).toMatch(/system UUID and MAC .* match/);
+    expect(statusOf(tagged, 'node01', 'Install the image to the root disk')?.msg).toMatch(/^would install /);
+    expect(tagged.events.filter((e) => e.type === 'warning')).toEqual([]);
   }, 150_000);
 });

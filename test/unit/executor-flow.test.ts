@@ -184,6 +184,35 @@ describe('executor: serial, max_fail_percentage, any_errors_fatal', () => {
   });
 });
 
+describe('executor: --tags / --skip-tags that match nothing', () => {
+  const pb = () =>
+    playbook(
+      play([cmd('echo web', { tags: ['web'] }), block({ block: [cmd('echo db')] }, { tags: ['db'] }), cmd('echo a', { tags: ['always'] })]),
+    );
+  const warnings = (r: Awaited<ReturnType<typeof runModel>>) =>
+    r.events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+
+  it('warns, naming the tags the playbook has and the nearest one', async () => {
+    const r = await runModel(pb(), { options: { tags: ['wbe', 'db'], skipTags: ['dbb'] } });
+    expect(warnings(r)).toEqual([
+      '--tags "wbe" matches no task of this playbook, so it selects nothing (did you mean "web"?); the tags it has: db, web',
+      '--skip-tags "dbb" matches no task of this playbook, so it skips nothing (did you mean "db"?); the tags it has: db, web',
+    ]);
+    expect(r.lab.argvs('node1')).toEqual(['echo db', 'echo a']);
+    expect(r.code).toBe(0);
+  });
+
+  it('says nothing for tags that exist or have a meaning of their own', async () => {
+    const r = await runModel(pb(), { options: { tags: ['web', 'all', 'tagged', 'untagged', 'never'], skipTags: ['always'] } });
+    expect(warnings(r)).toEqual([]);
+  });
+
+  it('a playbook without tags says so', async () => {
+    const r = await runModel(playbook(play([cmd('echo x')])), { options: { tags: ['power'] } });
+    expect(warnings(r)).toEqual(['--tags "power" matches no task of this playbook, so it selects nothing; it has no tags']);
+  });
+});
+
 describe('executor: tags, --start-at-task, --limit', () => {
   const pb = () =>
     playbook(
