@@ -140,7 +140,7 @@ async function runWith(
   ];
   if (opts.junit) {
     const { attachJUnit } = await import('../output/junit.js');
-    attached.push(attachJUnit(bus, opts.junit));
+    attached.push(attachJUnit(bus, opts.junit, opts.junitCases ?? 'host'));
   }
 
   let resume: ResumeState | undefined;

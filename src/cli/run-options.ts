@@ -23,6 +23,7 @@ export interface RawRunFlags {
   syntaxCheck?: boolean;
   output?: string;
   junit?: string;
+  junitCases?: string;
   shard?: string;
   rolesPath?: string[];
 }
@@ -93,6 +94,13 @@ export function buildRunOptions(
   if (limits.length > 0) opts.limit = limits.join(':');
   if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
   if (raw.junit !== undefined) opts.junit = raw.junit;
+  if (raw.junitCases !== undefined) {
+    if (raw.junitCases !== 'host' && raw.junitCases !== 'task') {
+      throw optionsError(`--junit-cases must be host or task, got "${raw.junitCases}"`, 'host: a testcase per host per play; task: per host and task');
+    }
+    if (raw.junit === undefined) throw optionsError('--junit-cases needs --junit FILE');
+    opts.junitCases = raw.junitCases;
+  }
   if (raw.shard !== undefined) opts.shard = parseShard(raw.shard);
   const rolesPath = splitPath(raw.rolesPath);
   if (rolesPath.length > 0) opts.rolesPath = rolesPath;

@@ -19,6 +19,7 @@ Examples:
   tsbm run playbooks/deploy-bootc.yml -i inventory.yml --skip-tags finish --diff
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
+  tsbm run deploy.yml -i inventory.yml --junit results.xml --junit-cases task   a testcase per task
   tsbm run deploy.yml -i inventory.yml --report report.html   timeline to open in a browser
   tsbm run deploy.yml -i inventory.yml --resume last    continue the last run where each host stopped
   tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values given again
@@ -77,7 +78,10 @@ export function register(program: Command): void {
         'json',
       ]),
     )
-    .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .option('--junit <file>', 'also write JUnit XML results to FILE: a testcase per host per play, its tasks as steps')
+    .addOption(
+      new Option('--junit-cases <form>', 'host: a testcase per host per play (default); task: one per host and task').choices(['host', 'task']),
+    )
     .option('--report <file>', 'also write an HTML report (timeline, summary, per-node results) to FILE at the end')
     .option(
       '--resume <run>',

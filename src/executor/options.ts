@@ -21,6 +21,8 @@ export interface RunOptions {
   syntaxCheck: boolean;
   output: OutputMode;
   junit?: string;
+  /** `--junit-cases`: a testcase per host per play (default) or per host and task. */
+  junitCases?: 'host' | 'task';
   verbosity: 0 | 1 | 2 | 3;
   /** `--roles-path`: directories searched for roles after roles/ beside the playbook (TSBM_ROLES_PATH too). */
   rolesPath?: string[];

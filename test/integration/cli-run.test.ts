@@ -87,8 +87,13 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(events[0]!.type).toBe('run_start');
     expect(events.at(-1)).toMatchObject({ type: 'run_end', exitCode: 2 });
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testcase name="beta: Fail on beta"');
-    expect(xml).toMatch(/<failure message="[^"]+" type="failed">/);
+    // one testcase per host per play, the tasks as steps
+    expect(xml).toMatch(/<testcase name="alpha" classname="site\.yml\/Demo" time="[\d.]+">/);
+    expect(xml).toMatch(/<testcase name="beta" classname="site\.yml\/Demo" time="[\d.]+">\n {6}<failure message="Fail on beta: [^"]+" type="failed">/);
+    expect(xml).toMatch(/ok: Say hi \([\d.]+s\): hello beta \*{8}/);
+    const perTask = join(dir, 'per-task.xml');
+    expect(tsbm([...runArgs, '--output', 'json', '--junit', perTask, '--junit-cases', 'task']).code).toBe(2);
+    expect(readFileSync(perTask, 'utf8')).toContain('<testcase name="beta: Fail on beta" classname="site.yml/Demo"');
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('hello beta ********');
     for (const text of [r.stdout, r.stderr, xml, html]) {
