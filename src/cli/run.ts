@@ -37,7 +37,8 @@ press it again to quit at once. A --limit that matches no host is an error (exit
 
 --resume continues the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
 --check and --diff come back from the journal (giving different ones is refused, exit 5), and
-a check run resumes only in check mode. The journal holds extra vars by name and salted hash,
+a check run resumes only in check mode. A run against a tsbm_sim inventory (a lab for one run)
+cannot be resumed: its lab is gone; use tsbm sim up for a lab that outlives a run. The journal holds extra vars by name and salted hash,
 never values: -e @files are read again, values given inline must be given again.
 
 Tags of the shipped playbooks, one per step: preflight, power, ramdisk, discover, deploy,
