@@ -71,6 +71,19 @@ plain_map: {a: 1, b: 2}
           "pr": {{ json properties }}, "pm": {{ json plain_map }} }
 `,
   );
+  writeFileSync(
+    join(dir, 'keys.yml'),
+    `- name: Keys
+  hosts: all
+  gather_facts: false
+  vars:
+    instance_info: {image_source: oci://registry.lab/os:42}
+  tasks:
+    - name: Read keys from lower layers
+      debug:
+        msg: "{{ driver_info.redfish_username }} {{ instance_info.image_pull_secret }} {{ properties.cpu_arch }}"
+`,
+  );
 });
 
 const seen = (stdout: string, host: string): Record<string, Record<string, unknown>> => {
@@ -139,6 +152,21 @@ describe('node mappings merge key by key', () => {
     expect(n1.pr).toEqual({ root_device: { serial: 'S1' }, cpu_arch: 'x86_64' });
     expect(n1.pm).toEqual({ c: 3 });
     expect(seen(r.stdout, 'node02').di?.redfish_address).toBe('https://group.invalid');
+  });
+
+  it('tsbm validate and tsbm run\'s own checks know the merged keys (no false "undefined")', () => {
+    const e = ['-e', '{"instance_info": {"image_source": "oci://registry.lab/os:43"}, "driver_info": {"redfish_address": "https://x"}}'];
+    const v = tsbm(['validate', 'keys.yml', '-i', 'inventory.yml', ...e]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const r = tsbm(['run', 'keys.yml', '-i', 'inventory.yml', '--output', 'json', '--no-journal', ...e]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const ev = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((x) => x.type === 'host_result' && x.host === 'node01');
+    expect(ev.msg).toBe('admin ******** x86_64');
+    // a key no layer has is still reported
+    writeFileSync(join(dir, 'missing.yml'), '- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: {msg: "{{ instance_info.no_such_key }}"}\n');
+    const bad = tsbm(['validate', 'missing.yml', '-i', 'inventory.yml', ...e]);
+    expect(bad.code).toBe(4);
+    expect(bad.stdout).toMatch(/instance_info\.no_such_key/);
   });
 
   it('without -e, play vars beat the inventory key by key', () => {
