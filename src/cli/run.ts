@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable, later wins)', collect)
     .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, 50)
-    .option('-C, --check', 'dry run: report what would change')
+    .option('-C, --check', 'plan: report what would change; BMCs, registry and ISO are asked, nothing is changed, ramdisk steps "would run after boot"')
     .option('-D, --diff', 'show the changes made to files')
     .option('--start-at-task <name>', 'start the playbook at the task with this name')
     .option('--list-hosts', 'list the hosts each play targets and exit')
