@@ -1,5 +1,5 @@
 // --check plans a deploy: on the simulated lab's powered-off nodes, every shipped deploy
-// playbook (and undeploy.yml) exits 0 in check mode, reports what each controller step would do
+// playbook (deploy-bootc, -image, -ramdisk, -anaconda, and undeploy.yml) exits 0 in check mode, reports what each controller step would do
 // (the BMC is asked, nothing is changed) and the ramdisk steps as "would run after boot"; no
 // BMC is told to do anything and no disk is written. It fails on what it really finds wrong: a
 // wrong BMC password. A node already running the ramdisk is checked for real (read-only).
@@ -56,6 +56,7 @@ const RAMDISK_STEPS: Record<string, string[]> = {
   'deploy-image.yml': ['Choose the root disk', 'Write the image to the root disk', 'Write the config drive', 'Flush the disk'],
   'undeploy.yml': ['Choose the root disk', "Erase the root disk's partition tables and signatures"],
   'deploy-ramdisk.yml': [],
+  'deploy-anaconda.yml': [],
 };
 
 describe('--check on a powered-off fleet', () => {
@@ -107,6 +108,7 @@ describe('tags on the shipped roles', () => {
     expect([...undeploy.stdout.matchAll(/^ {6}(.+?)\t/gm)].map((m) => m[1])).toEqual([
       'Power the node off after the failure',
       'Eject the virtual media after the failure',
+      'Eject the kickstart volume after the failure',
       'Report the failure',
       'Eject virtual media',
       'Clear the boot override',
@@ -120,6 +122,7 @@ describe('tags on the shipped roles', () => {
       'Install the image to the root disk',
       'Power the node off after the failure',
       'Eject the virtual media after the failure',
+      'Eject the kickstart volume after the failure',
       'Report the failure',
     ]);
   });

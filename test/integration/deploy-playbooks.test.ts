@@ -101,7 +101,7 @@ describe('shipped playbooks', () => {
     expect(play?.roles.map((r) => r.name)).toEqual(['preflight', 'power-off']);
     expect(play?.vars.cleanup_kickstart_media).toBe(true);
     const pre = tasks(play?.roleTasks ?? []).filter((t) => t.module === 'deploy_preflight');
-    expect(pre.map((t) => t.args.deploy)).toEqual(['{{ preflight_deploy }}', '{{ preflight_deploy }}']);
+    expect(pre.map((t) => t.args.deploy)).toEqual(['{{ preflight_deploy }}']);
     expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'anaconda' });
     const block = play?.tasks[0];
     if (block?.kind !== 'block') throw new Error('the deploy steps are one block');
