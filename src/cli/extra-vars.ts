@@ -1,11 +1,13 @@
 // `-e/--extra-vars`: `k=v k2="v 2"`, an inline JSON/YAML object, or `@file.yml`. Repeatable;
-// later arguments win key by key (top level only, as Ansible does). Every mistake is an
+// later arguments win key by key (top level only, as Ansible does; Ironic's node mappings
+// driver_info, instance_info and properties merge one level deeper, util/merge-vars.ts). Every mistake is an
 // options error (exit 5) naming the argument; YAML errors in @files also name file:line:col.
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { TsbmError } from '../errors.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
+import { assignVars } from '../util/merge-vars.js';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -112,7 +114,7 @@ export function extraVarSources(args: readonly string[], cwd = process.cwd()): E
 /** Sources merged in order, later winning key by key. */
 export function mergeSources(sources: readonly ExtraVarSource[]): Vars {
   const out: Vars = {};
-  for (const s of sources) for (const [k, v] of Object.entries(s.vars)) out[k] = v;
+  for (const s of sources) assignVars(out, s.vars);
   return out;
 }
 

@@ -10,7 +10,9 @@ Examples:
 
 Copies playbooks/ (deploy-bootc.yml, deploy-image.yml, deploy-ramdisk.yml, deploy-anaconda.yml,
 undeploy.yml, their roles and templates/ks.cfg.hbs) and inventory-examples/ (sim.yml, lab.yml). Existing files are kept unless
---force; nothing is copied when one would be replaced.`;
+--force; nothing is copied when one would be replaced. The shipped roles need no copy to be
+used: a playbook anywhere finds them by name (after roles/ beside it, --roles-path and
+$TSBM_ROLES_PATH).`;
 
 export function register(program: Command): void {
   program

@@ -13,6 +13,10 @@ Examples:
   tsbm inventory -i ./nodes.py --list             an executable inventory (Ansible's --list/--host protocol)
   tsbm inventory import --from-ironic nodes.json -o inventory.yml
 
+Variables merge as a play sees them: later levels replace earlier ones (group_vars/all <
+group_vars/GROUP < host vars < host_vars/HOST), except driver_info, instance_info and
+properties, which merge key by key (credentials once for all, the BMC address per host).
+
 An executable -i (starting with #!) is run with --list, and --host NAME per host when its
 output has no _meta.hostvars; each call may take 60 s (TSBM_INVENTORY_SCRIPT_TIMEOUT=SECONDS).`;
 

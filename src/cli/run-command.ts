@@ -40,6 +40,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(given.extraVars);
   const journalDir = journalSettings(flags);
+  if (typeof flags.resume === 'string') await refuseLabOfOneRun(given.inventories, flags.resume);
   const resume = await prepareResumeFrom(flags, journalDir, given, sources);
   const opts = resume?.opts ?? given;
   if (resume) {
@@ -78,6 +79,23 @@ function mentionsSim(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A `tsbm_sim` inventory starts a lab for one run and stops it at the end: the nodes a run drove
+ * are gone, and a new lab's nodes start powered off on other ports. A resume against it could
+ * only pretend (skip the ISO insertion, then wait for a ramdisk that never boots), so it is
+ * refused, even with --force.
+ */
+async function refuseLabOfOneRun(inventories: readonly string[], run: string): Promise<void> {
+  const candidates = inventories.filter(mentionsSim);
+  if (candidates.length === 0) return;
+  const { simSpecOf } = await import('../sim/lab/auto.js');
+  const lab = candidates.find((p) => simSpecOf(p) !== undefined);
+  if (!lab) return;
+  throw new TsbmError('options', `cannot resume run ${run}: ${lab} starts a simulated lab for one run (tsbm_sim), so the nodes that run drove are gone (a new lab's nodes start powered off, on other ports)`, {
+    hint: 'run it again without --resume; for a lab that outlives a run (and can be resumed against), start one with `tsbm sim up --nodes N` and run with -i .tsbm/sim/inventory.yml',
+  });
 }
 
 /** `--journal-dir DIR` (default .tsbm/runs) or `--no-journal`. */
@@ -140,7 +158,7 @@ async function runWith(
   ];
   if (opts.junit) {
     const { attachJUnit } = await import('../output/junit.js');
-    attached.push(attachJUnit(bus, opts.junit));
+    attached.push(attachJUnit(bus, opts.junit, opts.junitCases ?? 'host'));
   }
 
   let resume: ResumeState | undefined;

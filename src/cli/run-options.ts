@@ -1,5 +1,6 @@
 // Validates the raw `tsbm run` flags into RunOptions (src/executor/options.ts). Pure, so every
 // rule is unit-tested without spawning the CLI.
+import { delimiter } from 'node:path';
 import { parseShard } from '../executor/shard.js';
 import { optionsError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
@@ -22,7 +23,9 @@ export interface RawRunFlags {
   syntaxCheck?: boolean;
   output?: string;
   junit?: string;
+  junitCases?: string;
   shard?: string;
+  rolesPath?: string[];
 }
 
 export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
@@ -38,6 +41,11 @@ export function splitList(values: readonly string[] | undefined): string[] {
     }
   }
   return out;
+}
+
+/** `--roles-path a:b --roles-path c` -> [a, b, c] (the platform's path separator, as TSBM_ROLES_PATH). */
+export function splitPath(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(delimiter)).map((d) => d.trim()).filter(Boolean);
 }
 
 export function parseForks(value: string | number | undefined): number {
@@ -86,6 +94,15 @@ export function buildRunOptions(
   if (limits.length > 0) opts.limit = limits.join(':');
   if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
   if (raw.junit !== undefined) opts.junit = raw.junit;
+  if (raw.junitCases !== undefined) {
+    if (raw.junitCases !== 'host' && raw.junitCases !== 'task') {
+      throw optionsError(`--junit-cases must be host or task, got "${raw.junitCases}"`, 'host: a testcase per host per play; task: per host and task');
+    }
+    if (raw.junit === undefined) throw optionsError('--junit-cases needs --junit FILE');
+    opts.junitCases = raw.junitCases;
+  }
   if (raw.shard !== undefined) opts.shard = parseShard(raw.shard);
+  const rolesPath = splitPath(raw.rolesPath);
+  if (rolesPath.length > 0) opts.rolesPath = rolesPath;
   return opts;
 }

@@ -15,9 +15,11 @@ Examples:
   tsbm run deploy.yml -i lab.yml -i site.yml -l 'rack1:!node07' -f 20
   tsbm run deploy.yml -i inventory.yml -e 'image=oci://registry/os:42 wipe=true' -e @overrides.yml
   tsbm run deploy.yml -i inventory.yml -e '{"root_device": {"size": ">= 100"}}'
-  tsbm run deploy.yml -i inventory.yml -t power --skip-tags slow --check --diff
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml -t power --check   the power-off step only
+  tsbm run playbooks/deploy-bootc.yml -i inventory.yml --skip-tags finish --diff
   tsbm run deploy.yml -i inventory.yml --list-tasks
   tsbm run deploy.yml -i inventory.yml --output plain --junit results.xml   (CI)
+  tsbm run deploy.yml -i inventory.yml --junit results.xml --junit-cases task   a testcase per task
   tsbm run deploy.yml -i inventory.yml --report report.html   timeline to open in a browser
   tsbm run deploy.yml -i inventory.yml --resume last    continue the last run where each host stopped
   tsbm run deploy.yml -i inventory.yml --resume last -e bmc_pw=...   inline -e values given again
@@ -35,8 +37,18 @@ press it again to quit at once. A --limit that matches no host is an error (exit
 
 --resume continues the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
 --check and --diff come back from the journal (giving different ones is refused, exit 5), and
-a check run resumes only in check mode. The journal holds extra vars by name and salted hash,
+a check run resumes only in check mode. A run against a tsbm_sim inventory (a lab for one run)
+cannot be resumed: its lab is gone; use tsbm sim up for a lab that outlives a run. The journal holds extra vars by name and salted hash,
 never values: -e @files are read again, values given inline must be given again.
+
+Tags of the shipped playbooks, one per step: preflight, power, ramdisk, discover, deploy,
+configure, finish (erase in undeploy.yml); the ramdisk identity check and the root disk come
+with every step that needs them, the cleanup after a failure always. A --tags or --skip-tags
+value that matches no task is a warning naming the tags the playbook has.
+
+Roles: looked up by name in roles/ beside the playbook, then --roles-path and $TSBM_ROLES_PATH
+(DIR:DIR), then the roles tsbm ships (power-off, boot-ramdisk, wait-agent, discover, deploy, ...),
+so a playbook in any repository can use them by name.
 
 Node locks: one per machine (BMC address, else SSH address), in --lock-dir, else
 $TSBM_LOCK_DIR, else /var/lib/tsbm/locks for root, else $XDG_STATE_HOME/tsbm/locks
@@ -53,7 +65,7 @@ export function register(program: Command): void {
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable, later wins)', collect)
     .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, 50)
-    .option('-C, --check', 'dry run: report what would change')
+    .option('-C, --check', 'plan: report what would change; BMCs, registry and ISO are asked, nothing is changed, ramdisk steps "would run after boot"')
     .option('-D, --diff', 'show the changes made to files')
     .option('--start-at-task <name>', 'start the playbook at the task with this name')
     .option('--list-hosts', 'list the hosts each play targets and exit')
@@ -67,13 +79,17 @@ export function register(program: Command): void {
         'json',
       ]),
     )
-    .option('--junit <file>', 'also write JUnit XML results to FILE')
+    .option('--junit <file>', 'also write JUnit XML results to FILE: a testcase per host per play, its tasks as steps')
+    .addOption(
+      new Option('--junit-cases <form>', 'host: a testcase per host per play (default); task: one per host and task').choices(['host', 'task']),
+    )
     .option('--report <file>', 'also write an HTML report (timeline, summary, per-node results) to FILE at the end')
     .option(
       '--resume <run>',
       'continue a run (id from `tsbm runs list`, or "last") with its options: skip what completed, restore registered values',
     )
     .option('--force', 'with --resume: resume even though the playbook, inventory or extra-var values changed')
+    .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
     .option('--no-journal', 'do not write a run journal (and take no node locks)')

@@ -11,6 +11,7 @@ export interface ValidateFlags {
   inventory?: string[];
   extraVars?: string[];
   output?: string;
+  rolesPath?: string[];
 }
 
 export interface ErrorRecord {
@@ -43,6 +44,9 @@ export async function collectValidationErrors(
   const { validatePlaybooks } = await import('../playbook/validate.js');
   const { checkPattern } = await import('../playbook/validate-inventory.js');
   const opts: ValidateOptions = { checkPattern };
+  const { splitPath } = await import('./run-options.js');
+  const rolesPath = splitPath(flags.rolesPath);
+  if (rolesPath.length > 0) opts.rolesPath = rolesPath;
   const errors: TsbmError[] = [];
   try {
     if (flags.extraVars?.length) {

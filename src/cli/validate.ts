@@ -28,12 +28,13 @@ export function register(program: Command): void {
       collect,
     )
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable)', collect)
+    .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .addOption(
       new Option('--output <mode>', 'plain lines (default) or one JSON object').choices(['plain', 'json']),
     )
     .addHelpText('after', EXAMPLES)
     .action(
-      async (playbooks: string[], flags: { inventory?: string[]; extraVars?: string[]; output?: string }) => {
+      async (playbooks: string[], flags: { inventory?: string[]; extraVars?: string[]; output?: string; rolesPath?: string[] }) => {
         const { validateCommand } = await import('./validate-command.js');
         process.exitCode = await validateCommand(playbooks, flags);
       },

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
 import type { Play, Playbook, TaskNode } from '../playbook/model.js';
-import { playNodes, staticTasks } from '../playbook/static-tasks.js';
+import { playNodes, playTags, staticTasks } from '../playbook/static-tasks.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps } from './deps.js';
@@ -15,6 +15,7 @@ import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 import { tasksBefore } from './start-at.js';
+import { unmatchedTags } from './tags.js';
 import { RunServicesImpl } from './services.js';
 
 export const VERSION = '0.1.0';
@@ -90,6 +91,8 @@ export async function executePlaybook(
     options: { ...opts, extraVars: Object.keys(opts.extraVars) } as Record<string, unknown>,
   });
 
+  warnUnmatchedTags(playbook, opts, (message) => bus.emit({ type: 'warning', time: Date.now(), message }));
+
   let code: number = EXIT.ok;
   try {
     for (const [i, play] of playbook.plays.entries()) {
@@ -145,6 +148,25 @@ function unfinishedHosts(state: RunState): string[] {
     const s = state.hosts.get(h);
     return !s?.everFailed && !s?.everUnreachable;
   }).sort();
+}
+
+/** A --tags or --skip-tags value no task carries: a warning naming the tags there are. */
+function warnUnmatchedTags(playbook: Playbook, opts: RunOptions, warn: (message: string) => void): void {
+  if (opts.tags.length === 0 && opts.skipTags.length === 0) return;
+  const known = new Set(playbook.plays.flatMap((p) => [...playTags(p)]));
+  const miss = unmatchedTags(opts, known);
+  const names = [...known].filter((t) => t !== 'always' && t !== 'never').sort();
+  const listed = names.length ? `the tags it has: ${names.join(', ')}` : 'it has no tags';
+  const dynamic = playbook.plays.some(hasInclude) ? '; tasks of include_tasks files are not counted' : '';
+  for (const [flag, list, effect] of [
+    ['--tags', miss.tags, 'selects nothing'],
+    ['--skip-tags', miss.skipTags, 'skips nothing'],
+  ] as const) {
+    for (const t of list) {
+      const near = didYouMean(t, names);
+      warn(`${flag} ${JSON.stringify(t)} matches no task of this playbook, so it ${effect}${near ? ` (did you mean "${near}"?)` : ''}; ${listed}${dynamic}`);
+    }
+  }
 }
 
 /** ansible-playbook's rule: a --limit that leaves no host of the inventory is an error. */

@@ -13,7 +13,8 @@ export interface Effective {
   delegateTo?: string;
   runOnce: boolean;
   timeout?: number;
-  anyErrorsFatal: boolean;
+  /** A condition is evaluated with a failed host's variables (fail-policy.ts). */
+  anyErrorsFatal: boolean | string;
   resume?: 'skip' | 'rerun';
   when: Expr[];
   tags: string[];

@@ -9,7 +9,7 @@ import { inShard } from './shard.js';
 import { shouldRun } from './tags.js';
 
 export async function listPlaybook(opts: RunOptions): Promise<string> {
-  const pb = loadPlaybook(opts.playbook);
+  const pb = loadPlaybook(opts.playbook, opts.rolesPath ? { rolesPath: opts.rolesPath } : {});
   const out: string[] = [`playbook: ${relative(process.cwd(), pb.file) || pb.file}`];
   if (opts.syntaxCheck && !opts.listHosts && !opts.listTasks && !opts.listTags) return `${out[0]}\n`;
   const inv = loadInventories(opts.inventories);

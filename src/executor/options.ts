@@ -21,7 +21,11 @@ export interface RunOptions {
   syntaxCheck: boolean;
   output: OutputMode;
   junit?: string;
+  /** `--junit-cases`: a testcase per host per play (default) or per host and task. */
+  junitCases?: 'host' | 'task';
   verbosity: 0 | 1 | 2 | 3;
+  /** `--roles-path`: directories searched for roles after roles/ beside the playbook (TSBM_ROLES_PATH too). */
+  rolesPath?: string[];
   /** `--shard I/N`: only hosts of this stable slice (src/executor/shard.ts) are targeted. */
   shard?: { index: number; total: number };
 }

@@ -3,10 +3,11 @@
 import { formatPos } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { Play, Task } from '../playbook/model.js';
-import { exceedsMaxFail, stopBatch } from './fail-policy.js';
+import { exceedsMaxFail, isFatal, stopBatch } from './fail-policy.js';
 import { lockTargets } from './node-identity.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
+import { playVars } from './task-vars.js';
 import { inShard, type Shard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
@@ -114,7 +115,11 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
       leaveRest(i + 1);
       break;
     }
-    if (exceedsMaxFail(pr, batch) || (failed.length > 0 && play.anyErrorsFatal)) {
+    const fatal = (h: string) =>
+      isFatal(pr, play.anyErrorsFatal, h, { pos: play.keyPos.any_errors_fatal ?? play.pos, baseDir: play.baseDir }, () =>
+        playVars(pr, h),
+      );
+    if (exceedsMaxFail(pr, batch) || failed.some(fatal)) {
       stopBatch(pr, batch);
       leaveRest(i + 1);
       break;

@@ -44,7 +44,7 @@ export function preflightValidate(opts: RunOptions, pre: PreflightOptions = {}):
   const errors: TsbmError[] = [];
   let playbook: Playbook;
   try {
-    playbook = loadPlaybook(opts.playbook, { onError: (e) => errors.push(e) });
+    playbook = loadPlaybook(opts.playbook, { onError: (e) => errors.push(e), ...(opts.rolesPath ? { rolesPath: opts.rolesPath } : {}) });
   } catch (e) {
     if (!(e instanceof TsbmError)) throw e;
     return { errors: [e], timings: timings() };

@@ -42,6 +42,14 @@ export function metaOf(r: Registered): string | undefined {
   return typeof r.tsbm_meta === 'string' ? r.tsbm_meta : undefined;
 }
 
+/**
+ * Check mode: a module (wait_agent) saying the host is not booted into what its later SSH
+ * steps need, with the reason: `tsbm_check_after_boot`.
+ */
+export function afterBootOf(r: Registered): string | undefined {
+  return typeof r.tsbm_check_after_boot === 'string' ? r.tsbm_check_after_boot : undefined;
+}
+
 /** What the events and the registered var carry when a task is no_log. */
 export function censor(r: Registered): Registered {
   const out: Registered = { changed: r.changed, failed: r.failed, censored: NO_LOG_NOTE };

@@ -20,6 +20,12 @@ export interface HostState {
   everUnreachable: boolean;
   /** Taken out of the rest of the run by any_errors_fatal / max_fail_percentage (as Ansible does). */
   stopped: boolean;
+  /**
+   * Check mode: why the host's own target (SSH) steps cannot be checked now, because the run
+   * would boot it first (a ramdisk check mode never boots). Those steps report "would run
+   * after boot" instead of connecting.
+   */
+  afterBoot?: string;
 }
 
 export const emptyStats = (): HostStats => ({

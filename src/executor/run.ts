@@ -32,7 +32,8 @@ export interface RunDeps {
 
 /** `loaded`: the playbook and inventories tsbm run's checks already loaded (src/executor/preflight-validate.ts). */
 export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Loaded): Promise<number> {
-  const playbook = loaded?.playbook ?? loadPlaybook(opts.playbook);
+  const load = opts.rolesPath ? { rolesPath: opts.rolesPath } : {};
+  const playbook = loaded?.playbook ?? loadPlaybook(opts.playbook, load);
   let inv = loaded?.inventory;
   if (!inv) {
     inv = loadInventories(opts.inventories);
@@ -55,7 +56,7 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Load
         connect,
         fresh,
         inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
-        loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role),
+        loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role, load),
       },
       deps.tuning,
     );

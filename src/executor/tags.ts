@@ -25,3 +25,15 @@ export function shouldRun(taskTags: readonly string[], f: TagFilter): boolean {
   if (has('never')) return f.tags.some((w) => w !== 'all' && w !== 'tagged' && w !== 'untagged' && has(w));
   return matches(f.tags);
 }
+
+/** Ansible's tags with a meaning of their own: never "unknown". */
+const SPECIAL = new Set(['all', 'tagged', 'untagged', 'always', 'never']);
+
+/**
+ * `--tags` / `--skip-tags` values that match no tag in the playbook (a typo selects nothing,
+ * or skips nothing, silently otherwise), with the tags the playbook has.
+ */
+export function unmatchedTags(f: TagFilter, known: ReadonlySet<string>): { tags: string[]; skipTags: string[] } {
+  const miss = (ts: readonly string[]) => ts.filter((t) => !SPECIAL.has(t) && !known.has(t));
+  return { tags: miss(f.tags), skipTags: miss(f.skipTags) };
+}

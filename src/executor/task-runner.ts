@@ -20,6 +20,7 @@ import { lazyVars } from './lazy-vars.js';
 import { createModuleContext } from './module-context.js';
 import type { PlayRuntime } from './play-runtime.js';
 import {
+  afterBootOf,
   censor,
   failedResult,
   hostVarsFrom,
@@ -114,12 +115,22 @@ async function runChecked(r: Run, raw: Vars): Promise<Registered> {
     });
   }
   if (task.loop === undefined) {
-    if (!whenTrue(r, r.kw.when, raw)) return skippedResult('Conditional result was False');
-    if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
-    return attempts(r, mod, raw);
+    const no = falseCondition(r, r.kw.when, raw);
+    if (no) return conditionSkip(no);
+    return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
   }
-  if (pr.check && !mod.checkMode) return skippedResult(`${mod.name} does not support check mode`);
-  return runLoop(r, mod, raw);
+  return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
+}
+
+/**
+ * Check mode on a host the run would boot first (wait_agent found no ramdisk up): a step over
+ * SSH on the host itself is reported as what it would do, without connecting or rendering
+ * its arguments (they may read results of steps that were only planned).
+ */
+function planned(r: Run, mod: ModuleDef): Registered | undefined {
+  const why = r.pr.check ? r.pr.state.host(r.host).afterBoot : undefined;
+  if (why === undefined || mod.runsOn !== 'target' || r.kw.delegateTo !== undefined) return undefined;
+  return { ...skippedResult(`would run after boot: ${mod.name} (${why})`), check_after_boot: true };
 }
 
 async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
@@ -143,11 +154,13 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     const t0 = Date.now();
     let one: Registered;
     try {
-      one = whenTrue(r, r.kw.when, iv) ? await attempts(r, mod, iv) : skippedResult('Conditional result was False');
+      const no = falseCondition(r, r.kw.when, iv);
+      one = no ? conditionSkip(no) : await attempts(r, mod, iv);
     } catch (e) {
       if (e instanceof Unreachable || isUnreachable(e)) throw e;
       one = errorResult(e);
     }
+    aboutHost(one, r.host);
     one[loopVar] = item;
     one.ansible_loop_var = loopVar;
     if (lc?.indexVar) one[lc.indexVar] = i;
@@ -367,8 +380,15 @@ function cond(r: Run, expr: string, raw: Vars, pos: TemplateContext['pos']): boo
   return evalCondition(expr, { ...tctx(r, raw), ...(pos ? { pos } : {}) });
 }
 
-function whenTrue(r: Run, when: Effective['when'], raw: Vars): boolean {
-  return when.every((w) => cond(r, w.expr, raw, w.pos));
+/** The first `when` condition (the task's, its blocks', its role's) that is false, if any. */
+function falseCondition(r: Run, when: Effective['when'], raw: Vars): string | undefined {
+  return when.find((w) => !cond(r, w.expr, raw, w.pos))?.expr;
+}
+
+/** A skip that names its condition, as Ansible's `false_condition` does. */
+function conditionSkip(expr: string): Registered {
+  const shown = expr.trim().replace(/\s+/g, ' ');
+  return { ...skippedResult(`Conditional result was False: when: ${shown}`), false_condition: shown };
 }
 
 /** ignore_errors / no_log may be booleans or conditions. */
@@ -408,16 +428,28 @@ interface Emitted {
   counts?: Counts;
 }
 
+/**
+ * A message about this host, without the host's name in front: every line that shows it names
+ * the host and the task already (`failed: [node01] Pull the image (0.4s): ...`).
+ */
+function aboutHost(reg: Registered, host: string): Registered {
+  const prefix = `${host}: `;
+  if (typeof reg.msg === 'string' && reg.msg.startsWith(prefix)) reg.msg = reg.msg.slice(prefix.length);
+  return reg;
+}
+
+const BAD: ReadonlySet<HostStatus> = new Set(['failed', 'unreachable', 'ignored', 'rescued']);
+
 function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, x: Emitted = {}): void {
   const { item, vars, counts } = x;
   const shown = r.noLog ? censor(reg) : reg;
   const msg = typeof reg.msg === 'string' && !r.noLog ? reg.msg : undefined;
-  const failMsg =
-    status === 'failed' || status === 'unreachable' || status === 'ignored' || status === 'rescued'
-      ? `task '${r.name}' ${reg.unreachable ? 'could not reach' : 'failed on'} ${r.host}${
-          r.noLog ? '' : `: ${String(reg.msg ?? 'failed')}`
-        }`
-      : msg;
+  // The event names host and task in fields of its own: the message is only what happened.
+  const failMsg = BAD.has(status)
+    ? r.noLog
+      ? `${reg.unreachable ? 'unreachable' : 'failed'} (details hidden: no_log)`
+      : String(reg.msg ?? (reg.unreachable ? 'unreachable' : 'failed'))
+    : msg;
   r.pr.bus.emit({
     type: 'host_result',
     time: Date.now(),
@@ -447,12 +479,15 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
       reg = errorResult(e);
     }
   }
+  aboutHost(reg, host);
   if (reg.unreachable) status = r.kw.ignoreUnreachable ? 'ignored' : 'unreachable';
   else if (reg.failed) status = ignoreErrors ? 'ignored' : step.rescuable ? 'rescued' : 'failed';
   else if (reg.skipped) status = 'skipped';
   else status = reg.changed ? 'changed' : 'ok';
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
+  const afterBoot = pr.check ? afterBootOf(reg) : undefined;
+  if (afterBoot !== undefined) hs.afterBoot = afterBoot;
   const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
   if (set) {
     pr.redactor.addFromVars(set);

@@ -55,6 +55,20 @@ export function hostVars(rt: RunRuntime, host: string): Vars {
   });
 }
 
+/** What a play's own keywords see on a host: no role, block or task scope. */
+export function playVars(pr: PlayRuntime, host: string): Vars {
+  return composeVars({
+    inventory: inventoryVars(pr, host),
+    play: pr.play.vars,
+    varsFiles: pr.play.varsFiles,
+    blocks: [],
+    task: {},
+    facts: pr.state.host(host).facts,
+    extra: pr.extraVars,
+    magic: playMagic(pr, host),
+  });
+}
+
 export function taskVars(pr: PlayRuntime, host: string, chain: readonly TaskKeywords[], task: Task | TaskKeywords): Vars {
   const role = roleOf(chain, task);
   for (const n of chain) rtSecrets(pr, n.vars);

@@ -1,11 +1,13 @@
 // Variable composition per host per task. Precedence, low -> high (later layers replace
-// earlier ones key by key, like Ansible's default hash_behaviour=replace):
+// earlier ones key by key, like Ansible's default hash_behaviour=replace; Ironic's node
+// mappings driver_info, instance_info and properties merge one level deeper, util/merge-vars.ts):
 //   role defaults < inventory vars < play vars < vars_files < role vars < block vars
 //   (outer -> inner) < task vars < registered/set_fact < extra vars
 // then the magic vars (inventory_hostname, groups, hostvars, playbook_dir, tsbm_check_mode),
 // which nothing overrides.
 import type { Play, RoleContext, TaskKeywords } from '../playbook/model.js';
 import type { Vars } from '../types.js';
+import { assignVars } from '../util/merge-vars.js';
 
 export interface VarLayers {
   roleDefaults?: Vars;
@@ -24,12 +26,16 @@ export interface VarLayers {
 
 export function composeVars(l: VarLayers): Vars {
   const out: Vars = {};
-  Object.assign(out, l.roleDefaults ?? {}, l.inventory, l.play);
-  for (const f of l.varsFiles) Object.assign(out, f);
-  Object.assign(out, l.roleVars ?? {});
-  for (const b of l.blocks) Object.assign(out, b);
-  Object.assign(out, l.task, l.facts, l.extra, l.magic);
-  return out;
+  if (l.roleDefaults) assignVars(out, l.roleDefaults);
+  assignVars(out, l.inventory);
+  assignVars(out, l.play);
+  for (const f of l.varsFiles) assignVars(out, f);
+  if (l.roleVars) assignVars(out, l.roleVars);
+  for (const b of l.blocks) assignVars(out, b);
+  assignVars(out, l.task);
+  assignVars(out, l.facts);
+  assignVars(out, l.extra);
+  return Object.assign(out, l.magic);
 }
 
 /** The role a task belongs to: its own, else the innermost enclosing block's. */

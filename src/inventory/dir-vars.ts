@@ -1,6 +1,7 @@
 // group_vars/ and host_vars/ folders: for each NAME, the files NAME, NAME.yml, NAME.yaml,
 // NAME.json and every such file under a folder NAME/, merged in path order (later wins).
 import { readdirSync, statSync } from 'node:fs';
+import { assignVars } from '../util/merge-vars.js';
 import { basename, extname, join } from 'node:path';
 import { parseError } from '../errors.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
@@ -69,7 +70,7 @@ function loadKind(dir: string): Map<string, Vars> {
   const out = new Map<string, Vars>();
   for (const [name, list] of files) {
     const merged: Vars = {};
-    for (const f of list.sort()) Object.assign(merged, loadVarFile(f));
+    for (const f of list.sort()) assignVars(merged, loadVarFile(f));
     out.set(name, merged);
   }
   return out;

@@ -1,6 +1,7 @@
 // Reads one Ansible YAML inventory file into an Inventory under construction. Structural
 // mistakes are parse errors at file:line:col that show the expected shape.
 import { readFileSync } from 'node:fs';
+import { assignVars } from '../util/merge-vars.js';
 import { parseError, TsbmError } from '../errors.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
@@ -99,7 +100,7 @@ function parseGroup(
           src.pos(at),
           'write one `name: value` per line under vars:',
         );
-      Object.assign(group.vars, value);
+      assignVars(group.vars, value);
     } else if (key === 'hosts') {
       if (!isMap(value)) {
         const example = Array.isArray(value)
@@ -166,7 +167,7 @@ function parseHosts(
     for (const name of names) {
       const h = ensureHost(inv, name, src.keyPos(at));
       if (withPort) h.vars.ansible_port = Number(withPort[2]);
-      if (vars) Object.assign(h.vars, vars as Vars);
+      if (vars) assignVars(h.vars, vars as Vars);
       addHostToGroup(g, name);
     }
   }

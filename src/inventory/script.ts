@@ -4,6 +4,7 @@
 // A script that fails, hangs or prints something else is one clear error naming the script,
 // what happened (exit code, signal, time limit) and the end of its stderr.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { assignVars } from '../util/merge-vars.js';
 import { parseError, type TsbmError } from '../errors.js';
 import type { Vars } from '../types.js';
 import { addChild, addHostToGroup, ensureGroup, ensureHost } from './build.js';
@@ -130,7 +131,7 @@ function addGroup(inv: Inventory, file: string, name: string, data: unknown, hos
   }
   if (def.vars !== undefined && def.vars !== null) {
     if (!isMap(def.vars)) throw groupError(file, name, 'has "vars" that is not a mapping');
-    Object.assign(group.vars, def.vars);
+    assignVars(group.vars, def.vars);
   }
   if (def.children !== undefined && def.children !== null) {
     if (!Array.isArray(def.children) || !def.children.every((c) => typeof c === 'string' && c !== ''))
@@ -170,7 +171,7 @@ export function parseInventoryScript(inv: Inventory, file: string): void {
   const setVars = (host: string, vars: unknown, from: string) => {
     if (vars === undefined || vars === null) return;
     if (!isMap(vars)) throw parseError(`inventory script ${from}: the variables of host "${host}" must be a mapping`);
-    Object.assign(ensureHost(inv, host).vars, vars as Vars);
+    assignVars(ensureHost(inv, host).vars, vars as Vars);
   };
   if (hostvars) {
     for (const h of hosts) setVars(h, hostvars[h], `${file} --list`);

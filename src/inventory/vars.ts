@@ -1,13 +1,15 @@
 // Inventory variables of one host, in Ansible's precedence (low -> high):
 //   inventory-file group vars (all first, parents before children, siblings by name)
 //   < group_vars/all < group_vars/<group> (same order) < inventory-file host vars < host_vars/<host>
-// Top-level keys replace (Ansible's hash_behaviour=replace); nothing is deep-merged.
+// Top-level keys replace (Ansible's hash_behaviour=replace), except Ironic's node mappings
+// (driver_info, instance_info, properties), which merge key by key (util/merge-vars.ts).
 import { TsbmError } from '../errors.js';
 import type { Vars } from '../types.js';
 import { groupsInPrecedenceOrder } from './build.js';
 import { ensureImplicitLocalhost } from './load.js';
 import type { Inventory, InventoryHost } from './model.js';
 import { didYouMean } from '../schema/did-you-mean.js';
+import { assignVars } from '../util/merge-vars.js';
 
 export function hostOrThrow(inv: Inventory, host: string): InventoryHost {
   ensureImplicitLocalhost(inv, host);
@@ -26,10 +28,10 @@ export function inventoryVarsFor(inv: Inventory, host: string): Vars {
     .map((g) => inv.groups.get(g))
     .filter((g) => g !== undefined);
   const out: Vars = {};
-  for (const g of groups) Object.assign(out, g.vars);
-  for (const g of groups) Object.assign(out, g.dirVars);
-  Object.assign(out, h.vars);
-  Object.assign(out, h.dirVars);
+  for (const g of groups) assignVars(out, g.vars);
+  for (const g of groups) assignVars(out, g.dirVars);
+  assignVars(out, h.vars);
+  assignVars(out, h.dirVars);
   return out;
 }
 

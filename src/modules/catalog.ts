@@ -57,6 +57,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },
@@ -846,6 +853,13 @@ export const MODULE_CATALOG = [
                   "type": "string"
                 }
               ]
+            },
+            "redfish_allowed_origins": {
+              "description": "Other origins (https://host[:port]) this BMC may send tsbm to with its credentials, for BMCs that really delegate (links, Location headers, task monitors); default none: any URL off the BMC's own origin is refused",
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
             }
           }
         },

@@ -66,7 +66,23 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
   const sha256 = createHash('sha256').update(iso).digest('hex');
   const device = a.device;
 
-  const { diskBytes, table } = await diskAndTable(ctx, device);
+  let disk: Awaited<ReturnType<typeof diskAndTable>>;
+  try {
+    disk = await diskAndTable(ctx, device);
+  } catch (e) {
+    // Check mode runs after an install that only said what it would do: a disk without a
+    // partition table yet is what the real run would find partitioned by then.
+    if (!ctx.check || !(e instanceof TsbmError)) throw e;
+    return {
+      changed: true,
+      msg: `would write the config drive (${iso.length} bytes) to a new config-2 partition once the install has partitioned ${device} (no partition table to read now: ${e.message.replace(`${ctx.host}: `, '')})`,
+      device,
+      iso_size: iso.length,
+      sha256,
+      source,
+    };
+  }
+  const { diskBytes, table } = disk;
   const labelled = await configDrivePartitions(ctx, device, table.partitions);
   let plan = placeConfigDrive(device, table, labelled, diskBytes, iso.length);
   ctx.log(

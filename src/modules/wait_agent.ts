@@ -5,6 +5,8 @@ import { execSteps } from '../connection/exec-steps.js';
 import type { Connection, ExecResult } from '../connection/types.js';
 import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
 import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
+import { type BmcIdentity, bmcIdentity } from '../deploy/bmc-identity.js';
+import { notBootedReason } from '../deploy/check-boot.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
 import {
@@ -108,18 +110,24 @@ export const waitAgentModule = defineModule({
   async run(ctx, a) {
     const timeoutS = a.timeout ?? 1800;
     const mode: IdentityMode = a.identity ?? 'auto';
-    const bmc = bmcFacts(ctx, a.bmc_result);
+    const bmc = await bmcFacts(ctx, a.bmc_result, mode !== 'off' && a.system_uuid === undefined && a.mac_addresses === undefined);
     const bmcUuid = a.system_uuid ?? bmc.uuid;
     const bmcMacs = a.mac_addresses ?? bmc.macs;
     const start = Date.now();
     let conn: Connection;
     if (ctx.check) {
-      // Check mode: one attempt, no waiting; a ramdisk already up still gets its identity checked (read-only).
-      const would = `would wait up to ${timeoutS}s for SSH and check identity (${mode})`;
+      // Check mode boots nothing: a node that is Off (or that this run would power on first)
+      // has no ramdisk to ask, and the steps after this one report what they would do after
+      // boot. A ramdisk already up is checked for real (read-only): identity, contract, memory.
+      const would = `would wait up to ${timeoutS}s for the ramdisk to answer SSH, then check identity (${mode})`;
+      const registered = a.bmc_result ? ctx.vars[a.bmc_result] : undefined;
+      const notBooted = await notBootedReason(ctx, registered);
+      if (notBooted) return { changed: false, msg: `${would}: ${notBooted}`, tsbm_check_after_boot: notBooted };
       try {
         conn = await ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 });
       } catch (e) {
-        return { changed: false, msg: `${would}; not reachable now: ${(e as Error).message}` };
+        const why = `no ramdisk answers now (${(e as Error).message.replace(`${ctx.host}: `, '')}); the run would boot it`;
+        return { changed: false, msg: `${would}: ${why}`, tsbm_check_after_boot: why };
       }
     } else {
       conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10);
@@ -271,13 +279,24 @@ async function waitForSsh(
   }
 }
 
-/** system_uuid / mac_addresses from a registered redfish_power result in the host's vars. */
-function bmcFacts(ctx: ModuleContext, name: string | undefined): { uuid?: string; macs: string[] } {
+/**
+ * system_uuid / mac_addresses from a registered redfish_power result in the host's vars; when
+ * there is none (a run started at a later tag, a resume) and `ask` is set, from the BMC itself.
+ */
+async function bmcFacts(ctx: ModuleContext, name: string | undefined, ask: boolean): Promise<BmcIdentity> {
+  const found = registeredBmcFacts(ctx, name);
+  if (found.uuid || found.macs.length > 0 || !ask) return found;
+  const asked = await bmcIdentity(ctx);
+  if (asked) {
+    ctx.log(`no registered BMC result${name ? ` "${name}"` : ''} (task skipped or resumed?): identity read from the BMC`, 1);
+    return asked;
+  }
+  if (name) ctx.warn(`bmc_result "${name}" is not set (task skipped or resumed?) and the host has no driver_info to ask the BMC`);
+  return found;
+}
+
+function registeredBmcFacts(ctx: ModuleContext, name: string | undefined): BmcIdentity {
   const named = name ? ctx.vars[name] : undefined;
-  if (name && named === undefined)
-    ctx.warn(
-      `bmc_result "${name}" is not set (task skipped or resumed?); looking for any registered BMC result`,
-    );
   const candidates = named !== undefined ? [named] : Object.values(ctx.vars);
   for (const v of candidates) {
     if (!v || typeof v !== 'object') continue;

@@ -25,8 +25,11 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${UNITS[i]}`;
 }
 
-/** Collapses whitespace runs (incl. newlines) so one result stays on one line. */
-export function oneLine(text: string, max = 400): string {
+/**
+ * Collapses whitespace runs (incl. newlines) so one result stays on one line. Messages are
+ * kept whole (their end is usually the advice); `max` is for labels such as loop items.
+ */
+export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   const s = text.replace(/\s+/g, ' ').trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

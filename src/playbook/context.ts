@@ -13,6 +13,8 @@ export interface LoadOptions {
   moduleNames?: () => string[];
   /** When given, errors are reported here and loading goes on (validate); otherwise the first error is thrown. */
   onError?: (err: TsbmError) => void;
+  /** `--roles-path`: directories searched for roles after `roles/` beside the playbook (see roles.ts). */
+  rolesPath?: readonly string[];
 }
 
 export interface LoadContext {
@@ -30,6 +32,8 @@ export interface LoadContext {
   getModule: (name: string) => ModuleDef | undefined;
   moduleNames: () => string[];
   report: (err: TsbmError) => void;
+  /** Role directories from --roles-path and TSBM_ROLES_PATH, searched before the shipped roles. */
+  rolesPath: readonly string[];
 }
 
 /** Where a loaded node came from, for checks that need positions inside it (validate). */

@@ -9,6 +9,7 @@ import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-sour
 import { attempt, type LoadContext, type LoadOptions } from './context.js';
 import type { Expr, Play, Playbook, RoleContext, TaskNode } from './model.js';
 import { parsePlay } from './play.js';
+import { envRolesPath } from './roles.js';
 import { importPlaybookSchema } from './schema.js';
 import { loadTaskFileInto } from './task.js';
 import { isMapping, isTemplated, toExprs, toStringList } from './values.js';
@@ -25,6 +26,7 @@ function makeContext(file: string, opts: LoadOptions): LoadContext {
     chain: [resolve(file)],
     getModule: opts.getModule ?? getModule,
     moduleNames: opts.moduleNames ?? (() => allModules().map((m) => m.name)),
+    rolesPath: [...(opts.rolesPath ?? []), ...envRolesPath()],
     report:
       opts.onError ??
       ((e: TsbmError) => {

@@ -35,7 +35,8 @@ export interface TaskKeywords {
   runOnce?: boolean;
   /** Seconds. */
   timeout?: number;
-  anyErrorsFatal?: boolean;
+  /** A boolean, or a condition evaluated with a failed host's variables (`"eq on_failure 'stop'"`). */
+  anyErrorsFatal?: boolean | string;
   /** Journal/resume behaviour: `rerun` forces a task to run again on --resume. */
   resume?: 'skip' | 'rerun';
   /** Role this node came from (for role defaults/vars and files/templates lookup). */
@@ -105,7 +106,7 @@ export interface Play {
   gatherFacts: boolean;
   serial?: SerialSpec;
   maxFailPercentage?: number;
-  anyErrorsFatal: boolean;
+  anyErrorsFatal: boolean | string;
   strategy: 'linear' | 'free';
   tags: string[];
   become?: boolean;

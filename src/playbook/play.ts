@@ -67,7 +67,7 @@ export function parsePlay(
     varsFiles: loadVarsFiles(ctx, src, [...path, 'vars_files'], raw.vars_files),
     // tsbm default: no fact gathering (nodes have no OS to ask until the ramdisk is up).
     gatherFacts: raw.gather_facts === true,
-    anyErrorsFatal: raw.any_errors_fatal === true,
+    anyErrorsFatal: typeof raw.any_errors_fatal === 'string' ? raw.any_errors_fatal : raw.any_errors_fatal === true,
     strategy: raw.strategy === 'free' ? 'free' : 'linear',
     tags: toStringList(raw.tags),
     preTasks: [],

@@ -1,8 +1,11 @@
-// Roles: found by name in roles/ beside the playbook, then beside the including file (or by
-// path); `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The
-// role's tasks come back wrapped in one Block carrying the RoleContext.
+// Roles: found by name in roles/ beside the playbook, then beside the including file, then in
+// the directories of --roles-path and TSBM_ROLES_PATH, then among the roles tsbm ships (so
+// `roles: [power-off]` works from any repository), or by path;
+// `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The role's tasks
+// come back wrapped in one Block carrying the RoleContext.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseError, type SourcePos } from '../errors.js';
 import { printable } from '../schema/ajv.js';
 import { suggestion } from '../schema/did-you-mean.js';
@@ -19,10 +22,18 @@ export function displayPath(p: string): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
 }
 
-/** Directories searched for a role name, in order. */
+/** The roles tsbm ships (playbooks/roles of the package), from this file in src/ or dist/. */
+export const SHIPPED_ROLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'playbooks', 'roles');
+
+/** `TSBM_ROLES_PATH`: directories separated by `:` (Ansible's ANSIBLE_ROLES_PATH), relative to the working directory. */
+export function envRolesPath(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.TSBM_ROLES_PATH ?? '').split(delimiter).filter((d) => d.trim() !== '');
+}
+
+/** Directories searched for a role name, in order: beside the playbook, the roles path, the shipped roles. */
 export function roleSearchPath(ctx: LoadContext): string[] {
   const here = dirname(ctx.file);
-  const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles')];
+  const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles'), ...ctx.rolesPath, SHIPPED_ROLES];
   return [...new Set(dirs.map((d) => displayPath(resolve(d))))];
 }
 

@@ -56,7 +56,11 @@ export const commonKeywords = {
     description: 'Seconds before the task is aborted and fails.',
     examples: [600],
   }),
-  any_errors_fatal: Bool('A failure on any host stops the play for all hosts.'),
+  any_errors_fatal: Type.Union([Type.Boolean(), Type.String()], {
+    description:
+      'A failure on any host stops the play for all hosts. A condition (braces optional) is evaluated with the failed host\'s variables.',
+    examples: [true, "eq preflight_on_failure 'stop'"],
+  }),
   resume: Type.Union([Type.Literal('rerun'), Type.Literal('skip')], {
     description: 'On --resume: `skip` a task that already succeeded (default), or `rerun` it every time.',
   }),
@@ -228,7 +232,9 @@ export const playSchema = Type.Object(
         maximum: 100,
         description: 'Stop the play when more hosts of a batch fail.',
       }),
-      any_errors_fatal: Bool('Any failure stops the play for all hosts.'),
+      any_errors_fatal: Type.Union([Type.Boolean(), Type.String()], {
+        description: 'Any failure stops the play for all hosts; a condition is evaluated with the failed host\'s variables.',
+      }),
       strategy: Type.Union([Type.Literal('linear'), Type.Literal('free')], {
         description: '`linear`: hosts move task by task together; `free`: each host goes as fast as it can.',
       }),

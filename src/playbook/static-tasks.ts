@@ -12,3 +12,17 @@ export function staticTasks(nodes: readonly TaskNode[]): Task[] {
 export function playNodes(play: Play): TaskNode[] {
   return [...play.preTasks, ...play.roleTasks, ...play.tasks, ...play.postTasks];
 }
+
+/** Every tag written in a play: its own, its roles', blocks', tasks' and includes' (not inside included files). */
+export function playTags(play: Play): Set<string> {
+  const out = new Set(play.tags);
+  const walk = (nodes: readonly TaskNode[]): void => {
+    for (const n of nodes) {
+      for (const t of n.tags) out.add(t);
+      if (n.kind === 'block') walk([...n.block, ...n.rescue, ...n.always]);
+    }
+  };
+  walk(playNodes(play));
+  for (const h of play.handlers) for (const t of h.tags) out.add(t);
+  return out;
+}

@@ -59,7 +59,8 @@ function keywords(
   if (typeof raw.ignore_unreachable === 'boolean') kw.ignoreUnreachable = raw.ignore_unreachable;
   if (typeof raw.delegate_to === 'string') kw.delegateTo = raw.delegate_to;
   if (typeof raw.run_once === 'boolean') kw.runOnce = raw.run_once;
-  if (typeof raw.any_errors_fatal === 'boolean') kw.anyErrorsFatal = raw.any_errors_fatal;
+  if (typeof raw.any_errors_fatal === 'boolean' || typeof raw.any_errors_fatal === 'string')
+    kw.anyErrorsFatal = raw.any_errors_fatal;
   if (raw.resume === 'rerun' || raw.resume === 'skip') kw.resume = raw.resume;
   const timeout = toNumber(raw.timeout, src, [...path, 'timeout'], what);
   if (timeout !== undefined) kw.timeout = timeout;

@@ -18,6 +18,7 @@ import {
   UNKNOWN,
 } from '../template/static-eval.js';
 import type { Vars } from '../types.js';
+import { assignVars, MERGED_MAPPINGS } from '../util/merge-vars.js';
 import type { Expr, Play, RoleContext, TaskKeywords } from './model.js';
 
 /** What the per-host checks need from an inventory. */
@@ -134,6 +135,8 @@ export class HostChecker {
   private known: Set<string> | undefined;
   /** How many node evaluations ran, and how many hosts reused one (for the benchmark). */
   readonly stats = { evaluations: 0, reused: 0 };
+  /** Merged node mappings by the identity of their layers: hosts sharing them share one value (the memo's key). */
+  private readonly merged = new Map<string, unknown>();
 
   constructor(
     private readonly inv: HostInventory,
@@ -168,8 +171,9 @@ export class HostChecker {
         if (k === 'inventory_hostname') return h;
         const m = this.magic(h);
         if (Object.hasOwn(m, k)) return m[k];
-        if (Object.hasOwn(this.opts.extraVars, k)) return this.opts.extraVars[k];
         if (dynamic.has(k) || k === 'facts' || k === 'ansible_facts') return UNKNOWN;
+        if (MERGED_MAPPINGS.has(k)) return this.mergeLayers(k, [this.inventoryVars(h), this.opts.extraVars]);
+        if (Object.hasOwn(this.opts.extraVars, k)) return this.opts.extraVars[k];
         const v = this.inventoryVars(h);
         return Object.hasOwn(v, k) ? v[k] : MISSING;
       },
@@ -215,9 +219,22 @@ export class HostChecker {
         return playHosts;
     }
     const extra = this.opts.extraVars;
+    const { chain } = scope;
+    // driver_info, instance_info, properties: every layer's keys, merged as the executor does
+    if (MERGED_MAPPINGS.has(name) && !scope.dynamic.has(name)) {
+      const layers = [
+        ...(role ? [role.defaults] : []),
+        this.inventoryVars(host),
+        play.vars,
+        ...play.varsFiles,
+        ...(role ? [role.vars] : []),
+        ...chain.map((n) => n.vars),
+        extra,
+      ];
+      return this.mergeLayers(name, layers);
+    }
     if (Object.hasOwn(extra, name)) return extra[name];
     if (scope.dynamic.has(name)) return UNKNOWN;
-    const { chain } = scope;
     for (let i = chain.length - 1; i >= 0; i--) {
       const v = chain[i]!.vars;
       if (Object.hasOwn(v, name)) return v[name];
@@ -233,6 +250,19 @@ export class HostChecker {
     if (role && Object.hasOwn(role.defaults, name)) return role.defaults[name];
     if (RUN_TIME_ONLY.has(name)) return UNKNOWN;
     return MISSING;
+  }
+
+  /** `name` from layers given lowest first, merged key by key (util/merge-vars.ts); MISSING when none has it. */
+  private mergeLayers(name: string, layers: readonly Vars[]): unknown {
+    const values = layers.filter((l) => Object.hasOwn(l, name)).map((l) => l[name]);
+    if (values.length <= 1) return values.length ? values[0] : MISSING;
+    const key = `${name}\0${values.map(valueKey).join('\0')}`;
+    if (!this.merged.has(key)) {
+      const out: Vars = {};
+      for (const v of values) assignVars(out, { [name]: v });
+      this.merged.set(key, out[name]);
+    }
+    return this.merged.get(key);
   }
 
   /** Evaluates a node on each host (reusing results across hosts that read the same values). */

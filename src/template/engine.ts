@@ -29,10 +29,72 @@ let env: HandlebarsEnv | undefined;
 export function handlebars(): HandlebarsEnv {
   if (!env) {
     const Handlebars = createRequire(import.meta.url)('handlebars') as typeof import('handlebars');
+    numericSegmentsAsNames(Handlebars);
     env = Handlebars.create();
     registerHelpers(env);
   }
   return env;
+}
+
+interface JisonLexer {
+  matched: string;
+  yytext: string;
+  performAction: (this: JisonLexer, yy: ParserHelpers, lexer: JisonLexer, rule: number, state: string) => unknown;
+  tsbmNumericSegments?: true;
+}
+
+interface PathPart {
+  part: string;
+  original: string;
+  separator?: string;
+}
+
+interface ParserHelpers {
+  preparePath: (this: ParserHelpers, data: boolean, parts: PathPart[], loc: unknown) => unknown;
+  tsbmNumericSegments?: true;
+}
+
+/** A number lexed right after a path separator: a segment (`{{ names.0 }}`, `{{ grid.1.0 }}`). */
+const SEGMENT_AFTER = /[^./\s][./]$/;
+const NUMERIC_SEGMENTS = /^\d+(?:\.\d+)+$/;
+
+/**
+ * `{{ names.0 }}`: Handlebars' lexer reads a number followed by `}}`, a space or `)` as a number
+ * literal, so a numeric last path segment was a syntax error while `{{ disks.0.name }}` worked.
+ * A number right after a path separator can only be a segment, so it is read as a name there
+ * (`1.0` in `grid.1.0` as the two segments it is). Nothing that parsed before parses
+ * differently: a number literal is never valid after a separator.
+ */
+function numericSegmentsAsNames(hb: typeof import('handlebars')): void {
+  const parser = (hb as unknown as { Parser?: { lexer?: JisonLexer; symbols_?: Record<string, number> } }).Parser;
+  const lexer = parser?.lexer;
+  const NUMBER = parser?.symbols_?.NUMBER;
+  const ID = parser?.symbols_?.ID;
+  if (!lexer || NUMBER === undefined || ID === undefined || lexer.tsbmNumericSegments) return;
+  const original = lexer.performAction;
+  lexer.performAction = function (yy, lx, rule, state) {
+    const token = original.call(this, yy, lx, rule, state);
+    if (token !== NUMBER) return token;
+    const before = lx.matched.slice(0, lx.matched.length - lx.yytext.length);
+    if (!SEGMENT_AFTER.test(before)) return token;
+    if (!yy.tsbmNumericSegments) splitNumericSegments(yy);
+    return ID;
+  };
+  lexer.tsbmNumericSegments = true;
+}
+
+/** `1.0` became one name token: the path gets it as the segments `1` and `0`. */
+function splitNumericSegments(yy: ParserHelpers): void {
+  const prepare = yy.preparePath;
+  yy.preparePath = function (data, parts, loc) {
+    const split = parts.flatMap((p) =>
+      p.part === p.original && NUMERIC_SEGMENTS.test(p.part)
+        ? p.part.split('.').map((x, i) => ({ part: x, original: x, ...(i === 0 ? (p.separator ? { separator: p.separator } : {}) : { separator: '.' }) }))
+        : [p],
+    );
+    return prepare.call(this, data, split, loc);
+  };
+  yy.tsbmNumericSegments = true;
 }
 
 interface RunData {

@@ -96,7 +96,7 @@ function resultFor(task: number, host: string, i: number): { msg: string; result
         },
       };
     default:
-      return { status: 'skipped', msg: 'Conditional result was False', result: { changed: false, failed: false, skipped: true, msg: 'Conditional result was False' } };
+      return { status: 'skipped', msg: 'Conditional result was False: when: wait_for_instance', result: { changed: false, failed: false, skipped: true, msg: 'Conditional result was False: when: wait_for_instance', false_condition: 'wait_for_instance' } };
   }
 }
 
@@ -162,14 +162,14 @@ export function fleetJournal(o: FleetJournalOptions): JournalRecord[] {
       const fin = now + dur + retries * 100;
       end = Math.max(end, fin);
       if (o.failEvery && (i + 1) % o.failEvery === 0 && task.module === 'podman_pull') {
-        const msg = `task 'Pull the image' failed on ${host}: ${host}: podman pull registry.sim.tsbm:5000/tsbm/bootc-demo:latest failed (rc 125): Error: copying system image from manifest list: reading blob sha256:${hex(host, 4)}: unexpected EOF (simulated pull failure); check the image reference, the registry and the ramdisk network`;
+        const msg = `podman pull registry.sim.tsbm:5000/tsbm/bootc-demo:latest failed (rc 125): Error: copying system image from manifest list: reading blob sha256:${hex(host, 4)}: unexpected EOF (simulated pull failure); check the image reference, the registry and the ramdisk network`;
         out.push({ type: 'host_result', time: fin, ...base, status: 'failed', changed: false, msg, result: { failed: true, msg, rc: 125 }, durationMs: dur });
         stats[host]!.failed++;
         dead.add(host);
         continue;
       }
       if (o.unreachableEvery && (i + 1) % o.unreachableEvery === 0 && task.module === 'wait_agent') {
-        const msg = `${host}: the ramdisk did not answer SSH on 127.0.0.1:${20000 + i} within ${6 + (i % 3)}s (connection refused); check that the node booted the ramdisk ISO and its network`;
+        const msg = `the ramdisk did not answer SSH on 127.0.0.1:${20000 + i} within ${6 + (i % 3)}s (connection refused); check that the node booted the ramdisk ISO and its network`;
         out.push({ type: 'host_result', time: fin, ...base, status: 'unreachable', changed: false, msg, durationMs: dur });
         stats[host]!.unreachable++;
         dead.add(host);

@@ -2,7 +2,7 @@
 // every output mode, JUnit, secrets, exit codes and Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
@@ -87,8 +87,13 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(events[0]!.type).toBe('run_start');
     expect(events.at(-1)).toMatchObject({ type: 'run_end', exitCode: 2 });
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testcase name="beta: Fail on beta"');
-    expect(xml).toMatch(/<failure message="[^"]+" type="failed">/);
+    // one testcase per host per play, the tasks as steps
+    expect(xml).toMatch(/<testcase name="alpha" classname="site\.yml\/Demo" time="[\d.]+">/);
+    expect(xml).toMatch(/<testcase name="beta" classname="site\.yml\/Demo" time="[\d.]+">\n {6}<failure message="Fail on beta: [^"]+" type="failed">/);
+    expect(xml).toMatch(/ok: Say hi \([\d.]+s\): hello beta \*{8}/);
+    const perTask = join(dir, 'per-task.xml');
+    expect(tsbm([...runArgs, '--output', 'json', '--junit', perTask, '--junit-cases', 'task']).code).toBe(2);
+    expect(readFileSync(perTask, 'utf8')).toContain('<testcase name="beta: Fail on beta" classname="site.yml/Demo"');
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('hello beta ********');
     for (const text of [r.stdout, r.stderr, xml, html]) {
@@ -126,6 +131,32 @@ describe('tsbm run (built CLI, local hosts)', () => {
       const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
       expect(() => process.kill(pid, 0)).toThrow();
     }
+  });
+
+  it('a run against a lab of one run (tsbm_sim) cannot be resumed, even with --force: that lab is gone', () => {
+    writeFileSync(join(dir, 'sim.yml'), 'tsbm_sim:\n  nodes: 1\n');
+    writeFileSync(
+      join(dir, 'stop.yml'),
+      '- name: Stops\n  hosts: all\n  gather_facts: false\n  tasks:\n    - name: Power off\n      redfish_power: {state: "off"}\n    - name: Stop here\n      fail: {msg: stopped}\n',
+    );
+    const journalDir = join(dir, 'sim-journals');
+    const first = tsbm(['run', 'stop.yml', '-i', 'sim.yml', '--output', 'plain', '--journal-dir', journalDir]);
+    expect(first.code, first.stderr).toBe(2);
+    // what the lab directories hold, with modification times: a lab started again would change them
+    const snapshot = () =>
+      readdirSync(join(dir, '.tsbm/sim-auto'), { recursive: true, encoding: 'utf8' })
+        .sort()
+        .map((f) => `${f} ${statSync(join(dir, '.tsbm/sim-auto', f)).mtimeMs}`);
+    const labs = snapshot();
+    for (const force of [[], ['--force']]) {
+      const again = tsbm(['run', 'stop.yml', '-i', 'sim.yml', '--output', 'plain', '--journal-dir', journalDir, '--resume', 'last', ...force]);
+      expect(again.code).toBe(5);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toMatch(/^tsbm: error: cannot resume run last: sim\.yml starts a simulated lab for one run \(tsbm_sim\), so the nodes that run drove are gone .*tsbm sim up --nodes N/);
+      expect(again.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // refused before any lab was started
+    expect(snapshot()).toEqual(labs);
   });
 
   it('writes a redacted run journal (unless --no-journal) and locks hosts against a second run', async () => {

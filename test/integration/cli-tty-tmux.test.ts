@@ -115,7 +115,7 @@ describe('tty renderer in tmux', () => {
         expect.stringMatching(/^ {4}✔ node1 {2}changed 0\.\ds$/),
         expect.stringMatching(/^ {4}✖ node2 {2}failed 0\.\ds: BMC said 401$/),
         expect.stringMatching(/^✔ Wait for agent {2}2\.\ds {2}\(1 ok\)$/),
-        expect.stringMatching(/^ {4}✔ node1 {2}ok 2\.\ds$/),
+        expect.stringMatching(/^ {4}✔ node1 {2}ok 2\.\ds · 1 retry$/),
         'PLAY RECAP',
         'node1 : ok=1    changed=1    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0',
         'node2 : ok=0    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0',

@@ -57,9 +57,10 @@ describe('shipped playbooks', () => {
       'fail',
     ]);
     const before = tasks(play?.roleTasks ?? []).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`);
-    expect(before).toEqual(['assert', 'deploy_preflight', 'deploy_preflight', 'redfish_power:off']);
+    expect(before).toEqual(['assert', 'deploy_preflight', 'redfish_power:off']);
+    // one preflight task; preflight_on_failure: stop makes it fatal for the play
     const pre = tasks(play?.roleTasks ?? []).filter((t) => t.module === 'deploy_preflight');
-    expect(pre.map((t) => t.anyErrorsFatal === true)).toEqual([false, true]);
+    expect(pre.map((t) => t.anyErrorsFatal)).toEqual(["{{ eq preflight_on_failure 'stop' }}"]);
     const all = tasks([...(play?.roleTasks ?? []), ...(play?.tasks ?? [])]);
     const wait = all.find((t) => t.module === 'wait_agent');
     expect(wait?.resume).toBe('rerun');
@@ -75,7 +76,6 @@ describe('shipped playbooks', () => {
     );
     expect(steps).toEqual([
       'assert',
-      'deploy_preflight',
       'deploy_preflight',
       'redfish_power:off',
       'vmedia_boot:inserted',
@@ -101,7 +101,7 @@ describe('shipped playbooks', () => {
     expect(play?.roles.map((r) => r.name)).toEqual(['preflight', 'power-off']);
     expect(play?.vars.cleanup_kickstart_media).toBe(true);
     const pre = tasks(play?.roleTasks ?? []).filter((t) => t.module === 'deploy_preflight');
-    expect(pre.map((t) => t.args.deploy)).toEqual(['{{ preflight_deploy }}', '{{ preflight_deploy }}']);
+    expect(pre.map((t) => t.args.deploy)).toEqual(['{{ preflight_deploy }}']);
     expect(play?.roleTasks[0]?.vars).toEqual({ preflight_deploy: 'anaconda' });
     const block = play?.tasks[0];
     if (block?.kind !== 'block') throw new Error('the deploy steps are one block');

@@ -67,7 +67,6 @@ describe('image and ramdisk playbooks', () => {
     expect(all.map((t) => t.module)).toEqual([
       'assert',
       'deploy_preflight',
-      'deploy_preflight',
       'redfish_power',
       'vmedia_boot',
       'redfish_boot_device',

@@ -4,7 +4,7 @@
 // playbooks, example inventories, the lab's vendor trees and ramdisk tools, the spawner
 // sources, the report's page assets) and nothing of the tests.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -76,6 +76,17 @@ describe('the npm pack tarball, installed globally', () => {
     expect(html).toMatch(/<script type="application\/json" id="tsbm-report-data">/);
     expect(html).toContain('timeline.js');
   }, 300_000);
+
+  it('a playbook of one\'s own, anywhere, uses the installed package\'s shipped roles by name', () => {
+    const own = mkdtempSync(join(dir, 'own-repo-'));
+    writeFileSync(
+      join(own, 'site.yml'),
+      '- hosts: all\n  gather_facts: false\n  roles: [power-off]\n  tasks:\n    - import_role: {name: deploy}\n',
+    );
+    const list = spawnSync(tsbm, ['run', 'site.yml', '-i', join(pkg, 'inventory-examples/lab.yml'), '--list-tasks'], { cwd: own, encoding: 'utf8' });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/Power the node off\tTAGS: \[power\][\s\S]*Pull the image\tTAGS: \[deploy\]/);
+  });
 
   it('`tsbm init DIR` copies the playbooks and example inventories; they load from there', () => {
     const elsewhere = mkdtempSync(join(dir, 'init-'));

@@ -105,6 +105,13 @@ describe('deploy preflight on the simulated lab', () => {
     }
   });
 
+  it('the preflight is one task: no skipped copy of it for preflight_on_failure: stop', () => {
+    const started = r.events.flatMap((e) => (e.type === 'task_start' ? [e.task ?? ''] : []));
+    expect(started.filter((t) => /^Check (the|every) node/.test(t))).toEqual([PREFLIGHT]);
+    const skipped = r.events.filter((e) => e.type === 'host_result' && e.status === 'skipped' && e.task?.startsWith('Check'));
+    expect(skipped).toEqual([]);
+  });
+
   it('what nodes share is checked once per run: one token per image, one ISO probe', () => {
     const tokens = lab.registry.requests.filter((q) => q === 'GET /token').length - tokensBefore;
     expect(tokens).toBe(2); // bootc-demo (four nodes share it) and bootc-dmeo

@@ -94,3 +94,19 @@ describe('tsbm run options', () => {
     expect(splitList(undefined)).toEqual([]);
   });
 });
+
+describe('--roles-path', () => {
+  it('splits on the path separator, repeatable, blanks dropped', () => {
+    expect(buildRunOptions('p.yml', { rolesPath: ['a:b', ' c ', ''] }, env).rolesPath).toEqual(['a', 'b', 'c']);
+    expect(buildRunOptions('p.yml', {}, env).rolesPath).toBeUndefined();
+  });
+});
+
+describe('--junit-cases', () => {
+  it('host or task, and only with --junit', () => {
+    expect(buildRunOptions('p.yml', { junit: 'j.xml', junitCases: 'task' }, env).junitCases).toBe('task');
+    expect(buildRunOptions('p.yml', { junit: 'j.xml' }, env).junitCases).toBeUndefined();
+    expect(() => buildRunOptions('p.yml', { junit: 'j.xml', junitCases: 'play' }, env)).toThrow(/--junit-cases must be host or task/);
+    expect(() => buildRunOptions('p.yml', { junitCases: 'task' }, env)).toThrow(/--junit-cases needs --junit FILE/);
+  });
+});

@@ -232,9 +232,26 @@ describe('podman_pull and wait_agent check mode', () => {
     const { ctx } = fakeCtx([], {}, true);
     let attempts = 0;
     const once = { ...ctx, connect: () => Promise.reject(new Error(`refused ${++attempts}`)) };
-    expect((await waitAgentModule.run(once, {})).msg).toMatch(
-      /would wait up to 1800s .*; not reachable now: refused 1/,
-    );
+    const r = await waitAgentModule.run(once, {});
+    expect(r.msg).toMatch(/would wait up to 1800s .*: no ramdisk answers now \(refused 1\); the run would boot it$/);
+    // the SSH steps after it plan instead of connecting
+    expect(r.tsbm_check_after_boot).toBe('no ramdisk answers now (refused 1); the run would boot it');
     expect(attempts).toBe(1);
+  });
+
+  it('wait_agent in check mode does not connect to a node that is Off, or that the run would power on', async () => {
+    const { ctx } = fakeCtx([], {}, true);
+    let attempts = 0;
+    const counting = (vars: Record<string, unknown>) => ({
+      ...ctx,
+      vars: { ...ctx.vars, ...vars },
+      connect: () => Promise.reject(new Error(`refused ${++attempts}`)),
+    });
+    const wouldPowerOn = { changed: true, power_state: 'Off', reset_type: 'On', system_uuid: 'u', mac_addresses: [] };
+    const a = await waitAgentModule.run(counting({ power: wouldPowerOn }), { bmc_result: 'power' });
+    expect(a.tsbm_check_after_boot).toBe('the run would power the node on first, PowerState Off now; check mode boots nothing');
+    const off = await waitAgentModule.run(counting({ power: { changed: false, power_state: 'Off' } }), { bmc_result: 'power' });
+    expect(off.tsbm_check_after_boot).toBe('the node is Off; check mode boots nothing');
+    expect(attempts).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { UnreachableError } from '../../src/errors.js';
+import { TsbmError, UnreachableError } from '../../src/errors.js';
 import { defineModule } from '../../src/modules/types.js';
 import { fakeLab, ok } from '../helpers/fake-connection.js';
 import { block, cmd, playbook, play, runModel, task, when } from '../helpers/executor-model.js';
@@ -24,8 +24,7 @@ describe('executor: linear strategy and failure isolation', () => {
     expect(r.lab.argvs('b')).toEqual(['false', 'echo after']);
     const fail = r.resultOf('a', 'false')!;
     expect(fail.status).toBe('failed');
-    expect(fail.msg).toContain('a');
-    expect(fail.msg).toContain("task 'false'");
+    expect(fail).toMatchObject({ host: 'a', task: 'false', msg: 'non-zero return code 1' });
     expect(r.recap().a).toMatchObject({ failed: 1, ok: 0 });
     expect(r.recap().b).toMatchObject({ failed: 0, ok: 2, changed: 2 });
   });
@@ -143,6 +142,26 @@ describe('executor: task keywords', () => {
     expect(r.lab.argvs('node1')).toEqual(['echo yes']);
   });
 
+  it('a skip names the condition that was false (the block\'s, or one of several)', async () => {
+    const r = await runModel(
+      playbook(
+        play([
+          cmd('echo a', { when: when('eq x 1', 'eq  x\n 2') }),
+          block({ block: [cmd('echo b', { when: when('x') })] }, { when: when('not x') }),
+          cmd('echo {{ item }}', { name: 'loop', loop: [1, 2], when: when('eq item 2') }),
+        ], { vars: { x: 1 } }),
+      ),
+    );
+    expect(r.resultOf('node1', 'echo a')).toMatchObject({
+      status: 'skipped',
+      msg: 'Conditional result was False: when: eq x 2',
+      result: { false_condition: 'eq x 2' },
+    });
+    expect(r.resultOf('node1', 'echo b')?.msg).toBe('Conditional result was False: when: not x');
+    const items = r.events.filter((e) => e.type === 'host_result' && e.task === 'loop' && e.item !== undefined);
+    expect(items.map((e) => (e as { msg?: string }).msg)).toEqual(['Conditional result was False: when: eq item 2', undefined]);
+  });
+
   it('loop with loop_control loop_var, index_var, label and register results', async () => {
     const r = await runModel(
       playbook(
@@ -219,12 +238,82 @@ describe('executor: task keywords', () => {
     expect(r.code).toBe(0);
   });
 
-  it('a thrown module error becomes a failed result naming host and task', async () => {
+  it('a thrown module error becomes a failed result whose message is only what happened', async () => {
     const lab = fakeLab({ respond: () => Promise.reject(new Error('boom')) });
     const r = await runModel(playbook(play([cmd('echo x', { name: 'explode' })])), { lab });
     const res = r.resultOf('node1', 'explode')!;
     expect(res.status).toBe('failed');
-    expect(res.msg).toBe("task 'explode' failed on node1: boom");
+    // host and task are the event's own fields (and lead the printed line): not repeated
+    expect(res).toMatchObject({ host: 'node1', task: 'explode', msg: 'boom' });
+  });
+
+  it('names the host once: a message starting with the host name loses it, the advice stays whole', async () => {
+    const advice = 'fix image_source or image_os_hash_value';
+    const long = `${'checksum sha256 of the image does not match '.repeat(20)}`;
+    const mod = defineModule({
+      name: 'hosty',
+      summary: 'fails naming its host',
+      example: 'hosty: {}',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        throw new TsbmError('runtime', `${ctx.host}: ${long}`, { host: ctx.host, hint: advice });
+      },
+    });
+    const down = defineModule({
+      name: 'down',
+      summary: 'cannot reach its host',
+      example: 'down: {}',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        throw new UnreachableError(ctx.host, `${ctx.host}: 127.0.0.1:22 closed the connection during the SSH handshake`);
+      },
+    });
+    const r = await runModel(playbook(play([task('hosty', {}, { name: 'Check' })])), { modules: [mod] });
+    const res = r.resultOf('node1', 'Check')!;
+    expect(res.msg).toBe(`${long}; ${advice}`);
+    expect(res.msg).not.toContain('node1');
+    const r2 = await runModel(playbook(play([task('down', {}, { name: 'Reach' })])), { modules: [down] });
+    expect(r2.resultOf('node1', 'Reach')).toMatchObject({
+      status: 'unreachable',
+      msg: '127.0.0.1:22 closed the connection during the SSH handshake',
+    });
+  });
+
+  it('check mode: after a module says the host is not booted, its SSH steps plan instead of connecting', async () => {
+    const waits = defineModule({
+      name: 'waits',
+      summary: 'says the node would boot first',
+      example: 'waits: {}',
+      runsOn: 'controller',
+      args: Type.Object({}),
+      checkMode: true,
+      async run(ctx) {
+        return ctx.check ? { changed: false, msg: 'not up', tsbm_check_after_boot: 'the node is Off' } : { changed: false };
+      },
+    });
+    const pb = () =>
+      playbook(
+        play([
+          task('waits', {}, { name: 'Wait' }),
+          cmd('echo {{ never_defined.device }}', { name: 'On the ramdisk', register: 'x' }),
+          task('debug', { msg: 'still on the controller' }, { name: 'Controller' }),
+          cmd('echo local', { name: 'Delegated', delegateTo: 'localhost' }),
+        ]),
+      );
+    const lab = fakeLab();
+    const r = await runModel(pb(), { modules: [waits], options: { check: true }, lab });
+    expect(r.code).toBe(0);
+    expect(r.resultOf('node1', 'On the ramdisk')).toMatchObject({ status: 'skipped', msg: 'would run after boot: command (the node is Off)' });
+    expect(r.resultOf('node1', 'Controller')?.status).toBe('ok');
+    expect(r.resultOf('node1', 'Delegated')?.status).toBe('skipped'); // command has no check mode; not planned
+    expect(r.lab.opened.filter((c) => c.host === 'node1')).toEqual([]);
+    // a real run ignores the note
+    const real = await runModel(pb(), { modules: [waits] });
+    expect(real.resultOf('node1', 'On the ramdisk')?.status).toBe('failed'); // undefined variable: it ran
   });
 
   it('module args are validated after rendering, with the task position', async () => {

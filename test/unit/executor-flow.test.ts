@@ -140,6 +140,77 @@ describe('executor: serial, max_fail_percentage, any_errors_fatal', () => {
     expect(r.lab.calls.filter((c) => c.argv[1] === 'b')).toHaveLength(0);
     expect(r.code).toBe(2);
   });
+
+  describe('any_errors_fatal as a condition, evaluated with the failed host\'s variables', () => {
+    const h2Fails = () => fakeLab({ respond: (c) => (c.host === 'h2' && c.argv[1] === 'a' ? { rc: 1, stdout: '', stderr: '' } : ok()) });
+    const ranB = (r: Awaited<ReturnType<typeof runModel>>) => r.lab.calls.filter((c) => c.argv[1] === 'b').map((c) => c.host);
+    const knob = (h2: string) => ({ hosts: { h1: { on_failure: 'continue' }, h2: { on_failure: h2 }, h3: {}, h4: {} } });
+
+    for (const [form, value] of [
+      ['bare', "eq on_failure 'stop'"],
+      ['braced', "{{ eq on_failure 'stop' }}"],
+    ] as const) {
+      it(`on a task (${form}): true stops the play for all, false lets the others go on`, async () => {
+        const pb = () => playbook(play([cmd('echo a', { anyErrorsFatal: value }), cmd('echo b')]));
+        const stop = await runModel(pb(), { inventory: knob('stop'), lab: h2Fails() });
+        expect(ranB(stop)).toEqual([]);
+        const go = await runModel(pb(), { inventory: knob('continue'), lab: h2Fails() });
+        expect(ranB(go)).toEqual(['h1', 'h3', 'h4']);
+      });
+    }
+
+    it('on a play, and from a block', async () => {
+      const stop = await runModel(playbook(play([cmd('echo a'), cmd('echo b')], { anyErrorsFatal: "eq on_failure 'stop'" })), {
+        inventory: knob('stop'),
+        lab: h2Fails(),
+      });
+      expect(ranB(stop)).toEqual([]);
+      const inBlock = await runModel(
+        playbook(play([block({ block: [cmd('echo a')] }, { anyErrorsFatal: "eq on_failure 'stop'" }), cmd('echo b')])),
+        { inventory: knob('continue'), lab: h2Fails() },
+      );
+      expect(ranB(inBlock)).toEqual(['h1', 'h3', 'h4']);
+    });
+
+    it('a condition that cannot be evaluated stops the play (the safe side) and says why', async () => {
+      const r = await runModel(playbook(play([cmd('echo a', { anyErrorsFatal: 'eq no_such_var 1' }), cmd('echo b')])), {
+        inventory: four,
+        lab: h2Fails(),
+      });
+      expect(ranB(r)).toEqual([]);
+      const w = r.events.find((e) => e.type === 'warning');
+      expect(w).toMatchObject({ host: 'h2', message: expect.stringMatching(/any_errors_fatal could not be evaluated.*no_such_var/) });
+    });
+  });
+});
+
+describe('executor: --tags / --skip-tags that match nothing', () => {
+  const pb = () =>
+    playbook(
+      play([cmd('echo web', { tags: ['web'] }), block({ block: [cmd('echo db')] }, { tags: ['db'] }), cmd('echo a', { tags: ['always'] })]),
+    );
+  const warnings = (r: Awaited<ReturnType<typeof runModel>>) =>
+    r.events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+
+  it('warns, naming the tags the playbook has and the nearest one', async () => {
+    const r = await runModel(pb(), { options: { tags: ['wbe', 'db'], skipTags: ['dbb'] } });
+    expect(warnings(r)).toEqual([
+      '--tags "wbe" matches no task of this playbook, so it selects nothing (did you mean "web"?); the tags it has: db, web',
+      '--skip-tags "dbb" matches no task of this playbook, so it skips nothing (did you mean "db"?); the tags it has: db, web',
+    ]);
+    expect(r.lab.argvs('node1')).toEqual(['echo db', 'echo a']);
+    expect(r.code).toBe(0);
+  });
+
+  it('says nothing for tags that exist or have a meaning of their own', async () => {
+    const r = await runModel(pb(), { options: { tags: ['web', 'all', 'tagged', 'untagged', 'never'], skipTags: ['always'] } });
+    expect(warnings(r)).toEqual([]);
+  });
+
+  it('a playbook without tags says so', async () => {
+    const r = await runModel(playbook(play([cmd('echo x')])), { options: { tags: ['power'] } });
+    expect(warnings(r)).toEqual(['--tags "power" matches no task of this playbook, so it selects nothing; it has no tags']);
+  });
 });
 
 describe('executor: tags, --start-at-task, --limit', () => {

@@ -24,9 +24,9 @@ describe('plain renderer', () => {
         'failed: [node2] Power off (1.2s): BMC answered 401 Unauthorized',
         '',
         `TASK [Wait for agent] ${'*'.repeat(58)}`,
-        'retrying: [node1] Wait for agent (2/10): connection refused',
         'progress: [node1] Wait for agent: pulling image · 1.0 GiB/4.0 GiB 25% ETA 18.0s · 6.0s',
         '[WARNING]: [node1] BMC certificate not verified',
+        'retried: [node1] Wait for agent: 1 retry, last: connection refused',
         'ok: [node1] Wait for agent (10.0s): agent up',
         '',
         `RUNNING HANDLER [Install] ${'*'.repeat(54)}`,
@@ -122,5 +122,45 @@ describe('plain renderer with hostile text', () => {
     expect(out.text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\x9b]/);
     expect(out.text).toContain('  [h] red\n  [h] next');
     expect(out.text).toContain('failed: [hx');
+  });
+
+  it('prints a long message whole, on one line (the advice at its end included)', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false });
+    const msg = `image checksum mismatch:\n${'0123456789abcdef'.repeat(60)} ${'x'.repeat(500)}; fix image_source or image_os_hash_value`;
+    bus.emit({ type: 'host_result', time: 0, host: 'node01', task: 'Write', taskId: 't', status: 'failed', changed: false, msg, durationMs: 0 });
+    bus.emit({ type: 'warning', time: 0, message: `w ${'y'.repeat(3000)} END` });
+    void r.done();
+    const lines = out.text.split('\n').filter(Boolean);
+    expect(lines[0]).toBe(`failed: [node01] Write (0.0s): ${msg.replace(/\s+/g, ' ')}`);
+    expect(lines[0]!.length).toBeGreaterThan(1500);
+    expect(lines[1]).toMatch(/ END$/);
+  });
+
+  it('coalesces a host\'s retries into one line with the count and the last error; -v shows each', () => {
+    const run = (verbosity: 0 | 1) => {
+      const bus = new EventBus();
+      const out = new MemoryStream();
+      const r = attach(bus, { stream: out.asStream(), verbosity, color: false });
+      const base = { task: 'Power off', taskId: 't' };
+      for (let i = 1; i <= 30; i++) {
+        for (const host of ['node1', 'node2']) {
+          bus.emit({ type: 'retry', time: i, host, ...base, attempt: (i % 4) + 1, retries: 4, msg: `retry ${(i % 4) + 1}/4 in 0 ms (BMC b): GET /x: HTTP 503 #${i}` });
+        }
+      }
+      bus.emit({ type: 'host_result', time: 40, host: 'node1', ...base, status: 'ok', changed: false, msg: 'already Off', durationMs: 40 });
+      // node2 never reports (an interrupted run): its retries still show, before the recap
+      bus.emit({ type: 'recap', time: 50, stats: {}, durationMs: 50 });
+      void r.done();
+      return out.text.split('\n').filter(Boolean);
+    };
+    const lines = run(0);
+    expect(lines.filter((l) => l.includes('retr'))).toEqual([
+      'retried: [node1] Power off: 30 retries, last: retry 3/4 in 0 ms (BMC b): GET /x: HTTP 503 #30',
+      'retried: [node2] Power off: 30 retries, last: retry 3/4 in 0 ms (BMC b): GET /x: HTTP 503 #30',
+    ]);
+    expect(lines.indexOf('ok: [node1] Power off (0.0s): already Off')).toBe(lines.findIndex((l) => l.startsWith('retried: [node1]')) + 1);
+    expect(run(1).filter((l) => l.startsWith('retrying: '))).toHaveLength(60);
   });
 });

@@ -80,7 +80,7 @@ describe('tty renderer', () => {
       '    ✖ node2  failed 1.2s: BMC answered 401 Unauthorized',
       '[WARNING]: [node1] BMC certificate not verified',
       '✔ Wait for agent  10.0s  (1 ok)',
-      '    ✔ node1  ok 10.0s: agent up',
+      '    ✔ node1  ok 10.0s: agent up · 1 retry, last: connection refused',
       '✔ HANDLER Install  0.2s  (1 ok)',
       '    ✔ node1 (item={"n":1})  ok 0.2s',
       'PLAY RECAP',
@@ -215,7 +215,8 @@ describe('tty renderer', () => {
     const bus = new EventBus();
     const out = new MemoryStream({ columns: 60, rows: 40 });
     const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => T0 });
-    const msg = `${'x'.repeat(70)} END`;
+    // longer than any cut there ever was (400): the advice at the end must still show
+    const msg = `${'x'.repeat(70)} ${Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ')} END fix image_source`;
     const words = `${Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ')} ${'y'.repeat(150)}`;
     bus.emit({ type: 'warning', time: T0, message: words });
     bus.emit({ type: 'task_start', time: T0, play: 'p', task: 'T', taskId: 't', module: 'm' });
@@ -235,7 +236,7 @@ describe('tty renderer', () => {
     // narrower than the terminal: a line of exactly its width wraps early on some terminals
     for (const l of lines) expect([...l].length).toBeLessThan(60);
     const squashed = lines.join('').replace(/\s+/g, '');
-    expect(squashed).toContain(`${'x'.repeat(70)}END`);
+    expect(squashed).toContain(msg.replace(/\s+/g, ''));
     expect(squashed).toContain(words.replace(/\s+/g, ''));
     expect(lines.filter((l) => l.trim() === '')).toEqual([]);
   });

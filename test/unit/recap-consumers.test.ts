@@ -46,10 +46,10 @@ function run(): TsbmEvent[] {
 }
 
 describe('consumers of the recap counts', () => {
-  it('JUnit: a testcase takes its task result; rescued and ignored are no failure; meta is no testcase', async () => {
+  it('JUnit per task: a testcase takes its task result; rescued and ignored are no failure; meta is no testcase', async () => {
     const bus = new EventBus();
     const file = join(dir, 'j.xml');
-    const j = attachJUnit(bus, file);
+    const j = attachJUnit(bus, file, 'task');
     for (const e of run()) bus.emit(e);
     await j.done();
     const xml = readFileSync(file, 'utf8');
@@ -57,6 +57,19 @@ describe('consumers of the recap counts', () => {
     expect(xml).toContain('h: task loop');
     expect(xml).not.toContain('task meta');
     expect(xml).toMatch(/name="h: task last"[^>]*>\s*<failure/);
+  });
+
+  it('JUnit per host: the steps are the task results as counted; only the unrescued failure fails the host', async () => {
+    const bus = new EventBus();
+    const file = join(dir, 'h.xml');
+    const j = attachJUnit(bus, file);
+    for (const e of run()) bus.emit(e);
+    await j.done();
+    const xml = readFileSync(file, 'utf8');
+    expect(xml).toMatch(/<testsuites [^>]*tests="1" failures="1" errors="0" skipped="0"/);
+    expect(xml).toMatch(/<testcase name="h" [^>]*>\s*<failure message="task last: failed" type="failed">/);
+    const out = /<system-out>([^<]*)<\/system-out>/.exec(xml)?.[1]?.split('\n');
+    expect(out).toEqual(['ignored: task loop (0.0s)', 'rescued: task block (0.0s)', 'failed: task last (0.0s)']);
   });
 
   it('the journal progress table sums the counts on results, skipping loop items', () => {

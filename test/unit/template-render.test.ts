@@ -110,3 +110,31 @@ describe('renderString', () => {
     expect(err(() => renderString('{{log 1}}', ctx())).message).toContain('unknown helper "log"');
   });
 });
+
+describe('numeric path segments', () => {
+  const vars = { names: ['a', 'b'], disks: [{ name: 'sda', parts: ['p1', 'p2'] }], grid: [[1, 2], [3, 4]] };
+
+  it('reads {{ list.0 }} as the first element, as {{ disks.0.name }} already was', () => {
+    expect(renderString('{{ names.0 }}', ctx(vars))).toBe('a');
+    expect(renderString('{{names.1}}', ctx(vars))).toBe('b');
+    expect(renderString('{{ disks.0.name }}', ctx(vars))).toBe('sda');
+    expect(renderString('{{ disks.0.parts.1 }}', ctx(vars))).toBe('p2');
+    expect(renderString('{{ grid.1.0 }}', ctx(vars))).toBe(3);
+    expect(renderString('first={{ names.0 }}, second={{~ names.1 ~}}!', ctx(vars))).toBe('first=a, second=b!');
+  });
+
+  it('works as a helper argument and in a condition', () => {
+    expect(renderString('{{ eq names.0 "a" }}', ctx(vars))).toBe(true);
+    expect(renderString('{{ default names.5 "none" }}', ctx(vars))).toBe('none');
+    expect(renderString('{{#if names.1}}yes{{/if}}', ctx(vars))).toBe('yes');
+  });
+
+  it('keeps number literals numbers', () => {
+    expect(renderString('{{ gt 2 1.5 }}', ctx(vars))).toBe(true);
+    expect(renderString('{{ default missing 0 }}', ctx(vars))).toBe(0);
+  });
+
+  it('names the missing path when the index is out of range', () => {
+    expect(err(() => renderString('{{ names.7 }}', ctx(vars))).message).toMatch(/names\.7/);
+  });
+});

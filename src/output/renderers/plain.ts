@@ -1,6 +1,8 @@
 // Plain renderer for CI logs: one stable, grep-able line per host result, no escape codes
-// (unless colour is asked for), PLAY/TASK headers and the recap. -v adds module arguments and
-// results, -vv commands, -vvv stdout/stderr (via `log` events of those levels).
+// (unless colour is asked for), PLAY/TASK headers and the recap. Retries of a host's task are
+// one line, before its result, with their count and the last error (every attempt at -v).
+// -v adds module arguments and results, -vv commands, -vvv stdout/stderr (via `log` events of
+// those levels).
 import { painter } from '../color.js';
 import { STATUS_COLOR } from '../color.js';
 import { diffLines } from '../diff-lines.js';
@@ -22,6 +24,16 @@ export function header(kind: string, name: string): string {
 export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): string {
   const msg = e.msg ? `: ${oneLine(e.msg)}` : '';
   return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
+}
+
+/** The one line for a host's retries in a task: `retried: [node1] Power off: 7 retries, last: HTTP 503`. */
+export function retriedLine(host: string, task: string, r: RetryTally, paint = painter(false)): string {
+  return `${paint('yellow', 'retried:')} [${host}] ${task}: ${r.count} ${r.count === 1 ? 'retry' : 'retries'}${r.last ? `, last: ${oneLine(r.last)}` : ''}`;
+}
+
+export interface RetryTally {
+  count: number;
+  last?: string;
 }
 
 /**
@@ -49,6 +61,15 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const lastProgress = new Map<string, number>();
   const write = (lines: string[]) => stream.write(`${lines.join('\n')}\n`);
   const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
+  // Below -v, a host's retries in a task wait here and print as one line with its result.
+  const retries = new Map<string, RetryTally & { host: string; task: string }>();
+  const retriesOf = (host: string, taskId: string): string[] => {
+    const key = `${host}\0${taskId}`;
+    const r = retries.get(key);
+    if (!r) return [];
+    retries.delete(key);
+    return [retriedLine(r.host, r.task, r, paint)];
+  };
 
   const onEvent = (raw: TsbmEvent): void => {
     if (!printed(raw, verbosity)) return;
@@ -67,7 +88,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write([`  args: [${e.host}] ${compactJson(e.args)}`]);
         return;
       case 'host_result': {
-        const lines = [resultLine(e, paint)];
+        const lines = [...retriesOf(e.host, e.taskId), resultLine(e, paint)];
         if (e.diff) lines.push(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
         if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
           lines.push(`  result: [${e.host}] ${compactJson(e.result)}`);
@@ -75,9 +96,18 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write(lines);
         return;
       }
-      case 'retry':
-        write([`${paint('yellow', 'retrying:')} [${e.host}] ${e.task} (${e.attempt}/${e.retries})${e.msg ? `: ${oneLine(e.msg)}` : ''}`]);
+      case 'retry': {
+        if (verbosity >= 1) {
+          write([`${paint('yellow', 'retrying:')} [${e.host}] ${e.task} (${e.attempt}/${e.retries})${e.msg ? `: ${oneLine(e.msg)}` : ''}`]);
+          return;
+        }
+        const key = `${e.host}\0${e.taskId}`;
+        const r = retries.get(key) ?? { host: e.host, task: e.task, count: 0 };
+        r.count++;
+        if (e.msg) r.last = e.msg;
+        retries.set(key, r);
         return;
+      }
       case 'progress': {
         const key = `${e.host}\0${e.taskId}`;
         const last = lastProgress.get(key);
@@ -93,15 +123,19 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         return;
       }
       case 'warning':
-        write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`]);
+        write([`${paint('magenta', '[WARNING]:')} ${forHost(e.host)}${e.task ? `${e.task}: ` : ''}${oneLine(e.message)}`]);
         return;
       case 'validation_error':
         write([problemLine(e)]);
         return;
-      case 'recap':
+      case 'recap': {
         lastProgress.clear();
-        write(['', ...recapLines(e.stats, e.durationMs, paint)]);
+        // retries of tasks that never reported a result (an interrupted run)
+        const pending = [...retries.values()].map((r) => retriedLine(r.host, r.task, r, paint));
+        retries.clear();
+        write([...pending, '', ...recapLines(e.stats, e.durationMs, paint)]);
         return;
+      }
       case 'run_end':
         write([`exit code ${e.exitCode}`]);
         return;

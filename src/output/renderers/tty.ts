@@ -24,6 +24,8 @@ interface HostView {
   item?: unknown;
   durationMs: number;
   retry?: string;
+  /** Retries so far in this task (shown live, then once on the finished line). */
+  retried?: { count: number; last?: string };
   progress?: string;
   /** -v lines (arguments, results) shown under the host once its task is finished. */
   details: string[];
@@ -130,7 +132,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       v.setState(h.lt, 'skipped');
       return;
     }
-    const msg = h.msg ? `: ${oneLine(h.msg)}` : '';
+    const r = h.retried;
+    const retried = r ? ` · ${r.count} ${r.count === 1 ? 'retry' : 'retries'}${r.last ? `, last: ${oneLine(r.last)}` : ''}` : '';
+    const msg = `${h.msg ? `: ${oneLine(h.msg)}` : ''}${retried}`;
     const duration = h.status === undefined ? task.endedAt - h.startedAt : h.durationMs;
     h.lt.title$ = `${h.host}${formatItem(h.status === undefined ? h.item : undefined)}  ${paint(STATUS_COLOR[status], status)} ${formatDuration(duration)}${msg}`;
     v.setState(h.lt, STATE[status]);
@@ -280,6 +284,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       case 'retry': {
         const h = hostOf(v, e, e.time);
         h.retry = `retrying ${e.attempt}/${e.retries}${e.msg ? `: ${oneLine(e.msg, 80)}` : ''}`;
+        h.retried = { count: (h.retried?.count ?? 0) + 1, ...(e.msg ? { last: e.msg } : {}) };
+        if (verbosity >= 1) text(v, paint('yellow', `  [${e.host}] ${e.task}: ${h.retry}`));
         break;
       }
       case 'progress': {
@@ -296,7 +302,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       case 'warning':
         text(
           v,
-          `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message, 2000)}`,
+          `${paint('magenta', '[WARNING]:')} ${e.host ? `[${e.host}] ` : ''}${e.task ? `${e.task}: ` : ''}${oneLine(e.message)}`,
         );
         break;
       case 'validation_error':
