@@ -40,12 +40,6 @@ Examples:
 Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
 99 interrupted, 250 unexpected error.`;
 
-/** Verbosity from the global -v flags, clamped to 0..3. */
-export function verbosityOf(cmd: Command): 0 | 1 | 2 | 3 {
-  const v = Number(cmd.optsWithGlobals().verbose ?? 0);
-  return Math.max(0, Math.min(3, v)) as 0 | 1 | 2 | 3;
-}
-
 export async function buildProgram(): Promise<Command> {
   const { Command } = await import('commander');
   const program = new Command('tsbm');

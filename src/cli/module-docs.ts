@@ -1,6 +1,6 @@
 // Text for `tsbm modules [NAME]`, derived only from each module's definition and its TypeBox
 // argument schema (a JSON Schema), so the docs cannot drift from what is validated.
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 
 type Schema = Record<string, unknown>;
 

@@ -97,7 +97,7 @@ export function register(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');
-      const { verbosityOf } = await import('./main.js');
+      const { verbosityOf } = await import('./context.js');
       process.exitCode = await runCommand(playbook, flags, verbosityOf(cmd));
     });
 }

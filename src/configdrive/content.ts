@@ -2,7 +2,7 @@
 // the OpenStack metadata layout cloud-init and Ignition read, under both version directories.
 import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
-import { getPath } from '../deploy/node-data.js';
+import { getPath } from '../inventory/node-data.js';
 import type { Vars } from '../types.js';
 import { type IsoFileInput, buildIso } from './iso9660.js';
 

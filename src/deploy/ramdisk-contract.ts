@@ -4,7 +4,7 @@
 // probe it already runs, so a ramdisk that lacks something fails before any disk is touched.
 import type { Vars } from '../types.js';
 import { parsePodmanVersion } from './podman-version.js';
-import { firstSet, getPath } from './node-data.js';
+import { firstSet, getPath } from '../inventory/node-data.js';
 
 export const DEPLOYS = ['bootc', 'image', 'ramdisk'] as const;
 export type Deploy = (typeof DEPLOYS)[number];

@@ -1,5 +1,5 @@
 // Turns a module's result (or error) into the registered shape Ansible users expect.
-import type { ModuleResult } from '../modules/types.js';
+import type { ModuleResult } from '../module-api/types.js';
 import type { Vars } from '../types.js';
 
 export type Registered = Record<string, unknown> & { changed: boolean; failed: boolean };

@@ -5,7 +5,7 @@ import { rerunNeeded } from './resume-plan.js';
 import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { HostStatus } from '../output/events.js';
 import { addCounts, type Counts, countsFor } from '../output/recap-counts.js';
 import type { Task } from '../playbook/model.js';

@@ -1,7 +1,7 @@
 // assert: every condition in `that` must hold (same expression syntax as `when`).
 import { Type } from '../schema/type-builder.js';
 import { evalCondition } from '../template/index.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const cond = Type.Union([Type.String(), Type.Boolean()]);
 const args = Type.Object(

@@ -16,12 +16,12 @@ import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
 import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { parseLsblk } from '../deploy/lsblk.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
 import { parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
 import { hostError, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

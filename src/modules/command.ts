@@ -3,7 +3,7 @@ import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
 import { splitArgs } from './lib/split-args.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

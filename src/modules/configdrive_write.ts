@@ -3,16 +3,16 @@
 import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { nodeIdentity } from '../configdrive/content.js';
-import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
-import { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } from '../configdrive/disk-io.js';
+import { createPartition, relocateGptBackup } from '../deploy/configdrive-partition.js';
+import { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } from '../deploy/configdrive-disk-io.js';
 import { gptBackupAtEnd } from '../configdrive/partition-table.js';
 import { placeConfigDrive } from '../configdrive/placement.js';
 import { resolveConfigDrive } from '../configdrive/source.js';
-import { getPath } from '../deploy/node-data.js';
+import { getPath } from '../inventory/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
 import { limitFromVars } from '../util/limits.js';
-import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
+import { type ModuleContext, type ModuleResult, defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

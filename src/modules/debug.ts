@@ -1,7 +1,7 @@
 // debug: show a message or a variable's value in the task's result (the executor's events
 // carry it; modules never print).
 import { Type } from '../schema/type-builder.js';
-import { defineModule, type ModuleResult } from './types.js';
+import { defineModule, type ModuleResult } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -4,7 +4,7 @@
 // shared HTTP client.
 import { Type } from '../schema/type-builder.js';
 import { CheckClient } from '../http/check-client.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
 import {
   PREFLIGHT_KINDS,
   type PreflightKind,
@@ -16,7 +16,7 @@ import {
 import { checkBmcReady } from '../deploy/preflight-bmc.js';
 import { checkKickstartTemplate } from './lib/anaconda-preflight.js';
 import { clientFromArgs } from '../redfish/module-args.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

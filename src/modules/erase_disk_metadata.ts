@@ -7,7 +7,7 @@ import type { ExecResult } from '../connection/types.js';
 import { eraseRanges, verifyArgv, zeroArgv } from '../deploy/erase-plan.js';
 import { parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
 import { hostError, mustSucceed } from '../deploy/ramdisk-exec.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

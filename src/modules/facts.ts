@@ -3,7 +3,7 @@
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { FACTS_SCRIPT, parseFacts } from './lib/facts-script.js';
-import { defineModule, type ModuleDef } from './types.js';
+import { defineModule, type ModuleDef } from '../module-api/types.js';
 
 const args = Type.Object({}, { additionalProperties: true, description: 'No arguments (extra keys such as gather_subset are ignored).' });
 

@@ -4,7 +4,7 @@ import { TsbmError } from '../errors.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
 import { formatMode, parseMode } from './lib/file-mode.js';
 import { type RemotePathInfo, remotePathInfo } from './lib/remote-path.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -13,13 +13,13 @@ import { fmtBytes } from '../deploy/image-progress.js';
 import { writeQcow2Image } from '../deploy/image-qcow2.js';
 import { writeRawImage } from '../deploy/image-raw.js';
 import { displayUrl, type ImagePlan, ImagePlanError, planImage, urlSecrets } from '../deploy/image-source.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { isLoopback, runFileServer } from '../http/run-file-server.js';
 import { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } from '../images/cache.js';
 import { convertedRaw, qemuImgMissing, type RawImage, recordedRaw } from '../images/raw-convert.js';
 import { limitFromVars } from '../util/limits.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -1,7 +1,7 @@
 // pause: wait a fixed time (non-interactive: no prompt). Ends early, failing, on abort.
 import { Type } from '../schema/type-builder.js';
 import { sleep } from '../util/wait.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

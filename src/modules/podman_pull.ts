@@ -13,14 +13,14 @@ import {
 } from '../deploy/image-size.js';
 import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
 import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../deploy/memory.js';
-import { firstSet } from '../deploy/node-data.js';
+import { firstSet } from '../inventory/node-data.js';
 import { helpHasFlag } from '../deploy/podman-version.js';
 import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
 import { stepRan } from '../connection/exec-steps.js';
 import { defaultSecretDir, removedLeftovers, secretDirArgv } from '../deploy/secret-dir.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

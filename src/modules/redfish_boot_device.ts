@@ -3,7 +3,7 @@ import { Type } from '../schema/type-builder.js';
 import { applyBoot, BOOT_DEVICES, planBoot } from '../redfish/boot.js';
 import { findSystem } from '../redfish/discovery.js';
 import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const Args = Type.Object(
   {

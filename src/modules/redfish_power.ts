@@ -8,7 +8,7 @@ import { findSystem } from '../redfish/discovery.js';
 import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
 import { chooseResetType, macAddresses, POWER_REQUESTS, type PowerRequest, postReset, powerStateOf, resetAction } from '../redfish/power.js';
 import { WaitTimeoutError, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const Args = Type.Object(
   {

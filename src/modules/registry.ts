@@ -6,7 +6,7 @@
 // only the modules its playbook uses.
 // Add a module: one line in LOADERS, then `npm run schemas`.
 import { MODULE_CATALOG } from './catalog.js';
-import type { ModuleContext, ModuleDef, ModuleInfo, ModuleResult } from './types.js';
+import type { ModuleContext, ModuleDef, ModuleInfo, ModuleResult } from '../module-api/types.js';
 
 type Loader = () => Promise<ModuleDef>;
 const def = (m: unknown) => m as ModuleDef;

@@ -2,10 +2,10 @@
 import { Type } from '../schema/type-builder.js';
 import { describeDisk, MIB } from '../deploy/disk.js';
 import { parseLsblk } from '../deploy/lsblk.js';
-import { firstSet } from '../deploy/node-data.js';
+import { firstSet } from '../inventory/node-data.js';
 import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
 import { HINT_NAMES, HintError, chooseRootDevice, parseHints } from '../deploy/root-device-hints.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -1,7 +1,7 @@
 // shell: run a command line through sh on the target (the only module allowed a raw string).
 import { Type } from '../schema/type-builder.js';
 import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

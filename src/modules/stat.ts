@@ -2,7 +2,7 @@
 import { Type } from '../schema/type-builder.js';
 import { formatMode } from './lib/file-mode.js';
 import { remotePathInfo } from './lib/remote-path.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

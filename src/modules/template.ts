@@ -7,7 +7,7 @@ import { findControllerFile } from './lib/controller-file.js';
 import { ensureFile } from './lib/ensure-file.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
 import { parseMode } from './lib/file-mode.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -9,7 +9,7 @@ import { applyBoot, planBoot } from '../redfish/boot.js';
 import { findCdSlot, findSystem } from '../redfish/discovery.js';
 import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
 import { ejectMedia, insertMedia, mediaImage, mediaInserted } from '../redfish/virtual-media.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const Args = Type.Object(
   {

@@ -19,7 +19,7 @@ import {
   needsFor,
 } from '../deploy/ramdisk-contract.js';
 import { WaitTimeoutError, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

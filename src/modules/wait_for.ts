@@ -3,7 +3,7 @@
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {

@@ -1,7 +1,7 @@
 // wait_for_connection: wait until the host accepts SSH again (after a reboot or a ramdisk boot).
 import { Type } from '../schema/type-builder.js';
 import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

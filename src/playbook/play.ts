@@ -6,9 +6,8 @@ import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-sour
 import type { Vars } from '../types.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
 import type { Handler, Play, RoleContext, SerialSpec, TaskNode } from './model.js';
-import { loadRole } from './roles.js';
 import { playSchema } from './schema.js';
-import { parseHandler, parseTaskList } from './task.js';
+import { loadRole, parseHandler, parseTaskList } from './task.js';
 import { isMapping, isTemplated, keyPositions, toNumber, toStringList } from './values.js';
 
 function loadVarsFiles(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): Vars[] {

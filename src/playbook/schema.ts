@@ -4,7 +4,7 @@
 // registered module's argument schema, so editors complete module names and their arguments.
 import type { Static, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 import { Type } from '../schema/type-builder.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import { relaxForTemplates } from '../schema/template-relax.js';
 
 /** Every keyword is optional; the few required ones are wrapped back with `req`. */

@@ -6,8 +6,8 @@ import { checkAt, printable } from '../schema/ajv.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
-import { loadRole } from './roles.js';
-import type { Block, Handler, IncludeTasks, LoopControl, Task, TaskKeywords, TaskNode } from './model.js';
+import { findRoleEntry } from './roles.js';
+import type { Block, Handler, IncludeTasks, LoopControl, RoleContext, Task, TaskKeywords, TaskNode } from './model.js';
 import {
   blockSchema,
   handlerKeywordsSchema,
@@ -398,4 +398,60 @@ export function parseHandler(ctx: LoadContext, src: YamlSource, path: PathSeg[],
   };
   rememberSource(handler, src, path);
   return handler;
+}
+
+export interface LoadedRole {
+  context: RoleContext;
+  block: Block;
+  handlers: Handler[];
+}
+
+/** A role entry (play `roles:` or import_role) as one Block carrying its RoleContext, and its handlers. */
+export function loadRole(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: unknown,
+  tasksFrom?: string,
+): LoadedRole {
+  const { context, tasksFile, handlersFile } = findRoleEntry(ctx, src, path, raw, tasksFrom);
+  const entry = isMapping(raw) ? raw : {};
+  const at = src.pos(path);
+  const dir = context.path;
+  const inner: LoadContext = { ...ctx, role: context, baseDir: dir, file: join(dir, 'tasks', 'main.yml') };
+  const tasks = tasksFile ? loadTaskFileInto({ ...inner, file: tasksFile }, tasksFile, at) : [];
+  const block: Block = {
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    name: `role ${context.name}`,
+    pos: at,
+    keyPos: isMapping(raw) ? keyPositions(src, path, raw) : {},
+    when: toExprs(entry.when, src, [...path, 'when']),
+    tags: toStringList(entry.tags),
+    // Role parameters (`- role: x` with `vars:`) apply to the role's tasks.
+    vars: isMapping(entry.vars) ? entry.vars : {},
+    role: context,
+    baseDir: dir,
+    block: tasks,
+    rescue: [],
+    always: [],
+  };
+  if (typeof entry.become === 'boolean') block.become = entry.become;
+  if (typeof entry.delegate_to === 'string') block.delegateTo = entry.delegate_to;
+  rememberSource(block, src, path);
+
+  const handlers: Handler[] = [];
+  if (handlersFile) {
+    const hsrc = loadYamlFile(handlersFile, at);
+    const hctx: LoadContext = { ...inner, file: handlersFile };
+    if (Array.isArray(hsrc.value)) {
+      hsrc.value.forEach((h, i) => {
+        const parsed = attempt(hctx, () => parseHandler(hctx, hsrc, [i], h), undefined);
+        if (parsed) handlers.push(parsed);
+      });
+    } else if (hsrc.value !== null) {
+      throw parseError(`${handlersFile} must be a list of handlers`, hsrc.pos([]));
+    }
+  }
+  return { context, block, handlers };
 }

@@ -1,7 +1,7 @@
 // Arguments every Redfish module shares (driver_info override, request tuning) and how a
 // module turns them into the run's client.
 import { type Static, Type } from '@sinclair/typebox';
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import type { RedfishClient } from './client.js';
 import { limitFromVars } from '../util/limits.js';
 import { redfishClientFor } from './pool.js';

@@ -1,6 +1,6 @@
 // One RedfishClient per BMC per run, shared through the run's services and logged out when
 // the run ends. Log/retry/warning callbacks go to whichever task is using the client now.
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { RedfishClient } from './client.js';
 import { endpointFromDriverInfo } from './endpoint.js';
 import type { RetryPolicy } from './transport.js';

@@ -17,7 +17,7 @@ import { statModule } from '../../src/modules/stat.js';
 import { templateModule } from '../../src/modules/template.js';
 import { waitForModule } from '../../src/modules/wait_for.js';
 import { waitForConnectionModule } from '../../src/modules/wait_for_connection.js';
-import type { ModuleDef } from '../../src/modules/types.js';
+import type { ModuleDef } from '../../src/module-api/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';
 

@@ -1,12 +1,16 @@
 // schemas/ is generated (npm run schemas) from the same definitions the code validates with.
 // This test fails when someone changes a schema (or adds a module) without regenerating.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publishedSchemas, schemaText } from '../../src/schema/published.js';
-import { listJson } from '../../src/schema/write-schemas.js';
+import { publishedSchemas, schemaText } from '../../src/playbook/published-schemas.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'schemas');
+/** JSON files under dir, as paths relative to it. */
+function listJson(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort();
+}
+
 const FIX = 'schemas/ is stale: run `npm run schemas` and commit the result';
 
 describe('published schemas', () => {

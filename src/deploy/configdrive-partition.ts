@@ -1,12 +1,12 @@
 // Creates the config drive partition the placement chose with sfdisk --append (on GPT after
 // moving the backup header to the real end of the disk with sgdisk -e), then checks it with partx.
 import type { ExecResult } from '../connection/types.js';
-import type { ModuleContext } from '../modules/types.js';
-import { type PartitionExtent, parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
-import { hostError, mustSucceed } from '../deploy/ramdisk-exec.js';
-import { sfdiskArgv, tableFrom } from './disk-io.js';
-import type { PartitionTable } from './partition-table.js';
-import type { Placement } from './placement.js';
+import type { ModuleContext } from '../module-api/types.js';
+import { type PartitionExtent, parsePartxPairs, partxArgv } from './partx-table.js';
+import { hostError, mustSucceed } from './ramdisk-exec.js';
+import { sfdiskArgv, tableFrom } from './configdrive-disk-io.js';
+import type { PartitionTable } from '../configdrive/partition-table.js';
+import type { Placement } from '../configdrive/placement.js';
 
 type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec' | 'execSteps'>;
 

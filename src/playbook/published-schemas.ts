@@ -1,11 +1,15 @@
-// Everything published under schemas/, computed from the one definition of each schema.
-// Shared by the writer (`npm run schemas`) and the test that fails when schemas/ is stale.
+// Everything the build derives from the schema definitions: the files published under schemas/
+// (for editors) and the list of schemas whose validators are compiled ahead of time (see
+// schema/precompile.ts). The build script (scripts/build-artifacts.mjs) writes both.
+import type { TSchema } from '@sinclair/typebox';
 import { parse } from 'yaml';
 import { inventorySchema } from '../inventory/schema.js';
 import { allModules } from '../modules/registry.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import { eventSchema } from '../output/event-schema.js';
-import { publishedPlaybookSchema } from '../playbook/schema.js';
+import type { AjvMode } from '../schema/precompiled.js';
+import { argsSchemaJson, loaderSchemaJson } from '../schema/ajv.js';
+import * as playbookSchemas from './schema.js';
 
 const BASE = 'https://tsbm.dev/schemas/';
 
@@ -48,7 +52,7 @@ function moduleSchema(m: ModuleDef): Record<string, unknown> {
  */
 export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): Record<string, object> {
   const out: Record<string, object> = {
-    'playbook.json': publishedPlaybookSchema(modules),
+    'playbook.json': playbookSchemas.publishedPlaybookSchema(modules),
     'inventory.json': {
       $schema: 'http://json-schema.org/draft-07/schema#',
       ...plain(inventorySchema),
@@ -67,4 +71,24 @@ export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): 
 /** The exact text written for a schema (stable, so the freshness test can compare bytes). */
 export function schemaText(schema: object): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
+}
+
+function isSchema(v: unknown): v is TSchema {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && ('type' in v || 'anyOf' in v);
+}
+
+/**
+ * Every (mode, JSON schema) pair the loader and the executor compile: every schema exported by
+ * playbook/schema.ts (templates allowed), and module arguments three ways: for the loader
+ * (templates allowed), and rendered, with and without Ansible-style conversion of "5"/"true".
+ */
+export function schemasToPrecompile(): Array<{ mode: AjvMode; json: Record<string, unknown> }> {
+  const out: Array<{ mode: AjvMode; json: Record<string, unknown> }> = [];
+  for (const s of Object.values(playbookSchemas)) if (isSchema(s)) out.push({ mode: 'plain', json: loaderSchemaJson(s) });
+  for (const m of allModules()) {
+    out.push({ mode: 'plain', json: loaderSchemaJson(m.args) });
+    out.push({ mode: 'plain', json: argsSchemaJson(m.args) });
+    out.push({ mode: 'coerce', json: argsSchemaJson(m.args) });
+  }
+  return out;
 }

@@ -1,3 +1,6 @@
+// The module API: what a module is (ModuleDef) and what it gets to work with (ModuleContext,
+// RunServices). It sits below deploy/ so the helpers modules share (deploy/, redfish/, http/,
+// configdrive/) can take a context without importing the module layer above them.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { StepsOptions } from '../connection/exec-steps.js';
 import type { Connection, ExecOptions, ExecResult, PutOptions } from '../connection/types.js';

@@ -2,9 +2,9 @@
 // some ramdisks never get partition nodes, and offsets work the same on real hardware.
 import { createHash } from 'node:crypto';
 import type { ExecResult } from '../connection/types.js';
-import type { ModuleContext } from '../modules/types.js';
-import { hostError, mustExec, mustSucceed } from '../deploy/ramdisk-exec.js';
-import { type PartitionTable, type Partition, parseSfdiskJson } from './partition-table.js';
+import type { ModuleContext } from '../module-api/types.js';
+import { hostError, mustExec, mustSucceed } from './ramdisk-exec.js';
+import { type PartitionTable, type Partition, parseSfdiskJson } from '../configdrive/partition-table.js';
 
 type Ctx = Pick<ModuleContext, 'host' | 'task' | 'exec' | 'execSteps'>;
 const exec = (ctx: Ctx) => ctx.exec.bind(ctx);
