@@ -16,6 +16,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./validate.js'),
   () => import('./inventory.js'),
   () => import('./modules.js'),
+  () => import('./schemas.js'),
   () => import('./runs.js'),
   () => import('./sim.js'),
   () => import('./configdrive.js'),

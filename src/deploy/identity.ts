@@ -1,8 +1,7 @@
 // Proves the ramdisk that answered is the machine the BMC controls, before anything
 // destructive. Ironic trusts the agent's lookup; a lab with reused IPs can hand the deploy to
 // the wrong box, so tsbm compares the SMBIOS UUID and/or MACs with what the BMC reported.
-export type IdentityMode = 'uuid' | 'mac' | 'both' | 'any' | 'auto' | 'off';
-export const IDENTITY_MODES: IdentityMode[] = ['auto', 'uuid', 'mac', 'both', 'any', 'off'];
+import type { IdentityMode } from './arg-names.js';
 
 export interface IdentityFacts {
   /** From the BMC (redfish_power's `system_uuid`). */

@@ -5,36 +5,7 @@
 // name or an unparseable value is an error instead of being silently dropped.
 import { type Disk, GIB, describeDisk, sizeGiB } from './disk.js';
 import { isCandidate } from './lsblk.js';
-
-export type HintName =
-  | 'size'
-  | 'model'
-  | 'vendor'
-  | 'serial'
-  | 'wwn'
-  | 'wwn_with_extension'
-  | 'wwn_vendor_extension'
-  | 'name'
-  | 'rotational'
-  | 'hctl'
-  | 'by_path'
-  | 'tran';
-
-const HINT_TYPES: Record<HintName, 'int' | 'str' | 'bool'> = {
-  size: 'int',
-  model: 'str',
-  vendor: 'str',
-  serial: 'str',
-  wwn: 'str',
-  wwn_with_extension: 'str',
-  wwn_vendor_extension: 'str',
-  name: 'str',
-  rotational: 'bool',
-  hctl: 'str',
-  by_path: 'str',
-  tran: 'str',
-};
-export const HINT_NAMES = Object.keys(HINT_TYPES) as HintName[];
+import { HINT_NAMES, HINT_TYPES, type HintName } from './arg-names.js';
 
 export const NUMERIC_OPS = ['=', '==', '!=', '>=', '<=', '>', '<', '<in>', '<or>'] as const;
 export const STRING_OPS = ['s==', 's!=', 's>=', 's<=', 's>', 's<', '<in>', '<all-in>', '<or>'] as const;

@@ -104,9 +104,6 @@ export interface ModuleDef<S extends TSchema = TSchema> {
   run(ctx: ModuleContext, args: Static<S>): Promise<ModuleResult>;
 }
 
-/** A module without its code: what the registry's catalog holds (see registry.ts). */
-export type ModuleInfo = Omit<ModuleDef, 'run'>;
-
 /** Helper so module files get typed args without repeating generics. */
 export function defineModule<S extends TSchema>(def: ModuleDef<S>): ModuleDef<S> {
   return def;

@@ -1,6 +1,9 @@
-// Everything the build derives from the schema definitions: the files published under schemas/
-// (for editors) and the list of schemas whose validators are compiled ahead of time (see
-// schema/precompile.ts). The build script (scripts/build-artifacts.mjs) writes both.
+// Everything derived from the schema definitions: the JSON Schema files for editors (the build
+// writes them to schemas/, which the package ships; `tsbm schemas -o DIR` writes them anywhere)
+// and the list of schemas whose validators are compiled ahead of time (schema/precompile.ts).
+// scripts/build-artifacts.mjs runs both after tsc.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { parse } from 'yaml';
 import { inventorySchema } from '../inventory/schema.js';
@@ -46,10 +49,7 @@ function moduleSchema(m: ModuleDef): Record<string, unknown> {
   };
 }
 
-/**
- * File name under schemas/ -> JSON Schema. `modules` defaults to the registry's catalog; the
- * writer passes the module files' own definitions (the catalog is generated from them too).
- */
+/** File name (relative to the schemas directory) -> JSON Schema, for every module in the list. */
 export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): Record<string, object> {
   const out: Record<string, object> = {
     'playbook.json': playbookSchemas.publishedPlaybookSchema(modules),
@@ -68,9 +68,14 @@ export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): 
   return out;
 }
 
-/** The exact text written for a schema (stable, so the freshness test can compare bytes). */
-export function schemaText(schema: object): string {
-  return `${JSON.stringify(schema, null, 2)}\n`;
+/** Writes every published schema under dir (other files there are left alone); returns the file names. */
+export function writeSchemas(dir: string): string[] {
+  const files = publishedSchemas();
+  for (const [name, schema] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), `${JSON.stringify(schema, null, 2)}\n`);
+  }
+  return Object.keys(files);
 }
 
 function isSchema(v: unknown): v is TSchema {
