@@ -7,7 +7,7 @@ import { didYouMean } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
 import { findRoleEntry } from './roles.js';
-import type { Block, Handler, IncludeTasks, LoopControl, RoleContext, Task, TaskKeywords, TaskNode } from './model.js';
+import type { Block, Handler, IncludeTasks, RoleContext, Task, TaskKeywords, TaskNode } from './model.js';
 import {
   blockSchema,
   handlerKeywordsSchema,
@@ -19,7 +19,8 @@ import {
   taskKeywordNames,
   taskKeywordsSchema,
 } from './schema.js';
-import { isMapping, isTemplated, keyPositions, toExprs, toNumber, toStringList } from './values.js';
+import { isMapping, isTemplated, keyPositions, toExprs, toStringList } from './values.js';
+import { keywordsAt, keywordValues } from './keywords.js';
 
 /** Stable task id: file (relative to the playbook's directory) : line : col. */
 export function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
@@ -34,14 +35,15 @@ function label(raw: Record<string, unknown>, kind: string): string {
   return typeof raw.name === 'string' ? `${kind} "${printable(raw.name)}"` : `this ${kind}`;
 }
 
+/** The keywords every node has (the block's), as the keyword table converts them. */
 function keywords(
   ctx: LoadContext,
   src: YamlSource,
   path: PathSeg[],
   raw: Record<string, unknown>,
 ): TaskKeywords {
-  const what = label(raw, 'task');
   const kw: TaskKeywords = {
+    ...keywordValues('block', raw, { src, path, what: label(raw, 'task') }),
     pos: src.pos(path),
     keyPos: keyPositions(src, path, raw),
     when: toExprs(raw.when, src, [...path, 'when']),
@@ -49,21 +51,6 @@ function keywords(
     vars: isMapping(raw.vars) ? raw.vars : {},
     baseDir: ctx.baseDir,
   };
-  if (typeof raw.name === 'string') kw.name = raw.name;
-  if (typeof raw.become === 'boolean') kw.become = raw.become;
-  if (typeof raw.become_user === 'string') kw.becomeUser = raw.become_user;
-  if (isMapping(raw.environment) || typeof raw.environment === 'string') kw.environment = raw.environment;
-  if (typeof raw.no_log === 'boolean' || typeof raw.no_log === 'string') kw.noLog = raw.no_log;
-  if (typeof raw.ignore_errors === 'boolean' || typeof raw.ignore_errors === 'string')
-    kw.ignoreErrors = raw.ignore_errors;
-  if (typeof raw.ignore_unreachable === 'boolean') kw.ignoreUnreachable = raw.ignore_unreachable;
-  if (typeof raw.delegate_to === 'string') kw.delegateTo = raw.delegate_to;
-  if (typeof raw.run_once === 'boolean') kw.runOnce = raw.run_once;
-  if (typeof raw.any_errors_fatal === 'boolean' || typeof raw.any_errors_fatal === 'string')
-    kw.anyErrorsFatal = raw.any_errors_fatal;
-  if (raw.resume === 'rerun' || raw.resume === 'skip') kw.resume = raw.resume;
-  const timeout = toNumber(raw.timeout, src, [...path, 'timeout'], what);
-  if (timeout !== undefined) kw.timeout = timeout;
   if (ctx.role) kw.role = ctx.role;
   return kw;
 }
@@ -270,15 +257,6 @@ function parseImportRole(
   return block;
 }
 
-function loopControl(raw: unknown): LoopControl | undefined {
-  if (!isMapping(raw)) return undefined;
-  const lc: LoopControl = { loopVar: typeof raw.loop_var === 'string' ? raw.loop_var : 'item' };
-  if (typeof raw.label === 'string') lc.label = raw.label;
-  if (typeof raw.pause === 'number') lc.pause = raw.pause;
-  if (typeof raw.index_var === 'string') lc.indexVar = raw.index_var;
-  return lc;
-}
-
 export function parseTask(
   ctx: LoadContext,
   src: YamlSource,
@@ -356,6 +334,7 @@ export function parseTask(
 
   const task: Task = {
     ...keywords(ctx, src, path, kwRaw),
+    ...keywordValues('task', kwRaw, { src, path, what }, keywordsAt('block')),
     kind: 'task',
     id: taskId(ctx, src, path),
     module: mod.name,
@@ -364,20 +343,6 @@ export function parseTask(
     notify: toStringList(kwRaw.notify),
   };
   task.keyPos = keyPositions(src, path, raw);
-  const loop = kwRaw.loop ?? kwRaw.with_items;
-  if (loop !== undefined) task.loop = loop;
-  const lc = loopControl(kwRaw.loop_control);
-  if (lc) task.loopControl = lc;
-  if (typeof kwRaw.register === 'string') task.register = kwRaw.register;
-  if (kwRaw.until !== undefined) task.until = toExprs(kwRaw.until, src, [...path, 'until'])[0]!;
-  const retries = toNumber(kwRaw.retries, src, [...path, 'retries'], what);
-  if (retries !== undefined) task.retries = retries;
-  const delay = toNumber(kwRaw.delay, src, [...path, 'delay'], what);
-  if (delay !== undefined) task.delay = delay;
-  if (kwRaw.failed_when !== undefined)
-    task.failedWhen = toExprs(kwRaw.failed_when, src, [...path, 'failed_when']);
-  if (kwRaw.changed_when !== undefined)
-    task.changedWhen = toExprs(kwRaw.changed_when, src, [...path, 'changed_when']);
   rememberSource(task, src, path);
   return task;
 }
