@@ -3,7 +3,8 @@
 // command's implementation is imported only inside its action.
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import { redactor, tsbmVersion } from './context.js';
+import { tsbmVersion } from '../util/version.js';
+import { redactor } from './context.js';
 import { reportError } from './print-error.js';
 
 interface CommandFile {

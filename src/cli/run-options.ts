@@ -5,6 +5,7 @@ import { parseShard } from '../executor/shard.js';
 import { optionsError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
 import { parseExtraVars } from './extra-vars.js';
+import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface RawRunFlags {
@@ -29,7 +30,6 @@ export interface RawRunFlags {
 }
 
 export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
-export const DEFAULT_FORKS = 50;
 
 /** `-t a,b -t c` -> [a, b, c]; blanks dropped, duplicates kept once. */
 export function splitList(values: readonly string[] | undefined): string[] {

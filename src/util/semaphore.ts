@@ -1,4 +1,5 @@
-// Bounds concurrent channels on one SSH connection (servers cap sessions per connection).
+// Bounds concurrent work: the executor's forks, and channels on one SSH connection (servers cap
+// sessions per connection). A released slot goes straight to the next waiter, first come first served.
 
 export class Semaphore {
   private active = 0;
@@ -32,5 +33,15 @@ export class Semaphore {
       if (next) next();
       else this.active--;
     };
+  }
+
+  /** Runs fn in a slot. */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
   }
 }
