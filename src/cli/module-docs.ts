@@ -95,7 +95,7 @@ export function argDocs(schema: unknown, prefix = '', depth = 0): ArgDoc[] {
 }
 
 /** Word-wraps a paragraph to `width` columns with a hanging indent. */
-export function wrap(text: string, width: number, indent: string): string[] {
+function wrap(text: string, width: number, indent: string): string[] {
   const lines: string[] = [];
   for (const para of text.split(/\n\s*\n/)) {
     let line = '';

@@ -29,7 +29,7 @@ export interface RawRunFlags {
   rolesPath?: string[];
 }
 
-export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
+const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
 
 /** `-t a,b -t c` -> [a, b, c]; blanks dropped, duplicates kept once. */
 export function splitList(values: readonly string[] | undefined): string[] {

@@ -6,10 +6,10 @@ import { getPath } from '../inventory/node-data.js';
 import type { Vars } from '../types.js';
 import { type IsoFileInput, buildIso } from './iso9660.js';
 
-export const CONFIG_DRIVE_LABEL = 'config-2';
+const CONFIG_DRIVE_LABEL = 'config-2';
 /** The partition is 64 MiB, and Ironic refuses larger images too. */
 export const MAX_CONFIGDRIVE_BYTES = 64 * 1024 * 1024;
-export const VERSION_DIRS = ['openstack/2012-08-10', 'openstack/latest'] as const;
+const VERSION_DIRS = ['openstack/2012-08-10', 'openstack/latest'] as const;
 /** Fixed so the same content gives the same bytes (and a rerun can see nothing changed). */
 const ISO_DATE = new Date('2000-01-01T00:00:00Z');
 

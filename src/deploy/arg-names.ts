@@ -8,7 +8,6 @@ export type PreflightKind = (typeof PREFLIGHT_KINDS)[number];
 
 /** Checks an operator may skip (the scheme and checksum checks are pure and always run). */
 export const SKIPPABLE_CHECKS = ['bmc', 'registry', 'image_url', 'iso'] as const;
-export type SkippableCheck = (typeof SKIPPABLE_CHECKS)[number];
 
 /** Ironic's root device hint names and the type of each (root_device, root-device-hints.ts). */
 export type HintName =

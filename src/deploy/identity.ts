@@ -21,23 +21,23 @@ export interface IdentityVerdict {
   message: string;
 }
 
-export function normUuid(u: string): string {
+function normUuid(u: string): string {
   return u.trim().toLowerCase().replace(/[{}]/g, '');
 }
 
-export function normMac(m: string): string {
+function normMac(m: string): string {
   return m.trim().toLowerCase().replace(/-/g, ':');
 }
 
 /** SMBIOS before 2.6 stored the first three UUID fields little-endian; BMCs and kernels disagree. */
-export function swapUuidEndianness(u: string): string {
+function swapUuidEndianness(u: string): string {
   const parts = normUuid(u).split('-');
   if (parts.length !== 5) return normUuid(u);
   const rev = (h: string) => (h.match(/../g) ?? []).reverse().join('');
   return [rev(parts[0] ?? ''), rev(parts[1] ?? ''), rev(parts[2] ?? ''), parts[3], parts[4]].join('-');
 }
 
-export function sameUuid(a: string, b: string): boolean {
+function sameUuid(a: string, b: string): boolean {
   return normUuid(a) === normUuid(b) || swapUuidEndianness(a) === normUuid(b);
 }
 

@@ -40,7 +40,7 @@ export function memoryVerdict(size: number | undefined, meminfo: string): { ok: 
   };
 }
 
-export async function checkQcow2Memory(
+async function checkQcow2Memory(
   ctx: ModuleContext,
   w: Pick<Qcow2Write, 'total' | 'meminfoPath'>,
 ): Promise<void> {

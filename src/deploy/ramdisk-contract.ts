@@ -9,7 +9,7 @@ import type { Deploy } from './arg-names.js';
 
 
 /** The oldest podman the bootc deploy is known to work with (Debian 12 ships 4.3). */
-export const MIN_PODMAN: readonly [number, number] = [4, 0];
+const MIN_PODMAN: readonly [number, number] = [4, 0];
 
 export interface Need {
   /** Programs of which any one will do (found with the shell's `command -v`). */

@@ -7,8 +7,8 @@ import { type Disk, GIB, describeDisk, sizeGiB } from './disk.js';
 import { isCandidate } from './lsblk.js';
 import { HINT_NAMES, HINT_TYPES, type HintName } from './arg-names.js';
 
-export const NUMERIC_OPS = ['=', '==', '!=', '>=', '<=', '>', '<', '<in>', '<or>'] as const;
-export const STRING_OPS = ['s==', 's!=', 's>=', 's<=', 's>', 's<', '<in>', '<all-in>', '<or>'] as const;
+const NUMERIC_OPS = ['=', '==', '!=', '>=', '<=', '>', '<', '<in>', '<or>'] as const;
+const STRING_OPS = ['s==', 's!=', 's>=', 's<=', 's>', 's<', '<in>', '<all-in>', '<or>'] as const;
 type Op = (typeof NUMERIC_OPS)[number] | (typeof STRING_OPS)[number];
 
 /** One parsed hint: `size: ">= 100"` becomes {name: size, op: '>=', values: ['100']}. */
@@ -214,7 +214,7 @@ export interface Choice {
   reason: string;
 }
 
-export const MIN_DEFAULT_DISK_BYTES = 4 * GIB;
+const MIN_DEFAULT_DISK_BYTES = 4 * GIB;
 
 /**
  * Picks the root disk. With hints: the first device (lsblk order, as Ironic) matching all of

@@ -4,7 +4,7 @@ import type { Vars } from '../types.js';
 
 export type Registered = Record<string, unknown> & { changed: boolean; failed: boolean };
 
-export const NO_LOG_NOTE = "the output has been hidden due to the fact that 'no_log: true' was specified for this result";
+const NO_LOG_NOTE = "the output has been hidden due to the fact that 'no_log: true' was specified for this result";
 
 const lines = (s: string): string[] => (s === '' ? [] : s.replace(/\n$/, '').split('\n'));
 

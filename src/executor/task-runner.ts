@@ -545,7 +545,7 @@ function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {
  * play's own wins over a role's, and the last one loaded among those; a role imported twice
  * thus runs its handler once), plus every handler that listens to the topic.
  */
-export function notified<H extends { name?: string; listen: string[]; role?: unknown }>(handlers: readonly H[], n: string): H[] {
+function notified<H extends { name?: string; listen: string[]; role?: unknown }>(handlers: readonly H[], n: string): H[] {
   const named = handlers.filter((h) => h.name === n);
   const own = named.filter((h) => h.role === undefined);
   const byName = (own.length > 0 ? own : named).at(-1);

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Vars } from '../types.js';
 
 /** Where a module's run() executes its work. */
-export type RunsOn = 'controller' | 'target';
+type RunsOn = 'controller' | 'target';
 
 export interface ProgressUpdate {
   message: string;

@@ -13,7 +13,7 @@ const args = Type.Object(
 );
 
 /** Looks a dotted path up in vars, own properties only. */
-export function lookupVar(vars: Record<string, unknown>, path: string): { found: boolean; value?: unknown } {
+function lookupVar(vars: Record<string, unknown>, path: string): { found: boolean; value?: unknown } {
   let cur: unknown = vars;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, part)) return { found: false };

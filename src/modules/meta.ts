@@ -3,7 +3,7 @@
 import { Type } from '../schema/type-builder.js';
 import { defineModule } from '../module-api/types.js';
 
-export const META_ACTIONS = ['flush_handlers', 'end_play', 'end_host', 'noop', 'clear_host_errors'] as const;
+const META_ACTIONS = ['flush_handlers', 'end_play', 'end_host', 'noop', 'clear_host_errors'] as const;
 
 const args = Type.Object(
   {

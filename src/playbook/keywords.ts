@@ -77,14 +77,14 @@ const ALL: readonly Place[] = ['play', 'block', 'task', 'handler'];
 const NODES: readonly Place[] = ['block', 'task', 'handler'];
 const TASKS: readonly Place[] = ['task', 'handler'];
 
-export interface LoopControl {
+interface LoopControl {
   loopVar: string; // default 'item'
   label?: string;
   pause?: number; // seconds
   indexVar?: string;
 }
 
-export const loopControlSchema = Type.Object(
+const loopControlSchema = Type.Object(
   {
     loop_var: Type.Optional(Str('Name of the loop variable (default `item`).', ['node'])),
     label: Type.Optional(Str('What to show per item instead of the whole item.', ['{{ item.name }}'])),

@@ -7,7 +7,7 @@ import type { Expr } from './expr.js';
 import type { KeywordFields } from './keywords.js';
 
 export type { Expr } from './expr.js';
-export type { LoopControl } from './keywords.js';
+;
 
 export interface RoleContext {
   name: string;

@@ -50,7 +50,7 @@ function moduleSchema(m: ModuleDef): Record<string, unknown> {
 }
 
 /** File name (relative to the schemas directory) -> JSON Schema, for every module in the list. */
-export function publishedSchemas(modules: readonly ModuleDef[] = allModules()): Record<string, object> {
+function publishedSchemas(modules: readonly ModuleDef[] = allModules()): Record<string, object> {
   const out: Record<string, object> = {
     'playbook.json': playbookSchemas.publishedPlaybookSchema(modules),
     'inventory.json': {

@@ -23,7 +23,7 @@ import { isMapping, isTemplated, keyPositions, toExprs, toStringList } from './v
 import { keywordsAt, keywordValues } from './keywords.js';
 
 /** Stable task id: file (relative to the playbook's directory) : line : col. */
-export function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
+function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
   const p = src.pos(path);
   const abs = resolve(p.file);
   const rel = relative(resolve(ctx.rootDir), abs) || abs;
@@ -85,7 +85,7 @@ function fail(err: ReturnType<typeof checkAt>): void {
   if (err) throw err;
 }
 
-export function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): TaskNode {
+function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): TaskNode {
   if (!isMapping(raw)) {
     throw parseError(
       `a task must be a mapping (name:, a module and its arguments), got ${raw === null ? 'nothing' : Array.isArray(raw) ? 'a list' : typeof raw}`,
@@ -129,7 +129,7 @@ function fileRef(raw: unknown): string | undefined {
 }
 
 /** Where a task file reference resolves: beside the including file, or in the role's tasks/. */
-export function resolveTaskFile(ctx: LoadContext, ref: string): string {
+function resolveTaskFile(ctx: LoadContext, ref: string): string {
   if (isAbsolute(ref)) return ref;
   return join(ctx.role ? join(ctx.role.path, 'tasks') : dirname(ctx.file), ref);
 }
@@ -257,7 +257,7 @@ function parseImportRole(
   return block;
 }
 
-export function parseTask(
+function parseTask(
   ctx: LoadContext,
   src: YamlSource,
   path: PathSeg[],

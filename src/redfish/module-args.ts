@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import { Type } from '../schema/type-builder.js';
 
-export const DriverInfoSchema = Type.Object(
+const DriverInfoSchema = Type.Object(
   {
     redfish_address: Type.Optional(Type.String({ description: 'BMC address, https://host[:port] (a bare host means https)' })),
     redfish_username: Type.Optional(Type.String()),

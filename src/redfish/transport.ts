@@ -41,11 +41,11 @@ export interface TransportOptions {
   maxBodyBytes?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
+const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
 
 
 /** A connection-level failure (no HTTP answer). */
-export class ConnectionError extends Error {
+class ConnectionError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
@@ -58,7 +58,7 @@ export class ConnectionError extends Error {
 }
 
 /** An HTTP status worth repeating, carried through retry() and rethrown as-is at the end. */
-export class RetryableStatus extends Error {
+class RetryableStatus extends Error {
   constructor(readonly response: RedfishResponse) {
     super(`HTTP ${response.status}`);
   }

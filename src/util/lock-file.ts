@@ -30,7 +30,7 @@ export function processStart(pid: number): string | undefined {
 }
 
 /** The holder's process is gone, or its pid now belongs to a process started later. */
-export function ownerGone(holder: LockOwner): boolean {
+function ownerGone(holder: LockOwner): boolean {
   if (holder.pid === -1 || !processAlive(holder.pid)) return true;
   if (!holder.started) return false;
   const now = processStart(holder.pid);
@@ -62,7 +62,7 @@ export function writeOwnerRecord(dir: string, owner: LockOwner): OwnerRecord {
 }
 
 /** Takes the lock, or returns its holder. */
-export function tryTake(file: string, me: OwnerRecord): LockOwner | undefined {
+function tryTake(file: string, me: OwnerRecord): LockOwner | undefined {
   // A holder that lets go between our failed link and our read leaves nothing to read: try
   // again, never call that stale (unlinking then would remove a newer holder's lock).
   for (let attempt = 0; ; attempt++) {
