@@ -151,7 +151,7 @@ const recapEvent = event('recap', 'Per-host counters at the end of the run', {
 });
 
 const runEndEvent = event('run_end', 'The run ended', {
-  exitCode: Type.Integer({ description: 'Process exit code (see DESIGN.md)' }),
+  exitCode: Type.Integer({ description: 'Process exit code, as ansible-playbook (docs/executor.md, "Interrupting and exit codes")' }),
   durationMs: Type.Number({ minimum: 0 }),
   unfinished: Type.Optional(
     Type.Array(Type.String(), {
