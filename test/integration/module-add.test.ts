@@ -76,6 +76,6 @@ describe('adding a module', () => {
     expect(ok.stdout).toContain('hello world');
     const bad = tsbm(['run', 'bad.yml', '-i', 'inv.yml', '--no-journal']);
     expect(bad.status).toBe(4);
-    expect(bad.stderr).toMatch(/bad\.yml:4:9: missing required/);
+    expect(bad.stdout + bad.stderr).toMatch(/bad\.yml:4:9: missing required/);
   });
 });

@@ -1,7 +1,8 @@
 // The module list (src/modules/registry.ts) holds every module's definition, so the loader,
 // the executor and `tsbm modules` need nothing else; and loading it stays cheap: a module file
-// imports only what its definition needs, and what run() needs inside run(). Checked on the
-// built registry with a resolve hook that logs every file Node loads.
+// imports only what its definition needs, and what run() needs inside run() (checked on the
+// built module files with a resolve hook that logs every file Node loads). The build turns the
+// list into one file (scripts/module-list.mjs) that must say exactly what the source list says.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,7 @@ const DEFINITION_FILES = [
   'inventory/node-data.js',
 ];
 
-function filesLoadedBy(entry: string): string[] {
+function filesLoadedBy(entries: string[]): string[] {
   writeFileSync(
     join(dir, 'hooks.mjs'),
     `import { appendFileSync } from 'node:fs';
@@ -41,7 +42,7 @@ export async function resolve(spec, ctx, next) {
   writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n`);
   const log = join(dir, 'load.log');
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), '-e', `await import(${JSON.stringify(entry)})`, '--input-type=module'], {
+  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), '--input-type=module', '-e', entries.map((e) => `await import(${JSON.stringify(e)});`).join('\n')], {
     env: { ...process.env, LOAD_LOG: log },
     encoding: 'utf8',
   });
@@ -61,12 +62,26 @@ describe('module list', () => {
 
   it('loads only the definitions: no third-party library, no implementation helper', () => {
     const dist = join(root, 'dist');
-    const loaded = filesLoadedBy(join(dist, 'modules', 'registry.js'));
+    const loaded = filesLoadedBy(allModules().map((m) => join(dist, 'modules', `${m.name}.js`)));
+    expect(loaded.length).toBeGreaterThan(allModules().length);
     expect(loaded.filter((f) => f.includes('/node_modules/'))).toEqual([]);
     const others = loaded
       .filter((f) => f.startsWith(dist))
       .map((f) => relative(dist, f))
       .filter((f) => !/^modules\/[a-z_]+\.js$/.test(f) && !DEFINITION_FILES.includes(f));
     expect(others, 'import these inside run() (see src/modules/registry.ts)').toEqual([]);
+  });
+
+  it('is built into one file saying what the source list says, whose run() is the module file\'s', async () => {
+    const built = (await import(join(root, 'dist', 'modules', 'registry.js'))) as typeof import('../../src/modules/registry.js');
+    const plain = (m: object) => JSON.parse(JSON.stringify({ ...m, run: undefined }));
+    expect(built.allModules().map(plain)).toEqual(allModules().map(plain));
+    expect(filesLoadedBy([join(root, 'dist', 'modules', 'registry.js')]).filter((f) => f.startsWith(join(root, 'dist')))).toEqual([
+      join(root, 'dist', 'modules', 'registry.js'),
+    ]);
+    const logged: string[] = [];
+    const ctx = { host: 'h', vars: { x: { y: 1 } }, task: 't', log: (m: string) => logged.push(m) } as never;
+    expect(await built.getModule('debug')!.run(ctx, { var: 'x.y' } as never)).toEqual(await getModule('debug')!.run(ctx, { var: 'x.y' } as never));
+    expect(await built.getModule('debug')!.run(ctx, { var: 'x.y' } as never)).toMatchObject({ 'x.y': 1 });
   });
 });
