@@ -39,11 +39,12 @@ for (const d of DEFS) {
   d.run = async (ctx, args) => (await load(d.name)).run(ctx, args);
   byName.set(d.name, d);
 }
-const sorted = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+let sorted;
 export function getModule(name) {
   return byName.get(name);
 }
 export function allModules() {
+  sorted ??= [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   return sorted;
 }
 `;
