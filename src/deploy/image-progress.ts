@@ -47,7 +47,7 @@ export function fmtBytes(n: number): string {
   return `${Math.round(n)} B`;
 }
 
-function fmtDuration(s: number): string {
+export function fmtDuration(s: number): string {
   const t = Math.max(0, Math.round(s));
   if (t < 60) return `${t}s`;
   if (t < 3600) return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, '0')}s`;

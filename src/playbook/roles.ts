@@ -22,7 +22,7 @@ export function displayPath(p: string): string {
 }
 
 /** The roles tsbm ships (playbooks/roles of the package), from this file in src/ or dist/. */
-export const SHIPPED_ROLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'playbooks', 'roles');
+const SHIPPED_ROLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'playbooks', 'roles');
 
 /** `TSBM_ROLES_PATH`: directories separated by `:` (Ansible's ANSIBLE_ROLES_PATH), relative to the working directory. */
 export function envRolesPath(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -30,13 +30,13 @@ export function envRolesPath(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /** Directories searched for a role name, in order: beside the playbook, the roles path, the shipped roles. */
-export function roleSearchPath(ctx: LoadContext): string[] {
+function roleSearchPath(ctx: LoadContext): string[] {
   const here = dirname(ctx.file);
   const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles'), ...ctx.rolesPath, SHIPPED_ROLES];
   return [...new Set(dirs.map((d) => displayPath(resolve(d))))];
 }
 
-export function findRole(ctx: LoadContext, name: string): string | undefined {
+function findRole(ctx: LoadContext, name: string): string | undefined {
   const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
   if (name.includes('/')) {
     const p = isAbsolute(name) ? name : resolve(dirname(ctx.file), name);

@@ -9,7 +9,7 @@ import type { ModuleContext } from '../../module-api/types.js';
 import { findControllerFile } from './controller-file.js';
 
 /** The shipped default (playbooks/templates/ks.cfg.hbs), found beside the playbook. */
-export const DEFAULT_KS_TEMPLATE = 'ks.cfg.hbs';
+const DEFAULT_KS_TEMPLATE = 'ks.cfg.hbs';
 
 /** The run's HTTP server and its installer callback endpoint (attached once per server). */
 export async function installCallbacks(ctx: ModuleContext): Promise<{ server: FileServer; callbacks: InstallCallbacks }> {
