@@ -1,5 +1,5 @@
 // One error type for everything an operator can cause or fix. It carries where (file:line:col),
-// what happened, what to do, and the exit code DESIGN.md assigns. The CLI prints it on one line.
+// what happened, what to do, and the exit code (as ansible-playbook's; README.md lists them). The CLI prints it on one line.
 
 export const EXIT = {
   ok: 0,

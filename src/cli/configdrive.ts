@@ -15,7 +15,7 @@ async function build(flags: BuildFlags): Promise<string> {
   const { optionsError } = await import('../errors.js');
   const { nodeIdentity } = await import('../configdrive/content.js');
   const { resolveConfigDrive } = await import('../configdrive/source.js');
-  const { getPath } = await import('../deploy/node-data.js');
+  const { getPath } = await import('../inventory/node-data.js');
 
   let vars: Record<string, unknown> = { inventory_hostname: flags.host ?? 'node' };
   if (flags.host) {

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { optionsError } from '../errors.js';
 
 /** The package's root, from dist/cli (installed) or src/cli (tests). */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHIPPED = ['playbooks', 'inventory-examples'];
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHIPPED = ['playbooks', 'inventory-examples'];
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

@@ -2,7 +2,6 @@
 import { optionsError } from '../errors.js';
 import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
 import { inventoryGraph, inventoryHost, inventoryList } from '../inventory/show.js';
-import type { InventoryFlags } from './inventory.js';
 
 export function inventoryCommand(flags: InventoryFlags): string {
   const modes = [flags.list, flags.graph, flags.host].filter((m) => m !== undefined && m !== false);
@@ -23,4 +22,13 @@ export function inventoryCommand(flags: InventoryFlags): string {
       'run --graph without a group to see them all',
     );
   return inventoryGraph(inv, root, flags.vars === true);
+}
+
+export interface InventoryFlags {
+  inventory?: string[];
+  list?: boolean;
+  graph?: boolean | string;
+  host?: string;
+  vars?: boolean;
+  playbookDir?: string;
 }

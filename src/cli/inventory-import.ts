@@ -3,7 +3,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { optionsError } from '../errors.js';
 import { importIronicNodes } from '../inventory/ironic-import.js';
-import type { ImportFlags } from './inventory.js';
 import { checkOutputFile } from './output-file.js';
 
 export function inventoryImportCommand(flags: ImportFlags): void {
@@ -37,4 +36,12 @@ export function inventoryImportCommand(flags: ImportFlags): void {
   }
   if (r.notes.length) lines.push('still to do:', ...r.notes.map((n) => `  - ${n}`));
   process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+export interface ImportFlags {
+  fromIronic: string;
+  output?: string;
+  group: string;
+  perNodeSecrets?: boolean;
+  force?: boolean;
 }

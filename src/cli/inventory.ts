@@ -1,6 +1,8 @@
 // `tsbm inventory -i INV (--list | --graph [GROUP] | --host NAME)`: shows an inventory the way
 // ansible-inventory does, with secrets masked. The implementation loads only when it runs.
 import type { Command } from 'commander';
+import type { InventoryFlags } from './inventory-command.js';
+import type { ImportFlags } from './inventory-import.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -61,20 +63,3 @@ driver_info, instance_info and properties are carried over as Ironic has them. S
 redfish_password, an image_pull_secret, anything Ironic shows as "******") become
 {{ env "NAME" }} references, listed on stderr and at the top of the file: export them before a
 run. What Ironic does not know (how to reach the ramdisk: ssh_host, ssh_user) is listed too.`;
-
-export interface ImportFlags {
-  fromIronic: string;
-  output?: string;
-  group: string;
-  perNodeSecrets?: boolean;
-  force?: boolean;
-}
-
-export interface InventoryFlags {
-  inventory?: string[];
-  list?: boolean;
-  graph?: boolean | string;
-  host?: string;
-  vars?: boolean;
-  playbookDir?: string;
-}

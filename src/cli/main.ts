@@ -3,7 +3,8 @@
 // command's implementation is imported only inside its action.
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import { redactor, tsbmVersion } from './context.js';
+import { tsbmVersion } from '../util/version.js';
+import { redactor } from './context.js';
 import { reportError } from './print-error.js';
 
 interface CommandFile {
@@ -16,6 +17,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./validate.js'),
   () => import('./inventory.js'),
   () => import('./modules.js'),
+  () => import('./schemas.js'),
   () => import('./runs.js'),
   () => import('./sim.js'),
   () => import('./configdrive.js'),
@@ -39,12 +41,6 @@ Examples:
 
 Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
 99 interrupted, 250 unexpected error.`;
-
-/** Verbosity from the global -v flags, clamped to 0..3. */
-export function verbosityOf(cmd: Command): 0 | 1 | 2 | 3 {
-  const v = Number(cmd.optsWithGlobals().verbose ?? 0);
-  return Math.max(0, Math.min(3, v)) as 0 | 1 | 2 | 3;
-}
 
 export async function buildProgram(): Promise<Command> {
   const { Command } = await import('commander');

@@ -1,6 +1,6 @@
 // Text for `tsbm modules [NAME]`, derived only from each module's definition and its TypeBox
 // argument schema (a JSON Schema), so the docs cannot drift from what is validated.
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 
 type Schema = Record<string, unknown>;
 
@@ -95,7 +95,7 @@ export function argDocs(schema: unknown, prefix = '', depth = 0): ArgDoc[] {
 }
 
 /** Word-wraps a paragraph to `width` columns with a hanging indent. */
-export function wrap(text: string, width: number, indent: string): string[] {
+function wrap(text: string, width: number, indent: string): string[] {
   const lines: string[] = [];
   for (const para of text.split(/\n\s*\n/)) {
     let line = '';

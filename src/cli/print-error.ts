@@ -1,4 +1,4 @@
-// Turns any error into one redacted line on stderr and the exit code DESIGN.md assigns.
+// Turns any error into one redacted line on stderr and its exit code (EXIT in errors.ts).
 // Operator mistakes (TsbmError) never show a stack; unexpected ones do only with -vvv.
 import { EXIT, TsbmError } from '../errors.js';
 import { sanitize } from '../output/format.js';

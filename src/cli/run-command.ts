@@ -1,11 +1,12 @@
 // `tsbm run`: validates flags, attaches the renderer and the JUnit writer to a redacting
 // event bus, wires Ctrl-C to an AbortSignal and hands over to the executor.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
-import { redactor, tsbmVersion } from './context.js';
+import { simSpecOf } from '../inventory/sim-spec.js';
+import { tsbmVersion } from '../util/version.js';
+import { redactor } from './context.js';
 import type { ResumeState } from '../journal/resume.js';
 import type { RunJournal } from './run-journal.js';
 import type { PreparedResume } from './run-resume.js';
@@ -53,7 +54,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
 
   // An inventory with a `tsbm_sim` block gets a simulated lab for the length of this command.
   // The lab code (BMCs, SSH server, ISO reader) is only loaded when an inventory mentions one.
-  const sim = opts.inventories.some(mentionsSim)
+  const sim = opts.inventories.some((p) => simSpecOf(p) !== undefined)
     ? await (await import('../sim/lab/auto.js')).startSimInventories(opts.inventories)
     : { inventories: opts.inventories, stop: async () => {} };
   let code: number;
@@ -72,15 +73,6 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   return code;
 }
 
-/** Whether an inventory file may hold a `tsbm_sim` block (a directory or unreadable file cannot). */
-function mentionsSim(path: string): boolean {
-  try {
-    return readFileSync(path, 'utf8').includes('tsbm_sim');
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A `tsbm_sim` inventory starts a lab for one run and stops it at the end: the nodes a run drove
  * are gone, and a new lab's nodes start powered off on other ports. A resume against it could
@@ -88,10 +80,7 @@ function mentionsSim(path: string): boolean {
  * refused, even with --force.
  */
 async function refuseLabOfOneRun(inventories: readonly string[], run: string): Promise<void> {
-  const candidates = inventories.filter(mentionsSim);
-  if (candidates.length === 0) return;
-  const { simSpecOf } = await import('../sim/lab/auto.js');
-  const lab = candidates.find((p) => simSpecOf(p) !== undefined);
+  const lab = inventories.find((p) => simSpecOf(p) !== undefined);
   if (!lab) return;
   throw new TsbmError('options', `cannot resume run ${run}: ${lab} starts a simulated lab for one run (tsbm_sim), so the nodes that run drove are gone (a new lab's nodes start powered off, on other ports)`, {
     hint: 'run it again without --resume; for a lab that outlives a run (and can be resumed against), start one with `tsbm sim up --nodes N` and run with -i .tsbm/sim/inventory.yml',

@@ -48,7 +48,7 @@ function filesUnder(dir: string, out: string[] = [], depth = 0): string[] {
 }
 
 /** sha256 over the files' names and contents; a directory contributes every file under it. */
-export function hashFiles(paths: readonly string[]): string {
+function hashFiles(paths: readonly string[]): string {
   const h = createHash('sha256');
   for (const p of paths) {
     const files = existsSync(p) && statSync(p).isDirectory() ? filesUnder(p) : [p];

@@ -5,6 +5,7 @@ import { parseShard } from '../executor/shard.js';
 import { optionsError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
 import { parseExtraVars } from './extra-vars.js';
+import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface RawRunFlags {
@@ -28,8 +29,7 @@ export interface RawRunFlags {
   rolesPath?: string[];
 }
 
-export const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
-export const DEFAULT_FORKS = 50;
+const OUTPUT_MODES: readonly OutputMode[] = ['tty', 'plain', 'json'];
 
 /** `-t a,b -t c` -> [a, b, c]; blanks dropped, duplicates kept once. */
 export function splitList(values: readonly string[] | undefined): string[] {

@@ -1,6 +1,7 @@
 // `tsbm run PLAYBOOK -i INV`: declares the options; the work happens in run-command.ts,
 // imported only when the command runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_FORKS } from '../executor/options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -64,7 +65,7 @@ export function register(program: Command): void {
     .option('-t, --tags <tags>', 'only tasks with these tags (comma list, repeatable)', collect)
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable, later wins)', collect)
-    .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, 50)
+    .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, DEFAULT_FORKS)
     .option('-C, --check', 'plan: report what would change; BMCs, registry and ISO are asked, nothing is changed, ramdisk steps "would run after boot"')
     .option('-D, --diff', 'show the changes made to files')
     .option('--start-at-task <name>', 'start the playbook at the task with this name')
@@ -97,7 +98,7 @@ export function register(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');
-      const { verbosityOf } = await import('./main.js');
+      const { verbosityOf } = await import('./context.js');
       process.exitCode = await runCommand(playbook, flags, verbosityOf(cmd));
     });
 }

@@ -14,7 +14,7 @@ export interface ValidateFlags {
   rolesPath?: string[];
 }
 
-export interface ErrorRecord {
+interface ErrorRecord {
   file: string | null;
   line: number | null;
   col: number | null;

@@ -2,14 +2,14 @@
 // the OpenStack metadata layout cloud-init and Ignition read, under both version directories.
 import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
-import { getPath } from '../deploy/node-data.js';
+import { getPath } from '../inventory/node-data.js';
 import type { Vars } from '../types.js';
 import { type IsoFileInput, buildIso } from './iso9660.js';
 
-export const CONFIG_DRIVE_LABEL = 'config-2';
+const CONFIG_DRIVE_LABEL = 'config-2';
 /** The partition is 64 MiB, and Ironic refuses larger images too. */
 export const MAX_CONFIGDRIVE_BYTES = 64 * 1024 * 1024;
-export const VERSION_DIRS = ['openstack/2012-08-10', 'openstack/latest'] as const;
+const VERSION_DIRS = ['openstack/2012-08-10', 'openstack/latest'] as const;
 /** Fixed so the same content gives the same bytes (and a rerun can see nothing changed). */
 const ISO_DATE = new Date('2000-01-01T00:00:00Z');
 

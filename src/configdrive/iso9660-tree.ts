@@ -23,8 +23,6 @@ export interface DirNode {
   children: Map<string, DirNode | FileNode>;
 }
 
-export type Node = DirNode | FileNode;
-
 /** Joliet caps names at 64 UCS-2 characters; Rock Ridge NM must fit one directory record. */
 const MAX_NAME_CHARS = 64;
 const MAX_NAME_BYTES = 120;
@@ -37,7 +35,7 @@ function nameError(path: string, why: string): TsbmError {
   });
 }
 
-export function checkName(name: string, path: string): void {
+function checkName(name: string, path: string): void {
   if (name === '' || name === '.' || name === '..')
     throw nameError(path, 'empty, "." or ".." path component');
   if (FORBIDDEN.test(name)) throw nameError(path, `"${name}" contains a character Joliet cannot store`);

@@ -4,7 +4,7 @@
 import { TsbmError } from '../errors.js';
 import type { Partition, PartitionTable } from './partition-table.js';
 
-export const CONFIG_PARTITION_BYTES = 64 * 1024 * 1024;
+const CONFIG_PARTITION_BYTES = 64 * 1024 * 1024;
 const ALIGN_BYTES = 1024 * 1024;
 const MBR_LIMIT_SECTORS = 2 ** 32; // 32-bit LBA fields
 

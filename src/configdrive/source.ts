@@ -16,7 +16,7 @@ import { idleTimer } from '../util/idle-timer.js';
 import { DEFAULT_LIMITS, fmtDuration } from '../util/limits.js';
 import { followRedirect, RedirectRefused } from '../util/redirect.js';
 
-export type ConfigDriveSource = 'dict' | 'iso-string' | 'url';
+type ConfigDriveSource = 'dict' | 'iso-string' | 'url';
 
 export interface ResolvedConfigDrive {
   iso: Buffer;

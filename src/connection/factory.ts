@@ -44,11 +44,3 @@ export function createConnectionFactory(opts: SshOptions = {}): PooledFactory {
   };
 }
 
-const defaults = createConnectionFactory();
-
-export const defaultConnectionFactory: ConnectionFactory = defaults.factory;
-
-/** Closes every pooled connection of the default factory (end of a run). */
-export function closeAll(): Promise<void> {
-  return defaults.closeAll();
-}

@@ -29,7 +29,7 @@ export interface HostKeyCheck {
   verified(): boolean;
 }
 
-export function defaultKnownHostsFile(): string {
+function defaultKnownHostsFile(): string {
   return path.join(os.homedir(), '.ssh', 'known_hosts');
 }
 

@@ -2,7 +2,7 @@
 import { openSsh, type SshConnection, type SshOptions } from './ssh.js';
 import type { ConnectionSpec } from './types.js';
 
-export function poolKey(spec: ConnectionSpec): string {
+function poolKey(spec: ConnectionSpec): string {
   return `${spec.user}@${spec.address}:${spec.port}${spec.jump ? ` via ${spec.jump}` : ''}`;
 }
 

@@ -26,7 +26,7 @@ export function isPosixShell(shell: string | undefined): boolean {
 }
 
 /** The inline prelude for a script the login shell runs itself (nothing to exec). */
-export const SCRIPT_PID_PRELUDE = `${REPORT}" >&2; `;
+const SCRIPT_PID_PRELUDE = `${REPORT}" >&2; `;
 
 // A script while the login shell is not yet known: its own `sh -c` reports the PID, process group
 // and $SHELL before running the script. That is the same one process a bare `sh -c SCRIPT` costs,

@@ -26,7 +26,7 @@ import {
   withPidPrelude,
 } from './remote-pid.js';
 import { parseJump } from './jump.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../util/semaphore.js';
 import { authConfig, passwordOnlyIfVerified } from './ssh-auth.js';
 import { pipedGet, pipedPut, tempNameFor } from './transfer-piped.js';
 import { SFTP_UNAVAILABLE_HINT, TransferChoice, type Transport } from './transfer-choice.js';

@@ -1,7 +1,7 @@
 // The machine a BMC controls, as wait_agent compares it with the ramdisk's: the System's UUID
 // and its NICs' MACs, read from the BMC itself (read-only) when no registered power result of
 // this run carries them (a run started at a later tag, a resume).
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { findSystem } from '../redfish/discovery.js';
 import { redfishClientFor } from '../redfish/pool.js';
 import { macAddresses } from '../redfish/power.js';

@@ -1,8 +1,8 @@
-// The exact `podman run ... bootc install to-disk` command IPA runs (DESIGN.md step 7).
+// The exact `podman run ... bootc install to-disk` command IPA runs (README.md, the flow's step 7).
 // Built as an argv array: nothing here is ever joined into a shell string.
 
 /** Room left after the root partition for the 64 MiB config drive plus GPT and alignment. */
-export const CONFIGDRIVE_RESERVE_MIB = 768;
+const CONFIGDRIVE_RESERVE_MIB = 768;
 
 export interface BootcInstallPlan {
   ref: string;

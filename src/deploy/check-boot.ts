@@ -1,7 +1,7 @@
 // Check mode never powers a node on or boots it: before wait_agent tries to reach a ramdisk in
 // check mode, this says whether one can be up at all. When it cannot, the ramdisk steps after
 // it are reported as what they would do after boot instead of failing "unreachable".
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { findSystem } from '../redfish/discovery.js';
 import { redfishClientFor } from '../redfish/pool.js';
 import { powerStateOf } from '../redfish/power.js';

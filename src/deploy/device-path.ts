@@ -3,7 +3,7 @@
 // file elsewhere), without `..` segments or whitespace. The same rule as the schemas' pattern,
 // applied again to values that bypass the schema (a registered root_device result, which comes
 // from the ramdisk's own lsblk).
-export const DEVICE_PATTERN = '^/dev/[^\\s]+$';
+const DEVICE_PATTERN = '^/dev/[^\\s]+$';
 
 /** Why `device` is not an acceptable disk path, or undefined when it is. */
 export function devicePathProblem(device: string): string | undefined {

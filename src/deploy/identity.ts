@@ -1,8 +1,7 @@
 // Proves the ramdisk that answered is the machine the BMC controls, before anything
 // destructive. Ironic trusts the agent's lookup; a lab with reused IPs can hand the deploy to
 // the wrong box, so tsbm compares the SMBIOS UUID and/or MACs with what the BMC reported.
-export type IdentityMode = 'uuid' | 'mac' | 'both' | 'any' | 'auto' | 'off';
-export const IDENTITY_MODES: IdentityMode[] = ['auto', 'uuid', 'mac', 'both', 'any', 'off'];
+import type { IdentityMode } from './arg-names.js';
 
 export interface IdentityFacts {
   /** From the BMC (redfish_power's `system_uuid`). */
@@ -22,23 +21,23 @@ export interface IdentityVerdict {
   message: string;
 }
 
-export function normUuid(u: string): string {
+function normUuid(u: string): string {
   return u.trim().toLowerCase().replace(/[{}]/g, '');
 }
 
-export function normMac(m: string): string {
+function normMac(m: string): string {
   return m.trim().toLowerCase().replace(/-/g, ':');
 }
 
 /** SMBIOS before 2.6 stored the first three UUID fields little-endian; BMCs and kernels disagree. */
-export function swapUuidEndianness(u: string): string {
+function swapUuidEndianness(u: string): string {
   const parts = normUuid(u).split('-');
   if (parts.length !== 5) return normUuid(u);
   const rev = (h: string) => (h.match(/../g) ?? []).reverse().join('');
   return [rev(parts[0] ?? ''), rev(parts[1] ?? ''), rev(parts[2] ?? ''), parts[3], parts[4]].join('-');
 }
 
-export function sameUuid(a: string, b: string): boolean {
+function sameUuid(a: string, b: string): boolean {
   return normUuid(a) === normUuid(b) || swapUuidEndianness(a) === normUuid(b);
 }
 

@@ -1,7 +1,7 @@
 // Disk-side steps of an image deploy on the ramdisk: probing the target (block device or the
 // simulated lab's file, O_DIRECT support), moving the GPT backup header to the disk end after
 // a smaller image, and wiping the partition table of a half-written image.
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 
 type Exec = Pick<ModuleContext, 'exec'>;
 

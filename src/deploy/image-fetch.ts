@@ -2,7 +2,7 @@
 // progress totals, and the resumable qcow2 download. The URL goes through secretEnv and a curl
 // config line on stdin, never argv.
 import type { ExecOptions } from '../connection/types.js';
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { URL_ENV } from './image-stream.js';
 
 type Exec = Pick<ModuleContext, 'exec'>;

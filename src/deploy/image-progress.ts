@@ -1,6 +1,6 @@
 // Turns byte counts seen over time into progress updates: bytes, rate and ETA, throttled so
 // a fast stream does not flood the event bus.
-import type { ProgressUpdate } from '../modules/types.js';
+import type { ProgressUpdate } from '../module-api/types.js';
 import { MIB } from './disk.js';
 
 export class ByteProgress {

@@ -2,7 +2,7 @@
 // tmpfs first (after checking it fits in MemAvailable), verified, converted onto the disk with
 // `qemu-img convert -n` (host_device for a block device, raw for the simulated lab's file),
 // and deleted. The download resumes with HTTP Range requests after a dropped connection.
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { sleep } from '../util/wait.js';
 import { wipePartitionTable } from './image-disk.js';
 import { downloadArgv, withUrl } from './image-fetch.js';
@@ -40,7 +40,7 @@ export function memoryVerdict(size: number | undefined, meminfo: string): { ok: 
   };
 }
 
-export async function checkQcow2Memory(
+async function checkQcow2Memory(
   ctx: ModuleContext,
   w: Pick<Qcow2Write, 'total' | 'meminfoPath'>,
 ): Promise<void> {

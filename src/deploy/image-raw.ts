@@ -1,7 +1,7 @@
 // Raw images: streamed straight to the disk in one pass while hashing (Ironic's
 // stream_raw_images). A dropped connection restarts the stream from the beginning (a hash
 // cannot resume across processes); a failed or mismatching stream leaves no partition table.
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { retry } from '../util/wait.js';
 import { wipePartitionTable } from './image-disk.js';
 import { withUrl } from './image-fetch.js';

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 
 export type HashAlgo = 'sha256' | 'sha512' | 'md5';
-export type DiskFormat = 'raw' | 'qcow2';
+type DiskFormat = 'raw' | 'qcow2';
 
 export interface ImagePlan {
   /** http(s) URL, or a controller path for `file://` sources. */

@@ -17,7 +17,7 @@ export const KICKSTART_COMMANDS: ReadonlySet<string> = new Set([
   'volgroup', 'xconfig', 'zerombr', 'zfcp', 'zipl',
 ]);
 
-export const INSTALL_SOURCES = ['ostreecontainer', 'liveimg', 'url', 'ostreesetup', 'bootc', 'cdrom', 'harddrive', 'nfs', 'hmc'];
+const INSTALL_SOURCES = ['ostreecontainer', 'liveimg', 'url', 'ostreesetup', 'bootc', 'cdrom', 'harddrive', 'nfs', 'hmc'];
 
 export interface CheckExpect {
   callbackUrl: string;

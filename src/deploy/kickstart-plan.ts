@@ -11,7 +11,7 @@ import { type CheckResult, checkKickstart } from './kickstart-check.js';
 import { authorizedKeyList, kickstartContext, renderKickstart } from './kickstart-render.js';
 import { type KsSource, KsSourceError, planKickstartSource } from './kickstart-source.js';
 import { parseLsblk } from './lsblk.js';
-import { firstSet } from './node-data.js';
+import { firstSet } from '../inventory/node-data.js';
 import { buildAuthFile, PullSecretError } from './pull-secret.js';
 import { chooseRootDevice, HintError, parseHints } from './root-device-hints.js';
 

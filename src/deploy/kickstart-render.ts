@@ -7,8 +7,8 @@ import type { Vars } from '../types.js';
 import { type KsSource, KsSourceError, sourceLine } from './kickstart-source.js';
 
 /** Where cloud-init's ConfigDrive datasource looks for a seeded config drive. */
-export const SEED_DIR = '/var/lib/cloud/seed/config_drive';
-export const TOKEN_HEADER_NAME = 'X-Tsbm-Token';
+const SEED_DIR = '/var/lib/cloud/seed/config_drive';
+const TOKEN_HEADER_NAME = 'X-Tsbm-Token';
 
 export interface KsContextInput {
   node: { name: string; uuid: string };

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type ImageRef, ImageRefError, parseImageSource } from './image-ref.js';
 import { displayUrl } from './image-source.js';
 
-export type KsSourceKind = 'ostreecontainer' | 'liveimg' | 'url';
+type KsSourceKind = 'ostreecontainer' | 'liveimg' | 'url';
 
 export interface KsSource {
   kind: KsSourceKind;
@@ -33,7 +33,7 @@ export class KsSourceError extends Error {
 }
 
 /** A value that goes into a kickstart line in double quotes: nothing there may break out of them. */
-export function kickstartSafe(value: string, what: string): string {
+function kickstartSafe(value: string, what: string): string {
   if (/["\\\s$`]/.test(value) || value === '') {
     throw new KsSourceError(`${what} contains a quote, backslash, dollar, backquote or space, which a kickstart line cannot carry`, 'percent-encode them in the URL');
   }

@@ -4,7 +4,7 @@
 import { buildIso } from '../configdrive/iso9660.js';
 
 export const OEMDRV_LABEL = 'OEMDRV';
-export const KICKSTART_NAME = 'ks.cfg';
+const KICKSTART_NAME = 'ks.cfg';
 /** Fixed, so the same kickstart gives the same bytes. */
 const ISO_DATE = new Date('2000-01-01T00:00:00Z');
 

@@ -18,13 +18,7 @@ import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-sourc
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from './registry-endpoints.js';
 
-/** What the playbook deploys, which decides what the image_source must be. */
-export const PREFLIGHT_KINDS = ['bootc', 'image', 'ramdisk', 'undeploy', 'anaconda'] as const;
-export type PreflightKind = (typeof PREFLIGHT_KINDS)[number];
-
-/** Checks an operator may skip (the scheme and checksum checks are pure and always run). */
-export const SKIPPABLE_CHECKS = ['bmc', 'registry', 'image_url', 'iso'] as const;
-export type SkippableCheck = (typeof SKIPPABLE_CHECKS)[number];
+import type { PreflightKind } from './arg-names.js';
 
 export interface Problem {
   /** bmc | image | registry | image_url | iso */

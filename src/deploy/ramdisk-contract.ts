@@ -4,13 +4,12 @@
 // probe it already runs, so a ramdisk that lacks something fails before any disk is touched.
 import type { Vars } from '../types.js';
 import { parsePodmanVersion } from './podman-version.js';
-import { firstSet, getPath } from './node-data.js';
+import { firstSet, getPath } from '../inventory/node-data.js';
+import type { Deploy } from './arg-names.js';
 
-export const DEPLOYS = ['bootc', 'image', 'ramdisk'] as const;
-export type Deploy = (typeof DEPLOYS)[number];
 
 /** The oldest podman the bootc deploy is known to work with (Debian 12 ships 4.3). */
-export const MIN_PODMAN: readonly [number, number] = [4, 0];
+const MIN_PODMAN: readonly [number, number] = [4, 0];
 
 export interface Need {
   /** Programs of which any one will do (found with the shell's `command -v`). */

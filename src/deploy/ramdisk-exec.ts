@@ -2,7 +2,7 @@
 // must succeed. Keeps each module file about its own decisions.
 import type { ExecOptions, ExecResult } from '../connection/types.js';
 import { TsbmError } from '../errors.js';
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 
 export function hostError(
   ctx: Pick<ModuleContext, 'host' | 'task'>,

@@ -5,39 +5,10 @@
 // name or an unparseable value is an error instead of being silently dropped.
 import { type Disk, GIB, describeDisk, sizeGiB } from './disk.js';
 import { isCandidate } from './lsblk.js';
+import { HINT_NAMES, HINT_TYPES, type HintName } from './arg-names.js';
 
-export type HintName =
-  | 'size'
-  | 'model'
-  | 'vendor'
-  | 'serial'
-  | 'wwn'
-  | 'wwn_with_extension'
-  | 'wwn_vendor_extension'
-  | 'name'
-  | 'rotational'
-  | 'hctl'
-  | 'by_path'
-  | 'tran';
-
-const HINT_TYPES: Record<HintName, 'int' | 'str' | 'bool'> = {
-  size: 'int',
-  model: 'str',
-  vendor: 'str',
-  serial: 'str',
-  wwn: 'str',
-  wwn_with_extension: 'str',
-  wwn_vendor_extension: 'str',
-  name: 'str',
-  rotational: 'bool',
-  hctl: 'str',
-  by_path: 'str',
-  tran: 'str',
-};
-export const HINT_NAMES = Object.keys(HINT_TYPES) as HintName[];
-
-export const NUMERIC_OPS = ['=', '==', '!=', '>=', '<=', '>', '<', '<in>', '<or>'] as const;
-export const STRING_OPS = ['s==', 's!=', 's>=', 's<=', 's>', 's<', '<in>', '<all-in>', '<or>'] as const;
+const NUMERIC_OPS = ['=', '==', '!=', '>=', '<=', '>', '<', '<in>', '<or>'] as const;
+const STRING_OPS = ['s==', 's!=', 's>=', 's<=', 's>', 's<', '<in>', '<all-in>', '<or>'] as const;
 type Op = (typeof NUMERIC_OPS)[number] | (typeof STRING_OPS)[number];
 
 /** One parsed hint: `size: ">= 100"` becomes {name: size, op: '>=', values: ['100']}. */
@@ -243,7 +214,7 @@ export interface Choice {
   reason: string;
 }
 
-export const MIN_DEFAULT_DISK_BYTES = 4 * GIB;
+const MIN_DEFAULT_DISK_BYTES = 4 * GIB;
 
 /**
  * Picks the root disk. With hints: the first device (lsblk order, as Ironic) matching all of

@@ -4,7 +4,7 @@
 import type { ConnectionFactory, ConnectionSpec } from '../connection/types.js';
 import type { SourcePos } from '../errors.js';
 import type { LockTarget } from '../journal/node-key.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 import type { RoleContext, TaskNode } from '../playbook/model.js';

@@ -9,16 +9,16 @@ import { playNodes, playTags, staticTasks } from '../playbook/static-tasks.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps } from './deps.js';
-import type { ExecutorTuning, RunOptions } from './options.js';
+import { DEFAULT_FORKS, type ExecutorTuning, type RunOptions } from './options.js';
 import type { RunRuntime } from './play-runtime.js';
 import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../util/semaphore.js';
 import { tasksBefore } from './start-at.js';
 import { unmatchedTags } from './tags.js';
 import { RunServicesImpl } from './services.js';
+import { tsbmVersion } from '../util/version.js';
 
-export const VERSION = '0.1.0';
 
 export async function executePlaybook(
   playbook: Playbook,
@@ -57,7 +57,7 @@ export async function executePlaybook(
     state,
     services,
     pool,
-    forks: new Semaphore(Math.max(1, opts.forks || 50)),
+    forks: new Semaphore(Math.max(1, opts.forks || DEFAULT_FORKS)),
     check: opts.check,
     diff: opts.diff,
     verbosity: opts.verbosity,
@@ -86,7 +86,7 @@ export async function executePlaybook(
     time: started,
     runId: deps.runId ?? randomUUID(),
     playbook: playbook.file,
-    version: VERSION,
+    version: tsbmVersion(),
     // Extra vars by name only: their values may be secrets not yet known to be secrets.
     options: { ...opts, extraVars: Object.keys(opts.extraVars) } as Record<string, unknown>,
   });

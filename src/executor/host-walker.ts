@@ -19,7 +19,7 @@ export interface TaskStep {
   preset?: Registered;
 }
 
-export interface FlushStep {
+interface FlushStep {
   kind: 'flush';
   path: number[];
   key: string;

@@ -2,7 +2,7 @@
 // controller for controller modules and delegate_to localhost); logs become events.
 import type { Readable } from 'node:stream';
 import type { Connection, ConnectionFactory, ConnectionSpec, ExecOptions, ExecResult, PutOptions } from '../connection/types.js';
-import type { ModuleContext, ProgressUpdate, RunServices } from '../modules/types.js';
+import type { ModuleContext, ProgressUpdate, RunServices } from '../module-api/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 import { describeSteps, execSteps, type StepsOptions } from '../connection/exec-steps.js';

@@ -24,7 +24,7 @@ function playLevelVars(rt: RunRuntime, play: Play, host: string): Vars {
   return lazyVars(raw, { host, baseDir: play.baseDir, onSecret: (v) => rt.redactor.add(v) }, { lenient: true });
 }
 
-export function nodeKey(rt: RunRuntime, play: Play, host: string): string {
+function nodeKey(rt: RunRuntime, play: Play, host: string): string {
   const vars = playLevelVars(rt, play, host);
   const di = vars.driver_info;
   const address = di && typeof di === 'object' ? (di as Record<string, unknown>).redfish_address : undefined;

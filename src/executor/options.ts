@@ -1,6 +1,9 @@
 // Options of `tsbm run`, parsed and validated by the CLI (src/cli/run.ts), acted on by the executor.
 import type { Vars } from '../types.js';
 
+/** Hosts worked on at once unless -f/--forks says otherwise (as ansible-playbook's 5 is small for a rack). */
+export const DEFAULT_FORKS = 50;
+
 export type OutputMode = 'tty' | 'plain' | 'json';
 
 export interface RunOptions {
@@ -11,7 +14,8 @@ export interface RunOptions {
   skipTags: string[];
   /** Already merged in command-line order (later wins). */
   extraVars: Vars;
-  forks: number; // default 50
+  /** Default DEFAULT_FORKS. */
+  forks: number;
   check: boolean;
   diff: boolean;
   startAtTask?: string;

@@ -6,7 +6,7 @@ import type { Vars } from '../types.js';
 import type { ConnectionPool } from './connection-pool.js';
 import type { EngineDeps, InventoryView } from './deps.js';
 import type { RunState } from './run-state.js';
-import type { Semaphore } from './semaphore.js';
+import type { Semaphore } from '../util/semaphore.js';
 import type { RunServicesImpl } from './services.js';
 
 export interface RunRuntime {

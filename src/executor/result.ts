@@ -1,10 +1,10 @@
 // Turns a module's result (or error) into the registered shape Ansible users expect.
-import type { ModuleResult } from '../modules/types.js';
+import type { ModuleResult } from '../module-api/types.js';
 import type { Vars } from '../types.js';
 
 export type Registered = Record<string, unknown> & { changed: boolean; failed: boolean };
 
-export const NO_LOG_NOTE = "the output has been hidden due to the fact that 'no_log: true' was specified for this result";
+const NO_LOG_NOTE = "the output has been hidden due to the fact that 'no_log: true' was specified for this result";
 
 const lines = (s: string): string[] => (s === '' ? [] : s.replace(/\n$/, '').split('\n'));
 

@@ -2,7 +2,7 @@
 // only when the host still has unfinished work on its target after it. A host that got past
 // every ramdisk step (say it was killed during the finish steps) must not wait for a ramdisk
 // that is gone; a host killed during the install must reconnect and re-check identity first.
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { Play, Task } from '../playbook/model.js';
 import { playNodes, staticTasks } from '../playbook/static-tasks.js';
 

@@ -28,7 +28,7 @@ export interface HostState {
   afterBoot?: string;
 }
 
-export const emptyStats = (): HostStats => ({
+const emptyStats = (): HostStats => ({
   ok: 0,
   changed: 0,
   unreachable: 0,
@@ -38,7 +38,7 @@ export const emptyStats = (): HostStats => ({
   ignored: 0,
 });
 
-export function newHostState(name: string): HostState {
+function newHostState(name: string): HostState {
   return {
     name,
     facts: {},

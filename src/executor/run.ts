@@ -13,7 +13,7 @@ import type { ExecutorTuning, RunOptions } from './options.js';
 import type { Loaded } from './preflight-validate.js';
 
 export { listPlaybook } from './list.js';
-export { preflightValidate } from './preflight-validate.js';
+;
 
 export interface RunDeps {
   bus: EventBus;

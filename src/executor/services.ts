@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunServices } from '../modules/types.js';
+import type { RunServices } from '../module-api/types.js';
 
 export class RunServicesImpl implements RunServices {
   readonly playbookDir: string;

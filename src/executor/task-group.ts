@@ -8,7 +8,7 @@ import { effectiveKeywords } from './keywords.js';
 import { lazyVars } from './lazy-vars.js';
 import { taskVars } from './task-vars.js';
 
-export function announce(pr: PlayRuntime, step: TaskStep, hosts: readonly string[], handler = false): void {
+function announce(pr: PlayRuntime, step: TaskStep, hosts: readonly string[], handler = false): void {
   if (pr.started.has(step.key)) return;
   pr.started.add(step.key);
   const name = displayName(pr, step, hosts[0]);

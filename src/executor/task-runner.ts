@@ -5,7 +5,7 @@ import { rerunNeeded } from './resume-plan.js';
 import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { HostStatus } from '../output/events.js';
 import { addCounts, type Counts, countsFor } from '../output/recap-counts.js';
 import type { Task } from '../playbook/model.js';
@@ -33,8 +33,6 @@ import { hostVars, taskVars } from './task-vars.js';
 import { validateArgs } from './validate-args.js';
 
 export const taskName = (t: Task): string => t.name ?? t.module;
-
-class Unreachable extends Error {}
 
 interface Run {
   pr: PlayRuntime;
@@ -157,7 +155,7 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
       const no = falseCondition(r, r.kw.when, iv);
       one = no ? conditionSkip(no) : await attempts(r, mod, iv);
     } catch (e) {
-      if (e instanceof Unreachable || isUnreachable(e)) throw e;
+      if (isUnreachable(e)) throw e;
       one = errorResult(e);
     }
     aboutHost(one, r.host);
@@ -220,7 +218,7 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
     return await runModule(r, mod, raw, args, target);
   } catch (e) {
     // A connection that was up and dropped mid-task: an idempotent module may simply run again.
-    if (!(e instanceof Unreachable) || !mod.idempotent || !wasUp || pr.state.interrupted) throw e;
+    if (!isUnreachable(e) || !mod.idempotent || !wasUp || pr.state.interrupted) throw e;
     pr.bus.emit({
       type: 'warning',
       time: Date.now(),
@@ -290,7 +288,7 @@ async function runModule(
     if (e instanceof TaskTimeout) return failedResult(e.message, { timed_out: true });
     if (isUnreachable(e)) {
       pr.pool.drop(target);
-      throw new Unreachable(e instanceof Error ? e.message : String(e));
+      throw e;
     }
     if (pr.taskAbort.aborted) return failedResult('interrupted');
     throw e;
@@ -402,12 +400,13 @@ function addLeaves(pr: PlayRuntime, v: unknown, depth = 0): void {
   else if (v && typeof v === 'object') for (const x of Object.values(v)) addLeaves(pr, x, depth + 1);
 }
 
-function isUnreachable(e: unknown): boolean {
-  return e instanceof Unreachable || (e instanceof TsbmError && e.kind === 'unreachable');
+/** The one notion of "unreachable": an error of kind unreachable (the connection layer's UnreachableError). */
+function isUnreachable(e: unknown): e is TsbmError {
+  return e instanceof TsbmError && e.kind === 'unreachable';
 }
 
 function errorResult(e: unknown): Registered {
-  if (isUnreachable(e)) return { changed: false, failed: false, unreachable: true, msg: (e as Error).message };
+  if (isUnreachable(e)) return { changed: false, failed: false, unreachable: true, msg: e.message };
   if (e instanceof TsbmError) {
     const at = e.pos ? ` (${formatPos(e.pos)})` : '';
     return failedResult(`${e.message}${at}${e.hint ? `; ${e.hint}` : ''}`);
@@ -546,7 +545,7 @@ function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {
  * play's own wins over a role's, and the last one loaded among those; a role imported twice
  * thus runs its handler once), plus every handler that listens to the topic.
  */
-export function notified<H extends { name?: string; listen: string[]; role?: unknown }>(handlers: readonly H[], n: string): H[] {
+function notified<H extends { name?: string; listen: string[]; role?: unknown }>(handlers: readonly H[], n: string): H[] {
   const named = handlers.filter((h) => h.name === n);
   const own = named.filter((h) => h.role === undefined);
   const byName = (own.length > 0 ? own : named).at(-1);

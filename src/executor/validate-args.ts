@@ -2,7 +2,7 @@
 // already rendered here), naming the task's file:line:col on failure.
 import type { ValidateFunction } from 'ajv';
 import { TsbmError } from '../errors.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { Task } from '../playbook/model.js';
 import { argsSchemaJson, validatorForJson } from '../schema/ajv.js';
 

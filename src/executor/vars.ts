@@ -5,7 +5,7 @@
 //   (outer -> inner) < task vars < registered/set_fact < extra vars
 // then the magic vars (inventory_hostname, groups, hostvars, playbook_dir, tsbm_check_mode),
 // which nothing overrides.
-import type { Play, RoleContext, TaskKeywords } from '../playbook/model.js';
+import type { RoleContext, TaskKeywords } from '../playbook/model.js';
 import type { Vars } from '../types.js';
 import { assignVars } from '../util/merge-vars.js';
 
@@ -71,9 +71,4 @@ export function hostvarsView(src: HostVarsSource): Vars {
     defineProperty: () => false,
     deleteProperty: () => false,
   });
-}
-
-/** Layers that come from the play itself, shared by every task of the play. */
-export function playLayers(play: Play): Pick<VarLayers, 'play' | 'varsFiles'> {
-  return { play: play.vars, varsFiles: play.varsFiles };
 }

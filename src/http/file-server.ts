@@ -35,7 +35,7 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
 export interface ByteRange {
   start: number;

@@ -9,15 +9,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FileServer } from './file-server.js';
 
-export const INSTALL_PREFIX = '/install/';
-export const TOKEN_HEADER = 'x-tsbm-token';
+const INSTALL_PREFIX = '/install/';
+const TOKEN_HEADER = 'x-tsbm-token';
 /** The most a callback body (a log tail, lsblk's JSON) may hold. */
 export const MAX_CALLBACK_BODY = 256 * 1024;
 
-export type InstallStatus = 'start' | 'end' | 'error';
-export type InstallPhase = 'waiting' | 'started' | 'ended' | 'failed';
+type InstallStatus = 'start' | 'end' | 'error';
+type InstallPhase = 'waiting' | 'started' | 'ended' | 'failed';
 
-export interface InstallCallback {
+interface InstallCallback {
   status: InstallStatus;
   at: number;
   from: string;
@@ -25,7 +25,7 @@ export interface InstallCallback {
   body: string;
 }
 
-export interface Refused {
+interface Refused {
   what: string;
   why: 'wrong_token' | 'replayed' | 'out_of_order' | 'too_large' | 'gone';
   at: number;
@@ -33,7 +33,7 @@ export interface Refused {
 }
 
 /** What a node's disk question is answered with: kickstart lines, or why no disk fits. */
-export type DiskAnswer = { ok: true; lines: string; device: string } | { ok: false; message: string };
+type DiskAnswer = { ok: true; lines: string; device: string } | { ok: false; message: string };
 
 export interface RegistrationOptions {
   /** The pull secret the installer may fetch once (auth file JSON). */

@@ -6,7 +6,7 @@
 // does with `insecure = true` in registries.conf.
 import { type CheckClient, type CheckResponse, headerOf, HttpCheckError } from './check-client.js';
 
-export interface RegistryCredentials {
+interface RegistryCredentials {
   username?: string;
   password?: string;
   /** An OAuth2 refresh token (`identitytoken` in a containers auth file). */
@@ -32,7 +32,7 @@ export interface ManifestQuery {
   signal?: AbortSignal;
 }
 
-export type ManifestFailure =
+type ManifestFailure =
   | 'manifest_unknown'
   | 'name_unknown'
   | 'unauthorized'

@@ -13,7 +13,7 @@ export interface PinnedFile {
   ino: number;
 }
 
-export class NotAFileError extends Error {}
+class NotAFileError extends Error {}
 
 export async function pinFile(path: string): Promise<PinnedFile> {
   const real = await realpath(path);

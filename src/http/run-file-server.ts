@@ -1,7 +1,7 @@
 // The run's file server, created on first use from the host vars `tsbm_http_address`
 // (host or host:port) and `tsbm_http_port`, and stopped when the run ends.
 import { optionsError } from '../errors.js';
-import type { RunServices } from '../modules/types.js';
+import type { RunServices } from '../module-api/types.js';
 import type { Vars } from '../types.js';
 import { type FileServer, startFileServer } from './file-server.js';
 

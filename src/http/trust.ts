@@ -1,6 +1,6 @@
 // Which certificates the controller trusts for its own HTTPS checks (registries, ISO and image
 // URLs): Node's built-in roots plus the system bundle, where sites install their internal CA.
-// The same rule as the Redfish transport's `redfish_verify_ca: true`.
+// The Redfish transport's `redfish_verify_ca: true` trusts the same (redfish/transport.ts uses these).
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 

@@ -9,7 +9,7 @@ export interface ProbeOptions {
   signal?: AbortSignal;
 }
 
-export type ProbeFailure = 'not_found' | 'denied' | 'status' | 'unreachable' | 'tls' | 'timeout' | 'redirects';
+type ProbeFailure = 'not_found' | 'denied' | 'status' | 'unreachable' | 'tls' | 'timeout' | 'redirects';
 
 export type ProbeResult =
   | { ok: true; status: number; /** Total size when the server said. */ size?: number }

@@ -5,7 +5,7 @@
 // beyond the size bound.
 import { mkdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DownloadError, downloadWithResume } from './download.js';
+import { downloadWithResume } from './download.js';
 import { acquireLock } from './lock.js';
 import { evict } from './lru.js';
 
@@ -130,4 +130,4 @@ async function fetchOnce(req: CacheRequest, file: string): Promise<CachedImage> 
   }
 }
 
-export { DownloadError };
+;

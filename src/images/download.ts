@@ -30,7 +30,7 @@ export interface DownloadOptions {
   timeoutMs?: number;
 }
 
-export class DownloadError extends Error {
+class DownloadError extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,

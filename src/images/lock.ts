@@ -1,26 +1,25 @@
-// A lock file per cached image, so two tsbm runs on one controller download an image once:
-// created with O_EXCL, holding the owner's pid; a lock whose process is gone is taken over.
-import { open, readFile, unlink } from 'node:fs/promises';
+// A lock file per cached image, so two tsbm runs on one controller download an image once. The
+// lock-file mechanism is the node locks' (util/lock-file.ts): the owner's pid and process start
+// time, so a lock left by a dead run (or one whose pid was reused since) is taken over.
+import { rmSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ownerHere, takeLock, writeOwnerRecord } from '../util/lock-file.js';
 import { sleep } from '../util/wait.js';
-import { processAlive } from '../util/process-alive.js';
 
-
-async function tryLock(path: string): Promise<boolean> {
+/** Takes the lock now, or says it is held by a live process (of this run: a same-pid holder is one too). */
+function tryLock(path: string): boolean {
+  const me = writeOwnerRecord(dirname(path), ownerHere('image-cache'));
   try {
-    const fh = await open(path, 'wx', 0o600);
-    await fh.writeFile(String(process.pid));
-    await fh.close();
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-    // Another process of this run or a dead one: stale (a same-pid lock is never legitimately
-    // held here, the in-process promise map shares downloads inside one run).
-    if (!pid || pid === process.pid || !processAlive(pid)) {
-      await unlink(path).catch(() => undefined);
-      return tryLock(path);
+    const holder = takeLock(path, me);
+    // Inside one run the in-process promise map shares downloads, so a lock held by this very
+    // process is a leftover (an aborted download): take it.
+    if (holder?.pid === process.pid && holder.machine === me.owner.machine) {
+      unlinkSync(path);
+      return takeLock(path, me) === undefined;
     }
-    return false;
+    return holder === undefined;
+  } finally {
+    rmSync(me.file, { force: true });
   }
 }
 
@@ -37,7 +36,11 @@ export async function acquireLock(
   let waited = false;
   for (;;) {
     if (await done()) return undefined;
-    if (await tryLock(path)) return () => unlink(path).catch(() => undefined);
+    if (tryLock(path)) {
+      return async () => {
+        rmSync(path, { force: true });
+      };
+    }
     if (!waited) onWait?.();
     waited = true;
     await sleep(500, signal);

@@ -26,7 +26,7 @@ export function chooseEvictions(
   return out;
 }
 
-export async function listEntries(dir: string): Promise<CacheEntry[]> {
+async function listEntries(dir: string): Promise<CacheEntry[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const out: CacheEntry[] = [];
   for (const n of names) {

@@ -58,7 +58,7 @@ function run(file: string, argv: string[], signal: AbortSignal | undefined, onSt
  * Refuses images that would make qemu-img read other files of the controller: a backing file
  * or an external data file named inside an image is the image author's choice, not ours.
  */
-export function unsafeImageReason(info: Record<string, unknown>): string | undefined {
+function unsafeImageReason(info: Record<string, unknown>): string | undefined {
   if (typeof info['backing-filename'] === 'string' || typeof info['full-backing-filename'] === 'string') {
     return `it names a backing file (${String(info['backing-filename'] ?? info['full-backing-filename'])})`;
   }

@@ -41,7 +41,7 @@ export function addHostToGroup(group: InventoryGroup, host: string): void {
 }
 
 /** Parents of every group (from children lists). */
-export function parentsOf(inv: Inventory): Map<string, string[]> {
+function parentsOf(inv: Inventory): Map<string, string[]> {
   const parents = new Map<string, string[]>();
   for (const g of inv.groups.values())
     for (const c of g.children) pushUnique(parents.get(c) ?? parents.set(c, []).get(c)!, g.name);

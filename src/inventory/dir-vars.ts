@@ -36,7 +36,7 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-export function loadVarFile(file: string): Vars {
+function loadVarFile(file: string): Vars {
   const src = loadYamlFile(file);
   const v = src.value;
   if (v === null || v === undefined) return {};

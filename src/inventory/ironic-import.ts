@@ -8,7 +8,7 @@ import { parseError } from '../errors.js';
 import { isSecretName } from '../output/redact.js';
 
 /** What Ironic's API and client print instead of a secret. */
-export const IRONIC_MASK = '******';
+const IRONIC_MASK = '******';
 
 /** Environment variable names for the usual secrets, as in inventory-examples/lab.yml. */
 const ENV_NAMES: Record<string, string> = {
@@ -37,7 +37,7 @@ export interface ImportOptions {
   source: string;
 }
 
-export interface ImportedSecret {
+interface ImportedSecret {
   env: string;
   field: string;
   hosts: string[];

@@ -91,8 +91,3 @@ export function ensureImplicitLocalhost(inv: Inventory, name = 'localhost'): voi
   h.dirVars = { ...pendingHostVars.get(inv)?.get(name) };
   h.vars = { connection: 'local' };
 }
-
-/** True for a host that exists only as the implicit localhost. */
-export function isImplicitHost(inv: Inventory, name: string): boolean {
-  return inv.hosts.has(name) && !inv.groups.get('all')!.hosts.includes(name);
-}

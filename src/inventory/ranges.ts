@@ -33,11 +33,6 @@ function expandOne(spec: string): string[] {
   throw new HostRangeError(`bad range [${spec}]: both ends must be numbers or single letters`);
 }
 
-/** True when a host name contains a range to expand. */
-export function hasRange(name: string): boolean {
-  return RANGE.test(name);
-}
-
 /** Expand every range in a host name; a name without ranges comes back alone. Throws HostRangeError. */
 export function expandHostRange(name: string): string[] {
   const m = RANGE.exec(name);

@@ -1,6 +1,6 @@
 // JSON Schema of an inventory file (published as schemas/inventory.json for editors). The
 // loader checks structure itself to give Ansible-shaped hints; this is the editor-facing view.
-import { type Static, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 const Vars = Type.Record(Type.String(), Type.Unknown(), {
   description:
@@ -13,7 +13,7 @@ const HostVars = Type.Union([Type.Null(), Vars], {
   examples: [{ ansible_host: '10.0.0.11', driver_info: { redfish_address: 'https://10.0.1.11' } }],
 });
 
-export const inventoryGroupSchema = Type.Recursive(
+const inventoryGroupSchema = Type.Recursive(
   (Group) =>
     Type.Object(
       {
@@ -59,5 +59,3 @@ export const inventorySchema = Type.Record(Type.String(), Type.Union([Type.Null(
     },
   ],
 });
-
-export type InventoryFile = Static<typeof inventorySchema>;

@@ -12,7 +12,7 @@ import type { Inventory } from './model.js';
 import { runScripts, type ScriptResult } from './script-runner.js';
 
 /** Seconds a script may take per call, unless TSBM_INVENTORY_SCRIPT_TIMEOUT says otherwise. */
-export const DEFAULT_SCRIPT_TIMEOUT_S = 60;
+const DEFAULT_SCRIPT_TIMEOUT_S = 60;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 const HOST_CONCURRENCY = 8;
 const TIMEOUT_ENV = 'TSBM_INVENTORY_SCRIPT_TIMEOUT';
@@ -39,7 +39,7 @@ export function isInventoryScript(path: string): boolean {
   }
 }
 
-export function scriptTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+function scriptTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[TIMEOUT_ENV]?.trim();
   if (!raw) return DEFAULT_SCRIPT_TIMEOUT_S * 1000;
   const s = Number(raw);

@@ -5,7 +5,7 @@ import type { Vars } from '../types.js';
 import type { Inventory } from './model.js';
 import { inventoryVarsFor } from './vars.js';
 
-export interface ListGroup {
+interface ListGroup {
   hosts?: string[];
   children?: string[];
   vars?: Vars;

@@ -11,7 +11,7 @@ import type { Inventory, InventoryHost } from './model.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { assignVars } from '../util/merge-vars.js';
 
-export function hostOrThrow(inv: Inventory, host: string): InventoryHost {
+function hostOrThrow(inv: Inventory, host: string): InventoryHost {
   ensureImplicitLocalhost(inv, host);
   const h = inv.hosts.get(host);
   if (h) return h;
@@ -54,7 +54,7 @@ export function hostsOfGroup(inv: Inventory, group: string): string[] {
 const groupsCache = new WeakMap<Inventory, { key: string; groups: Record<string, string[]> }>();
 
 /** `groups` magic var: group name -> host list (cached until the inventory's size changes). */
-export function groupsMap(inv: Inventory): Record<string, string[]> {
+function groupsMap(inv: Inventory): Record<string, string[]> {
   const key = `${inv.hosts.size}/${inv.groups.size}`;
   const hit = groupsCache.get(inv);
   if (hit && hit.key === key) return hit.groups;

@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { TsbmError } from '../errors.js';
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 
 /** Makes `dir` (and missing parents) 0700, or throws naming the directory and what to do. */
 export function ensurePrivateDir(dir: string, what: string): void {

@@ -2,15 +2,9 @@
 // to call back `end`, showing progress and elapsed time, then for the node to power itself off
 // as the kickstart says. An `error` callback fails the node with the installer's own lines.
 import { Type } from '../schema/type-builder.js';
-import { fmtDuration } from '../deploy/image-progress.js';
-import { describeRefusals, installerLines, phaseWords, waitForInstall } from '../deploy/install-wait.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
-import { findSystem } from '../redfish/discovery.js';
-import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { powerStateOf } from '../redfish/power.js';
-import { WaitTimeoutError, waitUntil } from '../util/wait.js';
-import { installCallbacks } from './lib/anaconda.js';
-import { defineModule } from './types.js';
+import { commonRedfishArgs } from '../redfish/module-args.js';
+import { defineModule } from '../module-api/types.js';
 
 const Args = Type.Object(
   {
@@ -35,6 +29,13 @@ export const anacondaWaitModule = defineModule({
   anaconda_wait:
     timeout: 3600`,
   async run(ctx, a) {
+    const { fmtDuration } = await import('../deploy/image-progress.js');
+    const { describeRefusals, installerLines, phaseWords, waitForInstall } = await import('../deploy/install-wait.js');
+    const { findSystem } = await import('../redfish/discovery.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
+    const { powerStateOf } = await import('../redfish/power.js');
+    const { WaitTimeoutError, waitUntil } = await import('../util/wait.js');
+    const { installCallbacks } = await import('./lib/anaconda.js');
     if (ctx.check) return { changed: false, msg: 'would wait for the installer to call back end' };
     const { callbacks } = await installCallbacks(ctx);
     const reg = callbacks.find(ctx.host);

@@ -2,26 +2,11 @@
 // with a timeout that kills podman, clear errors, and a check that a partition table exists.
 import { Type } from '../schema/type-builder.js';
 import type { ExecResult } from '../connection/types.js';
-import {
-  BootcPlanError,
-  authorizedKeysText,
-  bootcInstallArgv,
-  isNotBootcImage,
-  rootSizeMiB,
-  selinuxActive,
-  sfdiskPartitions,
-  tail,
-} from '../deploy/bootc-argv.js';
-import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
-import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
-import { parseLsblk } from '../deploy/lsblk.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
-import { parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
 import { hostError, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
-import { stepRan } from '../connection/exec-steps.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -77,6 +62,11 @@ export const bootcInstallModule = defineModule({
     size_mib: "{{ root.size_mib }}"
     extra_args: ["--karg=console=ttyS0,115200"]`,
   async run(ctx, a) {
+    const { BootcPlanError, authorizedKeysText, bootcInstallArgv, isNotBootcImage, rootSizeMiB, selinuxActive, tail } = await import('../deploy/bootc-argv.js');
+    const { devicePathProblem } = await import('../deploy/device-path.js');
+    const { ImageRefError, parseImageSource } = await import('../deploy/image-ref.js');
+    const { partxArgv } = await import('../deploy/partx-table.js');
+    const { stepRan } = await import('../connection/exec-steps.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string')
       throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
@@ -131,7 +121,7 @@ export const bootcInstallModule = defineModule({
     }
     const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
     // In check mode podman_pull pulled nothing, so a missing image is expected there.
-    checkImageFits(ctx, inspected, ref, device, diskMiB, !ctx.check);
+    await checkImageFits(ctx, inspected, ref, device, diskMiB, !ctx.check);
     if (ctx.check) return { changed: true, msg: `would install ${ref} to ${device}`, ...facts };
 
     const timeoutS = a.timeout ?? 3600;
@@ -220,6 +210,7 @@ function findRootDeviceResult(ctx: ModuleContext): RootResult | undefined {
 }
 
 async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number> {
+  const { parseLsblk } = await import('../deploy/lsblk.js');
   const r = await ctx.exec(['lsblk', '-J', '-b', '-O']);
   const d = r.rc === 0 ? parseLsblk(r.stdout).find((x) => x.name === device) : undefined;
   if (!d)
@@ -236,14 +227,15 @@ function inspectArgv(ref: string): string[] {
   return ['podman', 'image', 'inspect', '--format', 'json', ref];
 }
 
-function checkImageFits(
+async function checkImageFits(
   ctx: ModuleContext,
   r: ExecResult,
   ref: string,
   device: string,
   diskMiB: number,
   mustExist: boolean,
-): void {
+): Promise<void> {
+  const { rootSizeMiB } = await import('../deploy/bootc-argv.js');
   if (r.rc !== 0) {
     if (!mustExist) return;
     throw hostError(
@@ -288,6 +280,8 @@ async function partitionCount(
   device: string,
   px: ExecResult | undefined,
 ): Promise<{ label: string; count: number } | undefined> {
+  const { parsePartxPairs } = await import('../deploy/partx-table.js');
+  const { sfdiskPartitions } = await import('../deploy/bootc-argv.js');
   const listed = px?.rc === 0 ? parsePartxPairs(px.stdout) : undefined;
   if (listed) return { label: listed.scheme, count: listed.partitions.length };
   const sf = await ctx.exec(['sfdisk', '--json', device]).catch(() => undefined);

@@ -1,9 +1,7 @@
 // command: run a program on the target without a shell (argv, or a string split like sh words).
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
-import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
-import { splitArgs } from './lib/split-args.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -38,6 +36,8 @@ export const commandModule = defineModule({
     argv: [podman, image, exists, "{{ image }}"]
     creates: /var/lib/done`,
   async run(ctx, a) {
+    const { commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
+    const { splitArgs } = await import('./lib/split-args.js');
     if ((a.cmd === undefined) === (a.argv === undefined)) {
       throw new TsbmError('runtime', 'command needs exactly one of cmd (or the free-form string) and argv', {
         host: ctx.host,

@@ -1,18 +1,12 @@
 // configdrive_write: builds the config drive on the controller and puts it in a `config-2`
 // partition at the end of the node's disk (reusing one that exists), verified by SHA-256.
 import { createHash } from 'node:crypto';
-import { type Static, Type } from '@sinclair/typebox';
-import { nodeIdentity } from '../configdrive/content.js';
-import { createPartition, relocateGptBackup } from '../configdrive/create-partition.js';
-import { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } from '../configdrive/disk-io.js';
-import { gptBackupAtEnd } from '../configdrive/partition-table.js';
-import { placeConfigDrive } from '../configdrive/placement.js';
-import { resolveConfigDrive } from '../configdrive/source.js';
-import { getPath } from '../deploy/node-data.js';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
+import { getPath } from '../inventory/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { TsbmError } from '../errors.js';
-import { limitFromVars } from '../util/limits.js';
-import { type ModuleContext, type ModuleResult, defineModule } from './types.js';
+import { type ModuleContext, type ModuleResult, defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -55,6 +49,13 @@ export const configdriveWriteModule = defineModule({
 });
 
 async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Promise<ModuleResult> {
+  const { nodeIdentity } = await import('../configdrive/content.js');
+  const { createPartition, relocateGptBackup } = await import('../deploy/configdrive-partition.js');
+  const { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } = await import('../deploy/configdrive-disk-io.js');
+  const { gptBackupAtEnd } = await import('../configdrive/partition-table.js');
+  const { placeConfigDrive } = await import('../configdrive/placement.js');
+  const { resolveConfigDrive } = await import('../configdrive/source.js');
+  const { limitFromVars } = await import('../util/limits.js');
   const value = a.configdrive ?? getPath(ctx.vars, 'instance_info.configdrive');
   if (value === undefined || value === null || value === '') {
     return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };

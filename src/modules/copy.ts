@@ -3,11 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
-import { findControllerFile } from './lib/controller-file.js';
-import { ensureFile } from './lib/ensure-file.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
-import { parseMode } from './lib/file-mode.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -38,6 +35,9 @@ export const copyModule = defineModule({
     dest: /etc/agent/agent.conf
     mode: '0644'`,
   async run(ctx, a) {
+    const { findControllerFile } = await import('./lib/controller-file.js');
+    const { ensureFile } = await import('./lib/ensure-file.js');
+    const { parseMode } = await import('./lib/file-mode.js');
     if ((a.content === undefined) === (a.src === undefined)) {
       throw new TsbmError('runtime', 'copy needs exactly one of content and src', {
         host: ctx.host,

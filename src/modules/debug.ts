@@ -1,7 +1,7 @@
 // debug: show a message or a variable's value in the task's result (the executor's events
 // carry it; modules never print).
 import { Type } from '../schema/type-builder.js';
-import { defineModule, type ModuleResult } from './types.js';
+import { defineModule, type ModuleResult } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -13,7 +13,7 @@ const args = Type.Object(
 );
 
 /** Looks a dotted path up in vars, own properties only. */
-export function lookupVar(vars: Record<string, unknown>, path: string): { found: boolean; value?: unknown } {
+function lookupVar(vars: Record<string, unknown>, path: string): { found: boolean; value?: unknown } {
   let cur: unknown = vars;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, part)) return { found: false };

@@ -3,20 +3,11 @@
 // The checks live in src/deploy/preflight.ts; this file reads the node's data and the run's
 // shared HTTP client.
 import { Type } from '../schema/type-builder.js';
-import { CheckClient } from '../http/check-client.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
-import {
-  PREFLIGHT_KINDS,
-  type PreflightKind,
-  type PreflightPlan,
-  problemLine,
-  runPreflight,
-  SKIPPABLE_CHECKS,
-} from '../deploy/preflight.js';
-import { checkBmcReady } from '../deploy/preflight-bmc.js';
-import { checkKickstartTemplate } from './lib/anaconda-preflight.js';
-import { clientFromArgs } from '../redfish/module-args.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
+import type { PreflightPlan } from '../deploy/preflight.js';
+import { PREFLIGHT_KINDS, type PreflightKind, SKIPPABLE_CHECKS } from '../deploy/arg-names.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
+import type { CheckClient } from '../http/check-client.js';
 
 const args = Type.Object(
   {
@@ -88,7 +79,8 @@ const args = Type.Object(
 );
 
 /** The run's HTTP client for checks, closed when the run ends. */
-function checkClient(ctx: ModuleContext): CheckClient {
+async function checkClient(ctx: ModuleContext): Promise<CheckClient> {
+  const { CheckClient } = await import('../http/check-client.js');
   return ctx.services.get('preflight:http', () => {
     const c = new CheckClient();
     ctx.services.onClose(() => c.close());
@@ -128,6 +120,10 @@ export const deployPreflightModule = defineModule({
     tls_verify: "{{ image_tls_verify }}"
     skip: "{{ preflight_skip }}"`,
   async run(ctx, a) {
+    const { problemLine, runPreflight } = await import('../deploy/preflight.js');
+    const { checkBmcReady } = await import('../deploy/preflight-bmc.js');
+    const { checkKickstartTemplate } = await import('./lib/anaconda-preflight.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
     const kind = a.deploy;
     const { iso, name } = isoOf(kind, a, ctx);
     const needsRamdisk = a.needs_ramdisk === undefined || truthy(a.needs_ramdisk);
@@ -161,7 +157,7 @@ export const deployPreflightModule = defineModule({
     const report = await runPreflight(plan, {
       bmc: () => checkBmcReady(clientFromArgs(ctx, {}), needsRamdisk, anaconda && ksUrl === undefined),
       ...(anaconda ? { kickstart: () => checkKickstartTemplate(ctx, a.tls_verify !== false, ksUrl) } : {}),
-      http: checkClient(ctx),
+      http: await checkClient(ctx),
       once: <T>(key: string, check: () => Promise<T>) => {
         let p = cache.get(key) as Promise<T> | undefined;
         if (!p) {

@@ -4,10 +4,8 @@
 // "every disk" mode.
 import { Type } from '../schema/type-builder.js';
 import type { ExecResult } from '../connection/types.js';
-import { eraseRanges, verifyArgv, zeroArgv } from '../deploy/erase-plan.js';
-import { parsePartxPairs, partxArgv } from '../deploy/partx-table.js';
 import { hostError, mustSucceed } from '../deploy/ramdisk-exec.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -34,6 +32,8 @@ export const eraseDiskMetadataModule = defineModule({
   erase_disk_metadata:
     device: "{{ root.device }}"`,
   async run(ctx, a) {
+    const { eraseRanges, verifyArgv, zeroArgv } = await import('../deploy/erase-plan.js');
+    const { parsePartxPairs, partxArgv } = await import('../deploy/partx-table.js');
     const device = a.device;
     const [size, table, wipefs] = await ctx.execSteps([
       ['blockdev', '--getsize64', device],

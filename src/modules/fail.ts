@@ -1,6 +1,6 @@
 // fail: stop the host with a message (usually under `when`).
 import { Type } from '../schema/type-builder.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   { msg: Type.Optional(Type.String({ description: 'Why', default: 'Failed as requested from task' })) },

@@ -2,9 +2,8 @@
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
-import { formatMode, parseMode } from './lib/file-mode.js';
-import { type RemotePathInfo, remotePathInfo } from './lib/remote-path.js';
-import { defineModule, type ModuleContext } from './types.js';
+import type { RemotePathInfo } from './lib/remote-path.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -56,6 +55,8 @@ export const fileModule = defineModule({
     state: directory
     mode: '0700'`,
   async run(ctx, a) {
+    const { formatMode, parseMode } = await import('./lib/file-mode.js');
+    const { remotePathInfo } = await import('./lib/remote-path.js');
     const state = a.state ?? 'file';
     const mode = parseMode(a.mode);
     const p = a.path;

@@ -5,21 +5,12 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
-import { devicePathProblem } from '../deploy/device-path.js';
 import { MIB } from '../deploy/disk.js';
-import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from '../deploy/image-disk.js';
-import { remoteContentLength } from '../deploy/image-fetch.js';
-import { fmtBytes } from '../deploy/image-progress.js';
-import { writeQcow2Image } from '../deploy/image-qcow2.js';
-import { writeRawImage } from '../deploy/image-raw.js';
-import { displayUrl, type ImagePlan, ImagePlanError, planImage, urlSecrets } from '../deploy/image-source.js';
-import { firstSet, truthy } from '../deploy/node-data.js';
+import type { ImagePlan } from '../deploy/image-source.js';
+import { firstSet, truthy } from '../inventory/node-data.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
-import { isLoopback, runFileServer } from '../http/run-file-server.js';
-import { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } from '../images/cache.js';
-import { convertedRaw, qemuImgMissing, type RawImage, recordedRaw } from '../images/raw-convert.js';
-import { limitFromVars } from '../util/limits.js';
-import { defineModule, type ModuleContext } from './types.js';
+import type { RawImage } from '../images/raw-convert.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -125,6 +116,7 @@ async function diskBytes(
 
 /** Serves a controller file to the ramdisk; warns when a loopback address cannot reach a remote one. */
 async function publishForRamdisk(ctx: ModuleContext, file: string): Promise<string> {
+  const { isLoopback, runFileServer } = await import('../http/run-file-server.js');
   const server = await runFileServer(ctx.services, ctx.vars);
   const target = firstSet(undefined, ctx.vars, 'ssh_host', 'ansible_host');
   if (isLoopback(new URL(server.url).hostname) && typeof target === 'string' && !isLoopback(target)) {
@@ -149,6 +141,11 @@ async function ramdiskUrl(
     timeout?: number;
   },
 ): Promise<{ url: string; cached?: { file: string; downloaded: boolean }; raw?: RawImage }> {
+  const { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } = await import('../images/cache.js');
+  const { convertedRaw, qemuImgMissing, recordedRaw } = await import('../images/raw-convert.js');
+  const { limitFromVars } = await import('../util/limits.js');
+  const { displayUrl } = await import('../deploy/image-source.js');
+  const { fmtBytes } = await import('../deploy/image-progress.js');
   const source =
     a.download_source ??
     firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ??
@@ -259,6 +256,13 @@ export const imageWriteModule = defineModule({
     device: "{{ root.device }}"
   register: written`,
   async run(ctx, a) {
+    const { devicePathProblem } = await import('../deploy/device-path.js');
+    const { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } = await import('../deploy/image-disk.js');
+    const { remoteContentLength } = await import('../deploy/image-fetch.js');
+    const { fmtBytes } = await import('../deploy/image-progress.js');
+    const { writeQcow2Image } = await import('../deploy/image-qcow2.js');
+    const { writeRawImage } = await import('../deploy/image-raw.js');
+    const { displayUrl, ImagePlanError, planImage, urlSecrets } = await import('../deploy/image-source.js');
     let plan: ImagePlan;
     try {
       plan = planImage({

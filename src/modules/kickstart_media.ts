@@ -6,17 +6,10 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
-import { anacondaHints, buildKickstart, chooseInstallDisk, KickstartPlanError, planSource } from '../deploy/kickstart-plan.js';
-import { sourceLine } from '../deploy/kickstart-source.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
-import { firstSet } from '../deploy/node-data.js';
-import { buildOemdrvIso, OEMDRV_LABEL } from '../deploy/oemdrv.js';
-import { isLoopback } from '../http/run-file-server.js';
-import { findSecondSlot, findSystem } from '../redfish/discovery.js';
-import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { ejectMedia, insertMedia, mediaImage, mediaInserted } from '../redfish/virtual-media.js';
-import { installCallbacks, kickstartTemplate } from './lib/anaconda.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { firstSet } from '../inventory/node-data.js';
+import { commonRedfishArgs } from '../redfish/module-args.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const Args = Type.Object(
   {
@@ -38,9 +31,10 @@ const Args = Type.Object(
   { additionalProperties: false },
 );
 
-function planError(ctx: ModuleContext, e: unknown): never {
-  if (e instanceof KickstartPlanError) throw hostError(ctx, e.message, e.hint);
-  throw e;
+/** What to throw for an error from planning: a plan error names the host and what to do. */
+async function planError(ctx: ModuleContext, e: unknown): Promise<unknown> {
+  const { KickstartPlanError } = await import('../deploy/kickstart-plan.js');
+  return e instanceof KickstartPlanError ? hostError(ctx, e.message, e.hint) : e;
 }
 
 /** The kickstart at ks_url on tsbm's server: the URL must be that server's origin. */
@@ -74,6 +68,14 @@ export const kickstartMediaModule = defineModule({
   kickstart_media:
     tls_verify: "{{ image_tls_verify }}"`,
   async run(ctx, a) {
+    const { anacondaHints, buildKickstart, chooseInstallDisk, planSource } = await import('../deploy/kickstart-plan.js');
+    const { sourceLine } = await import('../deploy/kickstart-source.js');
+    const { buildOemdrvIso, OEMDRV_LABEL } = await import('../deploy/oemdrv.js');
+    const { isLoopback } = await import('../http/run-file-server.js');
+    const { findSecondSlot, findSystem } = await import('../redfish/discovery.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
+    const { ejectMedia, insertMedia, mediaImage, mediaInserted } = await import('../redfish/virtual-media.js');
+    const { installCallbacks, kickstartTemplate } = await import('./lib/anaconda.js');
     const client = clientFromArgs(ctx, a);
     const system = await findSystem(client);
     const ksUrl = firstSet(a.ks_url, ctx.vars, 'instance_info.ks_url') as string | undefined;
@@ -102,13 +104,13 @@ export const kickstartMediaModule = defineModule({
     try {
       plan = planSource(ctx.vars, { image: a.image, pullSecret: a.pull_secret, tlsVerify: a.tls_verify !== false }, (v) => void ctx.secret(v));
     } catch (e) {
-      planError(ctx, e);
+      throw await planError(ctx, e);
     }
     let hints: ReturnType<typeof anacondaHints>;
     try {
       hints = anacondaHints(ctx.vars);
     } catch (e) {
-      planError(ctx, e);
+      throw await planError(ctx, e);
     }
     const { server, callbacks } = await installCallbacks(ctx);
     const loopback = isLoopback(new URL(server.url).hostname);
@@ -145,7 +147,7 @@ export const kickstartMediaModule = defineModule({
     } catch (e) {
       reg?.close();
       if (e instanceof TsbmError) throw e;
-      planError(ctx, e);
+      throw await planError(ctx, e);
     }
     if (built.problems.length) {
       reg?.close();

@@ -1,9 +1,9 @@
 // meta: asks the executor for an action. The module only validates and returns the action
 // under `tsbm_meta`; the executor interprets it (it never knows modules by name).
 import { Type } from '../schema/type-builder.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
-export const META_ACTIONS = ['flush_handlers', 'end_play', 'end_host', 'noop', 'clear_host_errors'] as const;
+const META_ACTIONS = ['flush_handlers', 'end_play', 'end_host', 'noop', 'clear_host_errors'] as const;
 
 const args = Type.Object(
   {

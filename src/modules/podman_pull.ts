@@ -1,26 +1,13 @@
 // podman_pull: pulls the bootc image onto the ramdisk. The pull secret travels only as a 0600
 // file on tmpfs (never argv, never an event) and is deleted before this module returns, so no
 // code from the image (run later privileged with --pid=host) can read it.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 import type { ExecResult } from '../connection/types.js';
-import { NO_PIVOT_ROOT_CONF, registriesConf } from '../deploy/containers-conf.js';
-import {
-  type ManifestSize,
-  ociArch,
-  parseManifest,
-  quotedManifest,
-  withDigest,
-} from '../deploy/image-size.js';
-import { ImageRefError, parseImageSource } from '../deploy/image-ref.js';
-import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../deploy/memory.js';
-import { firstSet } from '../deploy/node-data.js';
-import { helpHasFlag } from '../deploy/podman-version.js';
-import { PullSecretError, buildAuthFile } from '../deploy/pull-secret.js';
+import type { ManifestSize } from '../deploy/image-size.js';
+import { firstSet } from '../inventory/node-data.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
 import { UnreachableError } from '../errors.js';
-import { stepRan } from '../connection/exec-steps.js';
-import { defaultSecretDir, removedLeftovers, secretDirArgv } from '../deploy/secret-dir.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -109,6 +96,14 @@ export const podmanPullModule = defineModule({
     tls_verify: false
   register: pulled`,
   async run(ctx, a) {
+    const { NO_PIVOT_ROOT_CONF, registriesConf } = await import('../deploy/containers-conf.js');
+    const { ociArch } = await import('../deploy/image-size.js');
+    const { ImageRefError, parseImageSource } = await import('../deploy/image-ref.js');
+    const { fmtMiB } = await import('../deploy/memory.js');
+    const { helpHasFlag } = await import('../deploy/podman-version.js');
+    const { PullSecretError, buildAuthFile } = await import('../deploy/pull-secret.js');
+    const { stepRan } = await import('../connection/exec-steps.js');
+    const { defaultSecretDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string') {
       throw hostError(
@@ -349,6 +344,7 @@ interface Gathered {
 }
 
 async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promise<{ size?: ManifestSize; why: string }> {
+  const { parseManifest, quotedManifest, withDigest } = await import('../deploy/image-size.js');
   const arch = g.arch;
   const reasons: string[] = [];
   for (const [i, probe] of g.probes.entries()) {
@@ -378,6 +374,7 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
 }
 
 async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<void> {
+  const { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } = await import('../deploy/memory.js');
   const { size, why } = await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);

@@ -1,9 +1,7 @@
 // redfish_boot_device: set the boot source override (once or persistent, optional mode) and read it back.
 import { Type } from '../schema/type-builder.js';
-import { applyBoot, BOOT_DEVICES, planBoot } from '../redfish/boot.js';
-import { findSystem } from '../redfish/discovery.js';
-import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { defineModule } from './types.js';
+import { BOOT_DEVICES, commonRedfishArgs } from '../redfish/module-args.js';
+import { defineModule } from '../module-api/types.js';
 
 const Args = Type.Object(
   {
@@ -15,7 +13,7 @@ const Args = Type.Object(
   { additionalProperties: false },
 );
 
-export const redfishBootDevice = defineModule({
+export const redfishBootDeviceModule = defineModule({
   name: 'redfish_boot_device',
   summary: 'Set the next (or every) boot device of a node through its BMC (Redfish)',
   description: 'PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order.',
@@ -25,6 +23,9 @@ export const redfishBootDevice = defineModule({
   idempotent: true,
   example: '- name: Boot from disk from now on\n  redfish_boot_device:\n    device: disk\n    persistent: true\n',
   async run(ctx, args) {
+    const { applyBoot, planBoot } = await import('../redfish/boot.js');
+    const { findSystem } = await import('../redfish/discovery.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     const system = await findSystem(client);
     const want = {

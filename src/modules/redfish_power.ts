@@ -4,11 +4,8 @@
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from '../redfish/client.js';
-import { findSystem } from '../redfish/discovery.js';
-import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { chooseResetType, macAddresses, POWER_REQUESTS, type PowerRequest, postReset, powerStateOf, resetAction } from '../redfish/power.js';
-import { WaitTimeoutError, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { commonRedfishArgs, POWER_REQUESTS, type PowerRequest } from '../redfish/module-args.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const Args = Type.Object(
   {
@@ -33,6 +30,7 @@ const WANTS: Record<PowerRequest, 'On' | 'Off' | undefined> = {
 };
 
 async function identity(client: RedfishClient, system: Resource): Promise<Record<string, unknown>> {
+  const { macAddresses, powerStateOf } = await import('../redfish/power.js');
   return {
     power_state: powerStateOf(system),
     system_uuid: typeof system.body.UUID === 'string' ? system.body.UUID.toLowerCase() : null,
@@ -48,6 +46,9 @@ async function waitFor(
   intervalMs: number,
   escalate?: { afterMs: number; run: () => Promise<void> },
 ): Promise<Resource> {
+  const { findSystem } = await import('../redfish/discovery.js');
+  const { powerStateOf } = await import('../redfish/power.js');
+  const { waitUntil } = await import('../util/wait.js');
   const start = Date.now();
   let escalated = false;
   return waitUntil(
@@ -74,7 +75,7 @@ async function waitFor(
   );
 }
 
-export const redfishPower = defineModule({
+export const redfishPowerModule = defineModule({
   name: 'redfish_power',
   summary: 'Power a node on, off, restart or cycle it through its BMC (Redfish)',
   description:
@@ -85,6 +86,10 @@ export const redfishPower = defineModule({
   idempotent: true,
   example: '- name: Power the node off\n  redfish_power:\n    state: off\n    timeout: 300\n',
   async run(ctx, args) {
+    const { findSystem } = await import('../redfish/discovery.js');
+    const { chooseResetType, postReset, powerStateOf, resetAction } = await import('../redfish/power.js');
+    const { WaitTimeoutError } = await import('../util/wait.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     const system = await findSystem(client);
     const before = powerStateOf(system);

@@ -1,11 +1,10 @@
 // root_device: picks the disk to install on, with Ironic's root device hints.
 import { Type } from '../schema/type-builder.js';
 import { describeDisk, MIB } from '../deploy/disk.js';
-import { parseLsblk } from '../deploy/lsblk.js';
-import { firstSet } from '../deploy/node-data.js';
+import { firstSet } from '../inventory/node-data.js';
 import { hostError, mustExec } from '../deploy/ramdisk-exec.js';
-import { HINT_NAMES, HintError, chooseRootDevice, parseHints } from '../deploy/root-device-hints.js';
-import { defineModule } from './types.js';
+import { HINT_NAMES } from '../deploy/arg-names.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -34,6 +33,8 @@ export const rootDeviceModule = defineModule({
       rotational: false
   register: root`,
   async run(ctx, a) {
+    const { parseLsblk } = await import('../deploy/lsblk.js');
+    const { HintError, chooseRootDevice, parseHints } = await import('../deploy/root-device-hints.js');
     const raw = firstSet(a.hints, ctx.vars, 'instance_info.root_device', 'properties.root_device');
     let hints: ReturnType<typeof parseHints>;
     try {

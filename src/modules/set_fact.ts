@@ -1,7 +1,7 @@
 // set_fact: sets host variables for the rest of the run (above play/task vars, below extra
 // vars). Returned under `tsbm_set_vars`, which the executor turns into host variables.
 import { Type } from '../schema/type-builder.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {

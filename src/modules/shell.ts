@@ -1,7 +1,6 @@
 // shell: run a command line through sh on the target (the only module allowed a raw string).
 import { Type } from '../schema/type-builder.js';
-import { commandResult, guardCreatesRemoves } from './lib/command-result.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -28,6 +27,7 @@ export const shellModule = defineModule({
   shell: lsblk -d -n | wc -l
   register: ndisks`,
   async run(ctx, a) {
+    const { commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
     if (ctx.check) return { changed: false, skipped: true, msg: 'shell command not run in check mode' };

@@ -1,6 +1,6 @@
 // slurp: fetch a file from the target as base64 (over SFTP, or `cat` where the server has none).
 import { Type } from '../schema/type-builder.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   { src: Type.String({ description: 'File on the target to read.' }) },

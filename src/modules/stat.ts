@@ -1,8 +1,6 @@
 // stat: facts about a path on the target (never changes anything).
 import { Type } from '../schema/type-builder.js';
-import { formatMode } from './lib/file-mode.js';
-import { remotePathInfo } from './lib/remote-path.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -26,6 +24,8 @@ export const statModule = defineModule({
     path: /var/lib/images/disk.raw
   register: img`,
   async run(ctx, a) {
+    const { formatMode } = await import('./lib/file-mode.js');
+    const { remotePathInfo } = await import('./lib/remote-path.js');
     const i = await remotePathInfo(ctx, a.path, { checksum: a.get_checksum !== false, follow: a.follow === true });
     if (!i.exists) return { changed: false, stat: { exists: false, path: a.path } };
     return {

@@ -2,12 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '../schema/type-builder.js';
-import { renderText } from '../template/render.js';
-import { findControllerFile } from './lib/controller-file.js';
-import { ensureFile } from './lib/ensure-file.js';
 import { groupArg, modeArg, ownerArg } from './lib/file-args.js';
-import { parseMode } from './lib/file-mode.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -37,6 +33,10 @@ export const templateModule = defineModule({
     dest: /etc/sysconfig/network-scripts/ifcfg-eth0
     mode: '0644'`,
   async run(ctx, a) {
+    const { findControllerFile } = await import('./lib/controller-file.js');
+    const { ensureFile } = await import('./lib/ensure-file.js');
+    const { parseMode } = await import('./lib/file-mode.js');
+    const { renderText } = await import('../template/render.js');
     const file = findControllerFile(ctx, a.src, 'templates');
     const text = renderText(readFileSync(file, 'utf8'), {
       vars: ctx.vars,

@@ -4,12 +4,8 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
-import { isLoopback, runFileServer } from '../http/run-file-server.js';
-import { applyBoot, planBoot } from '../redfish/boot.js';
-import { findCdSlot, findSystem } from '../redfish/discovery.js';
-import { clientFromArgs, commonRedfishArgs } from '../redfish/module-args.js';
-import { ejectMedia, insertMedia, mediaImage, mediaInserted } from '../redfish/virtual-media.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { commonRedfishArgs } from '../redfish/module-args.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const Args = Type.Object(
   {
@@ -34,6 +30,7 @@ async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise
       host: ctx.host,
     });
   }
+  const { isLoopback, runFileServer } = await import('../http/run-file-server.js');
   const server = await runFileServer(ctx.services, ctx.vars);
   const url = await server.publish(file);
   const bmcHost = new URL(`https://${bmc}`).hostname;
@@ -44,7 +41,7 @@ async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise
   return url;
 }
 
-export const vmediaBoot = defineModule({
+export const vmediaBootModule = defineModule({
   name: 'vmedia_boot',
   summary: 'Insert an ISO as virtual media and boot from it once (Redfish), or eject it',
   description:
@@ -55,6 +52,10 @@ export const vmediaBoot = defineModule({
   idempotent: true,
   example: '- name: Boot the ramdisk from virtual media\n  vmedia_boot:\n    image: files/ramdisk.iso\n',
   async run(ctx, args) {
+    const { applyBoot, planBoot } = await import('../redfish/boot.js');
+    const { findCdSlot, findSystem } = await import('../redfish/discovery.js');
+    const { ejectMedia, insertMedia, mediaImage, mediaInserted } = await import('../redfish/virtual-media.js');
+    const { clientFromArgs } = await import('../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     const system = await findSystem(client);
     const slot = await findCdSlot(client, system);

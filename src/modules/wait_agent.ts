@@ -1,25 +1,12 @@
 // wait_agent: waits for the node's ramdisk to accept SSH, then proves it is the machine the BMC
 // controls before anything destructive happens (Ironic trusts whoever looks up; tsbm checks).
 import { Type } from '../schema/type-builder.js';
-import { execSteps } from '../connection/exec-steps.js';
 import type { Connection, ExecResult } from '../connection/types.js';
-import { IDENTITY_MODES, type IdentityMode, checkIdentity, macsFromIpLink } from '../deploy/identity.js';
-import { fmtMiB, memAvailableBytes } from '../deploy/memory.js';
-import { type BmcIdentity, bmcIdentity } from '../deploy/bmc-identity.js';
-import { notBootedReason } from '../deploy/check-boot.js';
+import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../deploy/arg-names.js';
+import type { BmcIdentity } from '../deploy/bmc-identity.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
-import {
-  contractFailure,
-  contractProbeArgv,
-  DEPLOYS,
-  type Deploy,
-  degradedNote,
-  judgeContract,
-  needsFor,
-} from '../deploy/ramdisk-contract.js';
-import { WaitTimeoutError, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -108,6 +95,11 @@ export const waitAgentModule = defineModule({
     min_memory_mib: 4096
   resume: rerun`,
   async run(ctx, a) {
+    const { execSteps } = await import('../connection/exec-steps.js');
+    const { checkIdentity, macsFromIpLink } = await import('../deploy/identity.js');
+    const { fmtMiB, memAvailableBytes } = await import('../deploy/memory.js');
+    const { notBootedReason } = await import('../deploy/check-boot.js');
+    const { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } = await import('../deploy/ramdisk-contract.js');
     const timeoutS = a.timeout ?? 1800;
     const mode: IdentityMode = a.identity ?? 'auto';
     const bmc = await bmcFacts(ctx, a.bmc_result, mode !== 'off' && a.system_uuid === undefined && a.mac_addresses === undefined);
@@ -251,6 +243,7 @@ async function waitForSsh(
   intervalS: number,
   connectS: number,
 ): Promise<Connection> {
+  const { WaitTimeoutError, waitUntil } = await import('../util/wait.js');
   try {
     return await waitUntil(() => ctx.connect({ timeoutMs: connectS * 1000 }), {
       timeoutMs: timeoutS * 1000,
@@ -284,6 +277,7 @@ async function waitForSsh(
  * there is none (a run started at a later tag, a resume) and `ask` is set, from the BMC itself.
  */
 async function bmcFacts(ctx: ModuleContext, name: string | undefined, ask: boolean): Promise<BmcIdentity> {
+  const { bmcIdentity } = await import('../deploy/bmc-identity.js');
   const found = registeredBmcFacts(ctx, name);
   if (found.uuid || found.macs.length > 0 || !ask) return found;
   const asked = await bmcIdentity(ctx);

@@ -2,8 +2,7 @@
 // or a file contains a regex. Uses the shared wait loop and reports progress.
 import { Type } from '../schema/type-builder.js';
 import { TsbmError } from '../errors.js';
-import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
-import { defineModule, type ModuleContext } from './types.js';
+import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -64,6 +63,7 @@ export const waitForModule = defineModule({
     path: /var/log/install.log
     search_regex: "install (complete|done)"`,
   async run(ctx, a) {
+    const { WaitTimeoutError, sleep, waitUntil } = await import('../util/wait.js');
     const state = a.state ?? 'started';
     const host = a.host ?? '127.0.0.1';
     const timeoutMs = (a.timeout ?? 300) * 1000;

@@ -1,7 +1,6 @@
 // wait_for_connection: wait until the host accepts SSH again (after a reboot or a ramdisk boot).
 import { Type } from '../schema/type-builder.js';
-import { WaitTimeoutError, sleep, waitUntil } from '../util/wait.js';
-import { defineModule } from './types.js';
+import { defineModule } from '../module-api/types.js';
 
 const args = Type.Object(
   {
@@ -24,6 +23,7 @@ export const waitForConnectionModule = defineModule({
   wait_for_connection:
     timeout: 900`,
   async run(ctx, a) {
+    const { WaitTimeoutError, sleep, waitUntil } = await import('../util/wait.js');
     const start = Date.now();
     if (a.delay) await sleep(a.delay * 1000, ctx.signal);
     try {

@@ -47,7 +47,7 @@ const hostTask = {
   taskId: Type.String({ description: 'Stable id of the task within the run' }),
 };
 
-export const runStartEvent = event('run_start', 'The run begins', {
+const runStartEvent = event('run_start', 'The run begins', {
   runId: Type.String(),
   playbook: Type.String({ description: 'Playbook path as given' }),
   version: Type.String({ description: 'tsbm version' }),
@@ -56,13 +56,13 @@ export const runStartEvent = event('run_start', 'The run begins', {
   }),
 });
 
-export const playStartEvent = event('play_start', 'A play begins', {
+const playStartEvent = event('play_start', 'A play begins', {
   play: Type.String(),
   hosts: Type.Array(Type.String(), { description: 'Hosts the play targets after --limit' }),
   pos: Type.Optional(SourcePosSchema),
 });
 
-export const taskStartEvent = event('task_start', 'A task begins (on all hosts of the batch)', {
+const taskStartEvent = event('task_start', 'A task begins (on all hosts of the batch)', {
   play: Type.String(),
   task: Type.String(),
   taskId: Type.String(),
@@ -71,12 +71,12 @@ export const taskStartEvent = event('task_start', 'A task begins (on all hosts o
   handler: Type.Optional(Type.Boolean({ description: 'True when the task is a handler' })),
 });
 
-export const hostTaskStartEvent = event('host_task_start', 'A task begins on one host', {
+const hostTaskStartEvent = event('host_task_start', 'A task begins on one host', {
   ...hostTask,
   args: Type.Optional(Type.Unknown({ description: 'Module arguments after templating (secrets masked)' })),
 });
 
-export const hostResultEvent = event('host_result', 'A task finished on one host (once per loop item)', {
+const hostResultEvent = event('host_result', 'A task finished on one host (once per loop item)', {
   ...hostTask,
   status: hostStatusSchema,
   changed: Type.Boolean(),
@@ -103,14 +103,14 @@ export const hostResultEvent = event('host_result', 'A task finished on one host
   ),
 });
 
-export const retryEvent = event('retry', 'An until/retries attempt failed and the task will run again', {
+const retryEvent = event('retry', 'An until/retries attempt failed and the task will run again', {
   ...hostTask,
   attempt: Type.Integer({ minimum: 1, description: 'The attempt about to start' }),
   retries: Type.Integer({ minimum: 0, description: 'Total attempts allowed' }),
   msg: Type.Optional(Type.String()),
 });
 
-export const progressEvent = event('progress', 'Progress of a long wait or transfer', {
+const progressEvent = event('progress', 'Progress of a long wait or transfer', {
   ...hostTask,
   message: Type.String(),
   current: Type.Optional(Type.Number()),
@@ -119,20 +119,20 @@ export const progressEvent = event('progress', 'Progress of a long wait or trans
   elapsedMs: Type.Optional(Type.Number({ minimum: 0 })),
 });
 
-export const logEvent = event('log', 'Verbose detail: 1 = module arguments, 2 = commands, 3 = stdout/stderr', {
+const logEvent = event('log', 'Verbose detail: 1 = module arguments, 2 = commands, 3 = stdout/stderr', {
   host: Type.Optional(Type.String()),
   task: Type.Optional(Type.String()),
   level: Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)]),
   message: Type.String(),
 });
 
-export const warningEvent = event('warning', 'Something the operator should know about', {
+const warningEvent = event('warning', 'Something the operator should know about', {
   host: Type.Optional(Type.String()),
   task: Type.Optional(Type.String()),
   message: Type.String(),
 });
 
-export const validationErrorEvent = event(
+const validationErrorEvent = event(
   'validation_error',
   'A problem found before the first task (the checks of `tsbm validate`): the run does not start, exit 4',
   {
@@ -145,13 +145,13 @@ export const validationErrorEvent = event(
   },
 );
 
-export const recapEvent = event('recap', 'Per-host counters at the end of the run', {
+const recapEvent = event('recap', 'Per-host counters at the end of the run', {
   stats: Type.Record(Type.String(), hostStatsSchema),
   durationMs: Type.Number({ minimum: 0, description: 'Wall time of the run' }),
 });
 
-export const runEndEvent = event('run_end', 'The run ended', {
-  exitCode: Type.Integer({ description: 'Process exit code (see DESIGN.md)' }),
+const runEndEvent = event('run_end', 'The run ended', {
+  exitCode: Type.Integer({ description: 'Process exit code, as ansible-playbook (docs/executor.md, "Interrupting and exit codes")' }),
   durationMs: Type.Number({ minimum: 0 }),
   unfinished: Type.Optional(
     Type.Array(Type.String(), {

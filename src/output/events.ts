@@ -7,7 +7,7 @@ import type { Redactor } from './redact.js';
 export type HostStatus = Static<typeof hostStatusSchema>;
 export type HostStats = Static<typeof hostStatsSchema>;
 export type TsbmEvent = Static<typeof eventSchema>;
-export type TsbmEventType = TsbmEvent['type'];
+type TsbmEventType = TsbmEvent['type'];
 /** The event of one type, e.g. `EventOf<'host_result'>`. */
 export type EventOf<T extends TsbmEventType> = Extract<TsbmEvent, { type: T }>;
 export type Listener = (event: TsbmEvent) => void;

@@ -52,7 +52,7 @@ export interface JUnitProblem {
 }
 
 /** The suite holding the problems `tsbm run` found before its first task. */
-export const CHECKS_SUITE = 'tsbm checks before the run';
+const CHECKS_SUITE = 'tsbm checks before the run';
 
 /** That suite, one failed testcase per problem (the same in both forms); nothing when none. */
 export function checksSuite(problems: readonly JUnitProblem[], id: number): string[] {

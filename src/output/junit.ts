@@ -15,11 +15,7 @@ import type { JUnitPlay, JUnitProblem } from './junit-model.js';
 import { renderTaskCases } from './junit-tasks.js';
 
 export type JUnitCases = 'host' | 'task';
-export const JUNIT_CASES: readonly JUnitCases[] = ['host', 'task'];
-
-export { CHECKS_SUITE } from './junit-model.js';
-
-export function renderJUnit(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, cases: JUnitCases = 'host'): string {
+function renderJUnit(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, cases: JUnitCases = 'host'): string {
   return cases === 'task' ? renderTaskCases(plays, problems, totalMs) : renderHostCases(plays, problems, totalMs);
 }
 

@@ -2,7 +2,7 @@
 // import chain (for circular-import errors), the module lookup, and where errors go (thrown
 // at once by `tsbm run`, collected by `tsbm validate`).
 import { TsbmError } from '../errors.js';
-import type { ModuleDef } from '../modules/types.js';
+import type { ModuleDef } from '../module-api/types.js';
 import type { PathSeg, YamlSource } from '../schema/yaml-source.js';
 import type { Handler, RoleContext } from './model.js';
 

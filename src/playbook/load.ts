@@ -15,7 +15,7 @@ import { loadTaskFileInto } from './task.js';
 import { isMapping, isTemplated, toExprs, toStringList } from './values.js';
 
 export type { LoadOptions } from './context.js';
-export { sourceOf } from './context.js';
+;
 
 function makeContext(file: string, opts: LoadOptions): LoadContext {
   const dir = dirname(file);

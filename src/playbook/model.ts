@@ -1,13 +1,13 @@
 // The typed playbook model the loader produces and the executor runs. Every node keeps its
-// source position so any error (schema, template, runtime) can name file:line:col.
+// source position so any error (schema, template, runtime) can name file:line:col. The keyword
+// fields come from the keyword table (keywords.ts): one declaration per keyword.
 import type { SourcePos } from '../errors.js';
 import type { Vars } from '../types.js';
+import type { Expr } from './expr.js';
+import type { KeywordFields } from './keywords.js';
 
-/** A template-able value with where it came from. Strings stay raw until the executor renders them. */
-export interface Expr {
-  expr: string;
-  pos: SourcePos;
-}
+export type { Expr } from './expr.js';
+;
 
 export interface RoleContext {
   name: string;
@@ -17,56 +17,29 @@ export interface RoleContext {
 }
 
 /** Keywords shared by tasks and blocks (Ansible inherits them play -> block -> task). */
-export interface TaskKeywords {
-  name?: string;
+export interface TaskKeywords extends KeywordFields<'block'> {
   pos: SourcePos;
   /** Positions of individual keys, for precise errors (e.g. keyPos.when). */
   keyPos: Record<string, SourcePos>;
   when: Expr[];
   tags: string[];
   vars: Vars;
-  become?: boolean;
-  becomeUser?: string;
-  environment?: Record<string, unknown> | string;
-  noLog?: boolean | string;
-  ignoreErrors?: boolean | string;
-  ignoreUnreachable?: boolean;
-  delegateTo?: string;
-  runOnce?: boolean;
-  /** Seconds. */
-  timeout?: number;
-  /** A boolean, or a condition evaluated with a failed host's variables (`"eq on_failure 'stop'"`). */
-  anyErrorsFatal?: boolean | string;
-  /** Journal/resume behaviour: `rerun` forces a task to run again on --resume. */
-  resume?: 'skip' | 'rerun';
   /** Role this node came from (for role defaults/vars and files/templates lookup). */
   role?: RoleContext;
   /** Directory relative paths (src, template, file lookups) resolve against. */
   baseDir: string;
 }
 
-export interface LoopControl {
-  loopVar: string; // default 'item'
-  label?: string;
-  pause?: number; // seconds
-  indexVar?: string;
-}
+/** The keywords a task has beyond a block's (loop, register, until, notify, ...). */
+type TaskOnlyFields = Omit<KeywordFields<'task'>, keyof KeywordFields<'block'>>;
 
-export interface Task extends TaskKeywords {
+export interface Task extends TaskKeywords, TaskOnlyFields {
   kind: 'task';
   /** Stable id (file:line:col) used by events, journal and --start-at-task. */
   id: string;
   module: string;
   args: Record<string, unknown>;
   argsPos: SourcePos;
-  loop?: unknown;
-  loopControl?: LoopControl;
-  register?: string;
-  until?: Expr;
-  retries?: number;
-  delay?: number;
-  failedWhen?: Expr[];
-  changedWhen?: Expr[];
   notify: string[];
 }
 
@@ -94,7 +67,7 @@ export interface Handler extends Task {
 
 export type SerialSpec = Array<number | string>; // numbers or percentages ("30%")
 
-export interface Play {
+export interface Play extends KeywordFields<'play'> {
   name: string;
   pos: SourcePos;
   keyPos: Record<string, SourcePos>;
@@ -104,14 +77,10 @@ export interface Play {
   varsFiles: Vars[];
   /** Default false in tsbm (Ansible: true): bare-metal nodes have no facts until the ramdisk is up. */
   gatherFacts: boolean;
-  serial?: SerialSpec;
-  maxFailPercentage?: number;
+  /** A boolean, or a condition evaluated with a failed host's variables (`"eq on_failure 'stop'"`). */
   anyErrorsFatal: boolean | string;
   strategy: 'linear' | 'free';
   tags: string[];
-  become?: boolean;
-  becomeUser?: string;
-  environment?: Record<string, unknown>;
   /** pre_tasks, then roles' tasks (wrapped in blocks carrying RoleContext), then tasks, then post_tasks. */
   preTasks: TaskNode[];
   roleTasks: TaskNode[];

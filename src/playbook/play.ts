@@ -5,11 +5,11 @@ import { checkAt, printable } from '../schema/ajv.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
-import type { Handler, Play, RoleContext, SerialSpec, TaskNode } from './model.js';
-import { loadRole } from './roles.js';
+import type { Handler, Play, RoleContext, TaskNode } from './model.js';
+import { keywordValues } from './keywords.js';
 import { playSchema } from './schema.js';
-import { parseHandler, parseTaskList } from './task.js';
-import { isMapping, isTemplated, keyPositions, toNumber, toStringList } from './values.js';
+import { loadRole, parseHandler, parseTaskList } from './task.js';
+import { isMapping, isTemplated, keyPositions } from './values.js';
 
 function loadVarsFiles(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): Vars[] {
   const list = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
@@ -35,11 +35,6 @@ function loadVarsFiles(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: 
   return out;
 }
 
-function serialSpec(raw: unknown): SerialSpec | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  return (Array.isArray(raw) ? raw : [raw]).map((x) => (typeof x === 'number' ? x : String(x)));
-}
-
 export function parsePlay(
   ctx: LoadContext,
   src: YamlSource,
@@ -57,19 +52,21 @@ export function parsePlay(
   const what = typeof raw.name === 'string' ? `play "${printable(raw.name)}"` : `play ${index + 1}`;
   const err = checkAt(playSchema, raw, src, path, what);
   if (err) throw err;
-  const hosts = Array.isArray(raw.hosts) ? raw.hosts.map(String).join(':') : String(raw.hosts);
+  const kw = keywordValues('play', raw, { src, path, what });
+  const hosts = kw.hosts ?? '';
   const play: Play = {
-    name: typeof raw.name === 'string' ? raw.name : hosts,
+    ...kw,
+    name: kw.name ?? hosts,
     pos: src.pos(path),
     keyPos: keyPositions(src, path, raw),
     hosts,
     vars: isMapping(raw.vars) ? raw.vars : {},
     varsFiles: loadVarsFiles(ctx, src, [...path, 'vars_files'], raw.vars_files),
     // tsbm default: no fact gathering (nodes have no OS to ask until the ramdisk is up).
-    gatherFacts: raw.gather_facts === true,
-    anyErrorsFatal: typeof raw.any_errors_fatal === 'string' ? raw.any_errors_fatal : raw.any_errors_fatal === true,
-    strategy: raw.strategy === 'free' ? 'free' : 'linear',
-    tags: toStringList(raw.tags),
+    gatherFacts: kw.gatherFacts === true,
+    anyErrorsFatal: kw.anyErrorsFatal ?? false,
+    strategy: kw.strategy ?? 'linear',
+    tags: kw.tags ?? [],
     preTasks: [],
     roleTasks: [],
     tasks: [],
@@ -78,17 +75,6 @@ export function parsePlay(
     roles: [],
     baseDir: ctx.baseDir,
   };
-  const serial = serialSpec(raw.serial);
-  if (serial) play.serial = serial;
-  const mfp = attempt(
-    ctx,
-    () => toNumber(raw.max_fail_percentage, src, [...path, 'max_fail_percentage'], what),
-    undefined,
-  );
-  if (mfp !== undefined) play.maxFailPercentage = mfp;
-  if (typeof raw.become === 'boolean') play.become = raw.become;
-  if (typeof raw.become_user === 'string') play.becomeUser = raw.become_user;
-  if (isMapping(raw.environment)) play.environment = raw.environment;
 
   const imported: Handler[] = [];
   const pctx: LoadContext = { ...ctx, playHandlers: imported };

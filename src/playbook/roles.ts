@@ -2,7 +2,7 @@
 // the directories of --roles-path and TSBM_ROLES_PATH, then among the roles tsbm ships (so
 // `roles: [power-off]` works from any repository), or by path;
 // `roles/NAME/{tasks,defaults,vars,handlers}/main.yml`, `files/`, `templates/`. The role's tasks
-// come back wrapped in one Block carrying the RoleContext.
+// come back wrapped in one Block carrying the RoleContext (loadRole in task.ts).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,9 @@ import { printable } from '../schema/ajv.js';
 import { suggestion } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
-import { attempt, type LoadContext, rememberSource } from './context.js';
-import type { Block, Handler, RoleContext } from './model.js';
-import { loadTaskFileInto, parseHandler, taskId } from './task.js';
-import { isMapping, keyPositions, toExprs, toStringList } from './values.js';
+import type { LoadContext } from './context.js';
+import type { RoleContext } from './model.js';
+import { isMapping } from './values.js';
 
 /** A path as the operator would write it: relative to the working directory when inside it. */
 export function displayPath(p: string): string {
@@ -23,7 +22,7 @@ export function displayPath(p: string): string {
 }
 
 /** The roles tsbm ships (playbooks/roles of the package), from this file in src/ or dist/. */
-export const SHIPPED_ROLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'playbooks', 'roles');
+const SHIPPED_ROLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'playbooks', 'roles');
 
 /** `TSBM_ROLES_PATH`: directories separated by `:` (Ansible's ANSIBLE_ROLES_PATH), relative to the working directory. */
 export function envRolesPath(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -31,13 +30,13 @@ export function envRolesPath(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /** Directories searched for a role name, in order: beside the playbook, the roles path, the shipped roles. */
-export function roleSearchPath(ctx: LoadContext): string[] {
+function roleSearchPath(ctx: LoadContext): string[] {
   const here = dirname(ctx.file);
   const dirs = [join(ctx.rootDir, 'roles'), join(here, 'roles'), join(here, 'playbooks', 'roles'), ...ctx.rolesPath, SHIPPED_ROLES];
   return [...new Set(dirs.map((d) => displayPath(resolve(d))))];
 }
 
-export function findRole(ctx: LoadContext, name: string): string | undefined {
+function findRole(ctx: LoadContext, name: string): string | undefined {
   const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
   if (name.includes('/')) {
     const p = isAbsolute(name) ? name : resolve(dirname(ctx.file), name);
@@ -61,19 +60,25 @@ function loadVarsFile(file: string | undefined, from: SourcePos): Vars {
   return src.value;
 }
 
-export interface LoadedRole {
+/** A role found on disk: its context (defaults, vars) and the files its tasks and handlers come from. */
+export interface FoundRole {
   context: RoleContext;
-  block: Block;
-  handlers: Handler[];
+  /** The role's task file (tasks/main.yml, or tasks_from), if it has one. */
+  tasksFile: string | undefined;
+  handlersFile: string | undefined;
 }
 
-export function loadRole(
+/**
+ * Finds a role entry's role (`- NAME`, `- role: NAME`) and loads its variables; parsing its
+ * tasks and handlers is task.ts's job (loadRole there), which keeps this file below it.
+ */
+export function findRoleEntry(
   ctx: LoadContext,
   src: YamlSource,
   path: PathSeg[],
   raw: unknown,
   tasksFrom?: string,
-): LoadedRole {
+): FoundRole {
   const entry = isMapping(raw) ? raw : {};
   const name = typeof raw === 'string' ? raw : String(entry.role ?? entry.name ?? '');
   const at = src.pos(path);
@@ -101,44 +106,8 @@ export function loadRole(
     defaults: loadVarsFile(mainFile(join(dir, 'defaults')), at),
     vars: loadVarsFile(mainFile(join(dir, 'vars')), at),
   };
-  const inner: LoadContext = { ...ctx, role: context, baseDir: dir, file: join(dir, 'tasks', 'main.yml') };
   const tasksFile = tasksFrom
     ? join(dir, 'tasks', /\.ya?ml$/.test(tasksFrom) ? tasksFrom : `${tasksFrom}.yml`)
     : mainFile(join(dir, 'tasks'));
-  const tasks = tasksFile ? loadTaskFileInto({ ...inner, file: tasksFile }, tasksFile, at) : [];
-  const block: Block = {
-    kind: 'block',
-    id: taskId(ctx, src, path),
-    name: `role ${context.name}`,
-    pos: at,
-    keyPos: isMapping(raw) ? keyPositions(src, path, raw) : {},
-    when: toExprs(entry.when, src, [...path, 'when']),
-    tags: toStringList(entry.tags),
-    // Role parameters (`- role: x` with `vars:`) apply to the role's tasks.
-    vars: isMapping(entry.vars) ? entry.vars : {},
-    role: context,
-    baseDir: dir,
-    block: tasks,
-    rescue: [],
-    always: [],
-  };
-  if (typeof entry.become === 'boolean') block.become = entry.become;
-  if (typeof entry.delegate_to === 'string') block.delegateTo = entry.delegate_to;
-  rememberSource(block, src, path);
-
-  const handlers: Handler[] = [];
-  const handlersFile = mainFile(join(dir, 'handlers'));
-  if (handlersFile) {
-    const hsrc = loadYamlFile(handlersFile, at);
-    const hctx: LoadContext = { ...inner, file: handlersFile };
-    if (Array.isArray(hsrc.value)) {
-      hsrc.value.forEach((h, i) => {
-        const parsed = attempt(hctx, () => parseHandler(hctx, hsrc, [i], h), undefined);
-        if (parsed) handlers.push(parsed);
-      });
-    } else if (hsrc.value !== null) {
-      throw parseError(`${handlersFile} must be a list of handlers`, hsrc.pos([]));
-    }
-  }
-  return { context, block, handlers };
+  return { context, tasksFile, handlersFile: mainFile(join(dir, 'handlers')) };
 }

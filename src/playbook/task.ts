@@ -6,8 +6,8 @@ import { checkAt, printable } from '../schema/ajv.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, rememberSource } from './context.js';
-import { loadRole } from './roles.js';
-import type { Block, Handler, IncludeTasks, LoopControl, Task, TaskKeywords, TaskNode } from './model.js';
+import { findRoleEntry } from './roles.js';
+import type { Block, Handler, IncludeTasks, RoleContext, Task, TaskKeywords, TaskNode } from './model.js';
 import {
   blockSchema,
   handlerKeywordsSchema,
@@ -19,10 +19,11 @@ import {
   taskKeywordNames,
   taskKeywordsSchema,
 } from './schema.js';
-import { isMapping, isTemplated, keyPositions, toExprs, toNumber, toStringList } from './values.js';
+import { isMapping, isTemplated, keyPositions, toExprs, toStringList } from './values.js';
+import { keywordsAt, keywordValues } from './keywords.js';
 
 /** Stable task id: file (relative to the playbook's directory) : line : col. */
-export function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
+function taskId(ctx: LoadContext, src: YamlSource, path: PathSeg[]): string {
   const p = src.pos(path);
   const abs = resolve(p.file);
   const rel = relative(resolve(ctx.rootDir), abs) || abs;
@@ -34,14 +35,15 @@ function label(raw: Record<string, unknown>, kind: string): string {
   return typeof raw.name === 'string' ? `${kind} "${printable(raw.name)}"` : `this ${kind}`;
 }
 
+/** The keywords every node has (the block's), as the keyword table converts them. */
 function keywords(
   ctx: LoadContext,
   src: YamlSource,
   path: PathSeg[],
   raw: Record<string, unknown>,
 ): TaskKeywords {
-  const what = label(raw, 'task');
   const kw: TaskKeywords = {
+    ...keywordValues('block', raw, { src, path, what: label(raw, 'task') }),
     pos: src.pos(path),
     keyPos: keyPositions(src, path, raw),
     when: toExprs(raw.when, src, [...path, 'when']),
@@ -49,21 +51,6 @@ function keywords(
     vars: isMapping(raw.vars) ? raw.vars : {},
     baseDir: ctx.baseDir,
   };
-  if (typeof raw.name === 'string') kw.name = raw.name;
-  if (typeof raw.become === 'boolean') kw.become = raw.become;
-  if (typeof raw.become_user === 'string') kw.becomeUser = raw.become_user;
-  if (isMapping(raw.environment) || typeof raw.environment === 'string') kw.environment = raw.environment;
-  if (typeof raw.no_log === 'boolean' || typeof raw.no_log === 'string') kw.noLog = raw.no_log;
-  if (typeof raw.ignore_errors === 'boolean' || typeof raw.ignore_errors === 'string')
-    kw.ignoreErrors = raw.ignore_errors;
-  if (typeof raw.ignore_unreachable === 'boolean') kw.ignoreUnreachable = raw.ignore_unreachable;
-  if (typeof raw.delegate_to === 'string') kw.delegateTo = raw.delegate_to;
-  if (typeof raw.run_once === 'boolean') kw.runOnce = raw.run_once;
-  if (typeof raw.any_errors_fatal === 'boolean' || typeof raw.any_errors_fatal === 'string')
-    kw.anyErrorsFatal = raw.any_errors_fatal;
-  if (raw.resume === 'rerun' || raw.resume === 'skip') kw.resume = raw.resume;
-  const timeout = toNumber(raw.timeout, src, [...path, 'timeout'], what);
-  if (timeout !== undefined) kw.timeout = timeout;
   if (ctx.role) kw.role = ctx.role;
   return kw;
 }
@@ -98,7 +85,7 @@ function fail(err: ReturnType<typeof checkAt>): void {
   if (err) throw err;
 }
 
-export function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): TaskNode {
+function parseTaskNode(ctx: LoadContext, src: YamlSource, path: PathSeg[], raw: unknown): TaskNode {
   if (!isMapping(raw)) {
     throw parseError(
       `a task must be a mapping (name:, a module and its arguments), got ${raw === null ? 'nothing' : Array.isArray(raw) ? 'a list' : typeof raw}`,
@@ -142,7 +129,7 @@ function fileRef(raw: unknown): string | undefined {
 }
 
 /** Where a task file reference resolves: beside the including file, or in the role's tasks/. */
-export function resolveTaskFile(ctx: LoadContext, ref: string): string {
+function resolveTaskFile(ctx: LoadContext, ref: string): string {
   if (isAbsolute(ref)) return ref;
   return join(ctx.role ? join(ctx.role.path, 'tasks') : dirname(ctx.file), ref);
 }
@@ -270,16 +257,7 @@ function parseImportRole(
   return block;
 }
 
-function loopControl(raw: unknown): LoopControl | undefined {
-  if (!isMapping(raw)) return undefined;
-  const lc: LoopControl = { loopVar: typeof raw.loop_var === 'string' ? raw.loop_var : 'item' };
-  if (typeof raw.label === 'string') lc.label = raw.label;
-  if (typeof raw.pause === 'number') lc.pause = raw.pause;
-  if (typeof raw.index_var === 'string') lc.indexVar = raw.index_var;
-  return lc;
-}
-
-export function parseTask(
+function parseTask(
   ctx: LoadContext,
   src: YamlSource,
   path: PathSeg[],
@@ -356,6 +334,7 @@ export function parseTask(
 
   const task: Task = {
     ...keywords(ctx, src, path, kwRaw),
+    ...keywordValues('task', kwRaw, { src, path, what }, keywordsAt('block')),
     kind: 'task',
     id: taskId(ctx, src, path),
     module: mod.name,
@@ -364,20 +343,6 @@ export function parseTask(
     notify: toStringList(kwRaw.notify),
   };
   task.keyPos = keyPositions(src, path, raw);
-  const loop = kwRaw.loop ?? kwRaw.with_items;
-  if (loop !== undefined) task.loop = loop;
-  const lc = loopControl(kwRaw.loop_control);
-  if (lc) task.loopControl = lc;
-  if (typeof kwRaw.register === 'string') task.register = kwRaw.register;
-  if (kwRaw.until !== undefined) task.until = toExprs(kwRaw.until, src, [...path, 'until'])[0]!;
-  const retries = toNumber(kwRaw.retries, src, [...path, 'retries'], what);
-  if (retries !== undefined) task.retries = retries;
-  const delay = toNumber(kwRaw.delay, src, [...path, 'delay'], what);
-  if (delay !== undefined) task.delay = delay;
-  if (kwRaw.failed_when !== undefined)
-    task.failedWhen = toExprs(kwRaw.failed_when, src, [...path, 'failed_when']);
-  if (kwRaw.changed_when !== undefined)
-    task.changedWhen = toExprs(kwRaw.changed_when, src, [...path, 'changed_when']);
   rememberSource(task, src, path);
   return task;
 }
@@ -398,4 +363,60 @@ export function parseHandler(ctx: LoadContext, src: YamlSource, path: PathSeg[],
   };
   rememberSource(handler, src, path);
   return handler;
+}
+
+export interface LoadedRole {
+  context: RoleContext;
+  block: Block;
+  handlers: Handler[];
+}
+
+/** A role entry (play `roles:` or import_role) as one Block carrying its RoleContext, and its handlers. */
+export function loadRole(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: unknown,
+  tasksFrom?: string,
+): LoadedRole {
+  const { context, tasksFile, handlersFile } = findRoleEntry(ctx, src, path, raw, tasksFrom);
+  const entry = isMapping(raw) ? raw : {};
+  const at = src.pos(path);
+  const dir = context.path;
+  const inner: LoadContext = { ...ctx, role: context, baseDir: dir, file: join(dir, 'tasks', 'main.yml') };
+  const tasks = tasksFile ? loadTaskFileInto({ ...inner, file: tasksFile }, tasksFile, at) : [];
+  const block: Block = {
+    kind: 'block',
+    id: taskId(ctx, src, path),
+    name: `role ${context.name}`,
+    pos: at,
+    keyPos: isMapping(raw) ? keyPositions(src, path, raw) : {},
+    when: toExprs(entry.when, src, [...path, 'when']),
+    tags: toStringList(entry.tags),
+    // Role parameters (`- role: x` with `vars:`) apply to the role's tasks.
+    vars: isMapping(entry.vars) ? entry.vars : {},
+    role: context,
+    baseDir: dir,
+    block: tasks,
+    rescue: [],
+    always: [],
+  };
+  if (typeof entry.become === 'boolean') block.become = entry.become;
+  if (typeof entry.delegate_to === 'string') block.delegateTo = entry.delegate_to;
+  rememberSource(block, src, path);
+
+  const handlers: Handler[] = [];
+  if (handlersFile) {
+    const hsrc = loadYamlFile(handlersFile, at);
+    const hctx: LoadContext = { ...inner, file: handlersFile };
+    if (Array.isArray(hsrc.value)) {
+      hsrc.value.forEach((h, i) => {
+        const parsed = attempt(hctx, () => parseHandler(hctx, hsrc, [i], h), undefined);
+        if (parsed) handlers.push(parsed);
+      });
+    } else if (hsrc.value !== null) {
+      throw parseError(`${handlersFile} must be a list of handlers`, hsrc.pos([]));
+    }
+  }
+  return { context, block, handlers };
 }

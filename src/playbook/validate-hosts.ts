@@ -117,7 +117,7 @@ function valueKey(v: unknown): string {
 }
 
 /** An undefined read, with every host it fails for (the JSON events list them). */
-export class HostVarError extends TsbmError {
+class HostVarError extends TsbmError {
   constructor(
     message: string,
     pos: SourcePos,

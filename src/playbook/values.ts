@@ -1,7 +1,7 @@
 // Small conversions from raw YAML values to model values, shared by play, task and role parsing.
 import { parseError } from '../errors.js';
 import type { PathSeg, YamlSource } from '../schema/yaml-source.js';
-import type { Expr } from './model.js';
+import type { Expr } from './expr.js';
 
 export function isMapping(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

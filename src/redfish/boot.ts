@@ -2,11 +2,9 @@
 // read-back so a BMC that silently ignores the override is caught.
 import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
+import type { BootDevice } from './module-args.js';
 import type { Json } from './transport.js';
 
-// `none` clears the override: the node boots by its own boot order again.
-export const BOOT_DEVICES = ['disk', 'pxe', 'cd', 'bios', 'usb', 'none'] as const;
-export type BootDevice = (typeof BOOT_DEVICES)[number];
 
 const TARGETS: Record<BootDevice, string[]> = {
   disk: ['Hdd'],

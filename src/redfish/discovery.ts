@@ -48,7 +48,7 @@ async function findSystemPath(client: RedfishClient): Promise<string> {
 }
 
 /** The System's managers (Links.ManagedBy) that actually exist. */
-export async function findManagers(client: RedfishClient, system: Resource): Promise<Resource[]> {
+async function findManagers(client: RedfishClient, system: Resource): Promise<Resource[]> {
   const links = system.body.Links as Json | undefined;
   const managedBy = Array.isArray(links?.ManagedBy) ? links.ManagedBy.map(linkOf).filter((x): x is string => !!x) : [];
   const out: Resource[] = [];

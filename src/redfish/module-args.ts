@@ -1,12 +1,10 @@
-// Arguments every Redfish module shares (driver_info override, request tuning) and how a
-// module turns them into the run's client.
-import { type Static, Type } from '@sinclair/typebox';
-import type { ModuleContext } from '../modules/types.js';
-import type { RedfishClient } from './client.js';
-import { limitFromVars } from '../util/limits.js';
-import { redfishClientFor } from './pool.js';
+// Arguments every Redfish module shares (driver_info override, request tuning). Module files
+// import this with their definition, so it loads nothing else; pool.ts turns the arguments into
+// the run's client (clientFromArgs).
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../schema/type-builder.js';
 
-export const DriverInfoSchema = Type.Object(
+const DriverInfoSchema = Type.Object(
   {
     redfish_address: Type.Optional(Type.String({ description: 'BMC address, https://host[:port] (a bare host means https)' })),
     redfish_username: Type.Optional(Type.String()),
@@ -33,7 +31,7 @@ export const commonRedfishArgs = {
   retry_max_delay: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Longest pause between retries in seconds (default 10)' })),
 };
 
-type CommonArgs = {
+export type CommonRedfishArgs = {
   driver_info?: Static<typeof DriverInfoSchema> | undefined;
   request_retries?: number | undefined;
   request_timeout?: number | undefined;
@@ -41,17 +39,11 @@ type CommonArgs = {
   task_timeout?: number | undefined;
 };
 
-export function clientFromArgs(ctx: ModuleContext, args: CommonArgs): RedfishClient {
-  const fromVars = ctx.vars.driver_info;
-  const base = fromVars && typeof fromVars === 'object' ? (fromVars as Record<string, unknown>) : {};
-  const driverInfo = { ...base, ...(args.driver_info ?? {}) };
-  return redfishClientFor(ctx, driverInfo, {
-    maxBodyBytes: limitFromVars(ctx.vars, 'redfishBodyBytes'),
-    ...(args.request_timeout !== undefined ? { timeoutMs: args.request_timeout * 1000 } : {}),
-    ...(args.task_timeout !== undefined ? { taskTimeoutMs: args.task_timeout * 1000 } : {}),
-    retry: {
-      ...(args.request_retries !== undefined ? { retries: args.request_retries } : {}),
-      ...(args.retry_max_delay !== undefined ? { maxDelayMs: args.retry_max_delay * 1000, baseDelayMs: Math.min(500, args.retry_max_delay * 1000) } : {}),
-    },
-  });
-}
+/** redfish_boot_device's devices (boot.ts maps them to BootSourceOverrideTarget); `none` clears
+ * the override: the node boots by its own boot order again. */
+export const BOOT_DEVICES = ['disk', 'pxe', 'cd', 'bios', 'usb', 'none'] as const;
+export type BootDevice = (typeof BOOT_DEVICES)[number];
+
+/** redfish_power's states and operations (power.ts picks a ResetType for each). */
+export const POWER_REQUESTS = ['on', 'off', 'graceful_off', 'restart', 'graceful_restart', 'cycle', 'nmi'] as const;
+export type PowerRequest = (typeof POWER_REQUESTS)[number];

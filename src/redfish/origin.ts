@@ -8,16 +8,6 @@
 import { optionsError } from '../errors.js';
 import { RedfishError } from './errors.js';
 
-/** `scheme://host[:port]` as URL.origin writes it (default ports dropped, host lower-cased). */
-export function originOf(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** driver_info.redfish_allowed_origins (a list, or a comma-separated string) as origins. */
 export function parseAllowedOrigins(v: unknown): string[] {
   if (v === undefined || v === null || v === '') return [];

@@ -1,8 +1,10 @@
 // One RedfishClient per BMC per run, shared through the run's services and logged out when
 // the run ends. Log/retry/warning callbacks go to whichever task is using the client now.
-import type { ModuleContext } from '../modules/types.js';
+import type { ModuleContext } from '../module-api/types.js';
 import { RedfishClient } from './client.js';
+import { limitFromVars } from '../util/limits.js';
 import { endpointFromDriverInfo } from './endpoint.js';
+import type { CommonRedfishArgs } from './module-args.js';
 import type { RetryPolicy } from './transport.js';
 
 export interface ClientTuning {
@@ -64,4 +66,20 @@ export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning
   });
   pooled.sink.ctx = ctx;
   return pooled.client;
+}
+
+/** The run's client for a Redfish module: the host's driver_info, overridden by the task's arguments. */
+export function clientFromArgs(ctx: ModuleContext, args: CommonRedfishArgs): RedfishClient {
+  const fromVars = ctx.vars.driver_info;
+  const base = fromVars && typeof fromVars === 'object' ? (fromVars as Record<string, unknown>) : {};
+  const driverInfo = { ...base, ...(args.driver_info ?? {}) };
+  return redfishClientFor(ctx, driverInfo, {
+    maxBodyBytes: limitFromVars(ctx.vars, 'redfishBodyBytes'),
+    ...(args.request_timeout !== undefined ? { timeoutMs: args.request_timeout * 1000 } : {}),
+    ...(args.task_timeout !== undefined ? { taskTimeoutMs: args.task_timeout * 1000 } : {}),
+    retry: {
+      ...(args.request_retries !== undefined ? { retries: args.request_retries } : {}),
+      ...(args.retry_max_delay !== undefined ? { maxDelayMs: args.retry_max_delay * 1000, baseDelayMs: Math.min(500, args.retry_max_delay * 1000) } : {}),
+    },
+  });
 }

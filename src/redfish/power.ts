@@ -4,12 +4,11 @@ import { TsbmError } from '../errors.js';
 import type { RedfishClient, Resource } from './client.js';
 import { type ActionSpec, findAction, linkOf } from './discovery.js';
 import { RedfishError } from './errors.js';
+import type { PowerRequest } from './module-args.js';
 import { collectionMembers } from './expand.js';
 import { isRedundantPowerConflict } from './quirks/idrac-redundant-power.js';
 import { repairResetTypes } from './quirks/supermicro-reset-types.js';
 
-export const POWER_REQUESTS = ['on', 'off', 'graceful_off', 'restart', 'graceful_restart', 'cycle', 'nmi'] as const;
-export type PowerRequest = (typeof POWER_REQUESTS)[number];
 
 /** ResetTypes in order of preference for each request. */
 const PREFERENCES: Record<PowerRequest, string[]> = {

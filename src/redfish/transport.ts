@@ -4,7 +4,7 @@
 // util/wait.
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Agent as UndiciAgent } from 'undici';
 import { TsbmError } from '../errors.js';
 import { DEFAULT_LIMITS, fmtLimit } from '../util/limits.js';
@@ -13,6 +13,7 @@ import { retry } from '../util/wait.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { RedfishError } from './errors.js';
 import { OriginPolicy } from './origin.js';
+import { systemCas, TLS_TRUST_CODES } from '../http/trust.js';
 
 export type Json = Record<string, unknown>;
 
@@ -40,16 +41,11 @@ export interface TransportOptions {
   maxBodyBytes?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
+const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 10_000 };
 
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
-]);
 
 /** A connection-level failure (no HTTP answer). */
-export class ConnectionError extends Error {
+class ConnectionError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
@@ -62,7 +58,7 @@ export class ConnectionError extends Error {
 }
 
 /** An HTTP status worth repeating, carried through retry() and rethrown as-is at the end. */
-export class RetryableStatus extends Error {
+class RetryableStatus extends Error {
   constructor(readonly response: RedfishResponse) {
     super(`HTTP ${response.status}`);
   }
@@ -79,7 +75,7 @@ function connectionError(e: unknown, timeoutMs: number, aborted: boolean): Conne
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return new ConnectionError(`no connection within ${timeoutMs} ms`, 'ETIMEDOUT', true);
   // The BMC closed the connection with the request sent (or being sent): it may have acted.
   if (code === 'UND_ERR_SOCKET') return new ConnectionError(`the BMC reset the connection (${err.message})`, 'ECONNRESET', false);
-  return new ConnectionError(err.message, code, code !== undefined && (CONNECT_PHASE.has(code) || TLS_CODES.has(code)));
+  return new ConnectionError(err.message, code, code !== undefined && (CONNECT_PHASE.has(code) || TLS_TRUST_CODES.has(code)));
 }
 
 // Loaded on first use: about 0.1 s, which runs without a BMC need not pay.
@@ -89,11 +85,10 @@ function loadUndici(): Promise<typeof import('undici')> {
   return undici;
 }
 
-let systemBundle: string | undefined;
-
 /**
  * `redfish_verify_ca: true` means the system's CAs (where sites install their internal CA),
- * not only Node's built-in list: both are trusted.
+ * not only Node's built-in list: both are trusted (http/trust.ts, as for the controller's other
+ * HTTPS checks).
  */
 const secureContexts = new Map<string, SecureContext>();
 
@@ -111,19 +106,6 @@ function secureContextFor(ca: string | undefined): SecureContext {
   return c;
 }
 
-function systemCas(): string {
-  if (systemBundle === undefined) {
-    const file = process.env.SSL_CERT_FILE ?? '/etc/ssl/certs/ca-certificates.crt';
-    let extra = '';
-    try {
-      extra = readFileSync(file, 'utf8');
-    } catch {
-      // no system bundle: Node's list alone
-    }
-    systemBundle = [...rootCertificates, extra].join('\n');
-  }
-  return systemBundle;
-}
 
 export class Transport {
   private dispatcher: Promise<UndiciAgent> | undefined;
@@ -210,7 +192,7 @@ export class Transport {
           retryable: (e) =>
             e instanceof RetryableStatus ||
             (e instanceof ConnectionError &&
-              !TLS_CODES.has(e.code ?? '') &&
+              !TLS_TRUST_CODES.has(e.code ?? '') &&
               // A login may be repeated safely (a duplicate session only expires); an action may not.
               (method !== 'POST' || e.beforeSend || /\/SessionService\/Sessions\/?$/.test(path))),
           delayFor: (e) => {
@@ -233,7 +215,7 @@ export class Transport {
   private wrap(e: unknown, method: string, path: string): unknown {
     if (!(e instanceof ConnectionError)) return e;
     const base = { method, url: this.url(path), bmc: this.endpoint.bmc, cause: e };
-    if (e.code && TLS_CODES.has(e.code)) {
+    if (e.code && TLS_TRUST_CODES.has(e.code)) {
       return new RedfishError(`refused: the BMC's TLS certificate is not trusted (${e.code})`, {
         ...base,
         hint: `pass the BMC's CA certificate with driver_info.redfish_verify_ca: /path/to/bmc-ca.pem, or opt out of verification with redfish_verify_ca: false`,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const CLIENT_DIR = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'src', 'report', 'client');
 
 /** The client scripts in the order they run: helpers first, main (which starts the page) last. */
-export const CLIENT_SCRIPTS = ['format.js', 'data.js', 'timeline.js', 'summary.js', 'node-view.js', 'main.js'];
+const CLIENT_SCRIPTS = ['format.js', 'data.js', 'timeline.js', 'summary.js', 'node-view.js', 'main.js'];
 
 let cached: { css: string; js: string } | undefined;
 

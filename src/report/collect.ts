@@ -7,7 +7,7 @@ import type { JournalContents } from '../journal/reader.js';
 import type { EntryStatus, ReportRun, ReportTask } from './model.js';
 
 /** Caps on a result kept for the node view; the journal keeps the whole of it. */
-export const RESULT_CAPS = { stringChars: 4000, arrayItems: 200, depth: 12 };
+const RESULT_CAPS = { stringChars: 4000, arrayItems: 200, depth: 12 };
 
 export interface CollectedEntry {
   taskId: string;
@@ -24,7 +24,7 @@ export interface CollectedEntry {
   counts: Counts;
 }
 
-export interface CollectedHost {
+interface CollectedHost {
   entries: CollectedEntry[];
   warnings: string[];
   /** From the run's recap, when it got that far. */
@@ -41,7 +41,7 @@ export interface CollectedRun {
 const ROLE = /(?:^|\/)roles\/([^/]+)\/(?:tasks|handlers)\//;
 
 /** The phase a task belongs to: its role, else its play. */
-export function phaseOf(taskId: string, play: string): string {
+function phaseOf(taskId: string, play: string): string {
   return ROLE.exec(taskId)?.[1] ?? play;
 }
 
@@ -61,7 +61,7 @@ function capped(v: unknown, depth: number): unknown {
 }
 
 /** A module result as the node view shows it: without the keys shown beside it, capped. */
-export function resultValue(result: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function resultValue(result: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!result) return undefined;
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(result)) if (k !== 'changed' && k !== 'failed' && k !== 'msg') rest[k] = capped(v, 1);

@@ -5,10 +5,10 @@
 import type { EntryStatus, HostState, ReportModel } from './model.js';
 
 /** Order of the status codes in the payload; the client has the same list. */
-export const STATUSES: readonly EntryStatus[] = ['ok', 'changed', 'failed', 'unreachable', 'skipped', 'rescued', 'ignored', 'unfinished'];
-export const STATES: readonly HostState[] = ['ok', 'failed', 'unreachable', 'unfinished'];
-/** Numbers per entry in a host's `e` array: task, run, start, duration, status, msg, result (into values), retries, retry msg, items. */
-export const ENTRY_FIELDS = 10;
+const STATUSES: readonly EntryStatus[] = ['ok', 'changed', 'failed', 'unreachable', 'skipped', 'rescued', 'ignored', 'unfinished'];
+const STATES: readonly HostState[] = ['ok', 'failed', 'unreachable', 'unfinished'];
+// A host's `e` array holds 10 numbers per entry (the client's ENTRY_FIELDS): task, run, start,
+// duration, status, msg, result (into values), retries, retry msg, items.
 
 export interface Payload {
   v: 1;

@@ -16,7 +16,7 @@ export interface WrittenReport {
   runs: number;
 }
 
-export function reportHtmlFor(journalFile: string, redactor?: Redactor): { html: string; model: ReportModel } {
+function reportHtmlFor(journalFile: string, redactor?: Redactor): { html: string; model: ReportModel } {
   const chain = resumeChain(readJournal(journalFile));
   let model = buildReport(chain);
   if (redactor) model = redactor.redactDeep(model);

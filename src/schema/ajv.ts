@@ -14,7 +14,7 @@ import type { PathSeg, YamlSource } from './yaml-source.js';
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 
 /** The options of each mode; the build-time compiler (precompile.ts) uses the same ones. */
-export function ajvOptions(mode: AjvMode): Options {
+function ajvOptions(mode: AjvMode): Options {
   return {
     allErrors: false,
     strict: true,
@@ -50,18 +50,6 @@ function ajvFor(mode: AjvMode): Ajv {
     instances.set(mode, a);
   }
   return a;
-}
-
-export function getAjv(): Ajv {
-  return ajvFor('plain');
-}
-
-/**
- * For rendered module arguments only: a template or a `-e k=v` extra var yields "5" or "true"
- * where the module wants a number or a boolean; Ansible converts those, and so does this.
- */
-export function getCoercingAjv(): Ajv {
-  return ajvFor('coerce');
 }
 
 /** The JSON schema the loader validates a definition with: templates allowed for typed values. */
@@ -100,20 +88,7 @@ export interface ValidateOptions {
   noun?: string;
 }
 
-/** Validates `value` (found at `basePath` in `src`) and throws a positioned parse error on the first problem. */
-export function validateAt(
-  schema: TSchema,
-  value: unknown,
-  src: YamlSource,
-  basePath: PathSeg[],
-  what: string,
-  opts: ValidateOptions = {},
-): void {
-  const err = checkAt(schema, value, src, basePath, what, opts);
-  if (err) throw err;
-}
-
-/** Like validateAt, but returns the error instead of throwing (for collecting several). */
+/** Validates `value` (found at `basePath` in `src`); returns a positioned parse error for the first problem. */
 export function checkAt(
   schema: TSchema,
   value: unknown,
@@ -171,7 +146,7 @@ export function printable(s: string, max = 100): string {
 }
 
 /** A short, printable rendering of a value for messages (long or hostile strings are cut). */
-export function showValue(v: unknown): string {
+function showValue(v: unknown): string {
   const kind = v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v === 'object' ? 'mapping' : typeof v;
   if (typeof v === 'string') return `string "${printable(v, 40)}"`;
   if (typeof v === 'number' || typeof v === 'boolean') return `${kind} ${String(v)}`;

@@ -1,21 +1,15 @@
-// Build step (`npm run build`, after tsc): compiles every schema `tsbm run` and `tsbm validate`
-// validate with into ajv standalone code under dist/validators/, plus V8's code cache for each,
-// so a run does not spend its first few hundred milliseconds compiling them (see precompiled.ts).
-// The loader's schemas are every schema exported by playbook/schema.ts (templates allowed);
-// module arguments are compiled three ways: for the loader (templates allowed), and rendered,
-// with and without Ansible-style conversion of "5"/"true".
+// Build step (`npm run build` runs it after tsc, through scripts/build-artifacts.mjs): compiles
+// every schema `tsbm run` and `tsbm validate` validate with (the list comes from
+// playbook/published-schemas.ts) into ajv standalone code under dist/validators/, plus V8's
+// code cache for each, so a run does not spend its first few hundred milliseconds compiling
+// them (see precompiled.ts).
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { TSchema } from '@sinclair/typebox';
+import { join } from 'node:path';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { allModules } from '../modules/registry.js';
-import * as playbookSchemas from '../playbook/schema.js';
-import { argsSchemaJson, loaderSchemaJson, newAjv } from './ajv.js';
+import { newAjv } from './ajv.js';
 import {
   type AjvMode,
   codeCacheFile,
-  PRECOMPILED_DIR,
   runValidatorScript,
   validatorKey,
   validatorScript,
@@ -26,28 +20,18 @@ type Standalone = (ajv: ReturnType<typeof newAjv>, refsOrFunc: unknown) => strin
 const toCode: Standalone =
   (standaloneCode as unknown as { default?: Standalone }).default ?? (standaloneCode as unknown as Standalone);
 
-function isSchema(v: unknown): v is TSchema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && ('type' in v || 'anyOf' in v);
-}
-
-/** Every (mode, JSON schema) pair the loader and the executor compile. */
-export function schemasToPrecompile(): Array<{ mode: AjvMode; json: Record<string, unknown> }> {
-  const out: Array<{ mode: AjvMode; json: Record<string, unknown> }> = [];
-  for (const s of Object.values(playbookSchemas)) if (isSchema(s)) out.push({ mode: 'plain', json: loaderSchemaJson(s) });
-  for (const m of allModules()) {
-    out.push({ mode: 'plain', json: loaderSchemaJson(m.args) });
-    out.push({ mode: 'plain', json: argsSchemaJson(m.args) });
-    out.push({ mode: 'coerce', json: argsSchemaJson(m.args) });
-  }
-  return out;
+/** One schema to compile, in the ajv mode it is validated with. */
+export interface PrecompileItem {
+  mode: AjvMode;
+  json: Record<string, unknown>;
 }
 
 /** Writes `<key>.cjs` and its `<key>.v8cache` per distinct schema into dir (emptied first); returns how many. */
-export function precompileInto(dir: string): number {
+export function precompileInto(dir: string, items: readonly PrecompileItem[]): number {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const ajvs = new Map<AjvMode, ReturnType<typeof newAjv>>();
-  for (const item of schemasToPrecompile()) {
+  for (const item of items) {
     const file = join(dir, `${validatorKey(item.mode, item.json)}.cjs`);
     let ajv = ajvs.get(item.mode);
     if (!ajv) {
@@ -64,10 +48,4 @@ export function precompileInto(dir: string): number {
     writeFileSync(codeCacheFile(file), script.createCachedData());
   }
   return readdirSync(dir).filter((f) => f.endsWith('.cjs')).length;
-}
-
-const here = fileURLToPath(import.meta.url);
-if (process.argv[1] && resolve(process.argv[1]) === here) {
-  const n = precompileInto(PRECOMPILED_DIR);
-  process.stdout.write(`precompiled ${n} validators into ${PRECOMPILED_DIR}\n`);
 }

@@ -18,7 +18,7 @@ import type { ValidateFunction } from 'ajv';
 export type AjvMode = 'plain' | 'coerce';
 
 /** Where the build puts the generated validators, relative to this file (dist/schema/). */
-export const PRECOMPILED_DIR = join(import.meta.dirname, '..', 'validators');
+const PRECOMPILED_DIR = join(import.meta.dirname, '..', 'validators');
 
 /** The file name a schema's validator is stored under (stable across processes). */
 export function validatorKey(mode: AjvMode, schema: object): string {

@@ -7,7 +7,6 @@ import { resolvePath } from './lookup.js';
 import { toHandlebars } from './helpers/define.js';
 import { HELPERS } from './helpers/index.js';
 import {
-  BUILTIN_BLOCKS,
   INTERNAL,
   type RewriteMode,
   rewriteProgram,
@@ -17,7 +16,6 @@ import type { TemplateContext } from './types.js';
 
 /** Names usable as helpers in templates (ours plus Handlebars' block helpers and `lookup`). */
 export const HELPER_NAMES: ReadonlySet<string> = new Set(HELPERS.map((h) => h.name));
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([...HELPER_NAMES, ...BUILTIN_BLOCKS, 'lookup']);
 
 type HandlebarsEnv = ReturnType<typeof import('handlebars').create>;
 let env: HandlebarsEnv | undefined;
@@ -143,7 +141,7 @@ function markSecret(v: unknown, onSecret: (s: string) => void, depth = 0): void 
 }
 
 /** How a value prints inside a larger string. */
-export function toText(value: unknown): string {
+function toText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'object') return JSON.stringify(value);

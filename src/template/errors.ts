@@ -77,5 +77,5 @@ export function toTemplateError(e: unknown, where: Where | undefined, isConditio
   );
 }
 
-export const CONDITION_HINT =
+const CONDITION_HINT =
   'conditions are Handlebars expressions, e.g. `eq power_state "On"`, `defined foo`, `not (defined foo)`, `and a b`';

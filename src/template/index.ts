@@ -1,8 +1,8 @@
 // Public surface of templating.
 export { checkTemplateSyntax, referencedVars, referencedVarsInCondition } from './analyze.js';
 export { evalCondition } from './condition.js';
-export { HELPER_NAMES } from './engine.js';
+;
 export { HELPERS } from './helpers/index.js';
 export { renderString, renderText, renderValue } from './render.js';
 export { truthy } from './truthy.js';
-export type { TemplateContext } from './types.js';
+;

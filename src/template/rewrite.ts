@@ -26,7 +26,7 @@ export const INTERNAL = {
 } as const;
 
 /** Handlebars' own helpers tsbm keeps. */
-export const BUILTIN_BLOCKS: ReadonlySet<string> = new Set(['if', 'unless', 'each', 'with']);
+const BUILTIN_BLOCKS: ReadonlySet<string> = new Set(['if', 'unless', 'each', 'with']);
 const BUILTIN_INLINE: ReadonlySet<string> = new Set(['lookup']);
 
 export class RewriteFail extends Error {

@@ -30,7 +30,7 @@ export interface StaticView {
   get(key: string): unknown;
 }
 
-export function isStaticView(v: unknown): v is StaticView {
+function isStaticView(v: unknown): v is StaticView {
   return typeof v === 'object' && v !== null && (v as { staticView?: unknown }).staticView === true;
 }
 

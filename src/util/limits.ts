@@ -4,9 +4,9 @@
 // controller buffer gigabytes or wait forever.
 import { TsbmError } from '../errors.js';
 
-export const KIB = 1024;
+const KIB = 1024;
 export const MIB = 1024 * KIB;
-export const GIB = 1024 * MIB;
+const GIB = 1024 * MIB;
 
 export interface Limits {
   /** Bytes of stdout, and of stderr, kept per remote command (head and tail; the middle is dropped). */
@@ -33,7 +33,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
 };
 
 /** The variable that sets each limit. */
-export const LIMIT_VARS: Readonly<Record<keyof Limits, string>> = {
+const LIMIT_VARS: Readonly<Record<keyof Limits, string>> = {
   outputBytes: 'tsbm_max_output',
   getBytes: 'tsbm_max_get',
   redfishBodyBytes: 'tsbm_max_redfish_body',
@@ -45,7 +45,7 @@ export const LIMIT_VARS: Readonly<Record<keyof Limits, string>> = {
 const UNITS: Record<string, number> = { '': 1, b: 1, k: KIB, kb: KIB, kib: KIB, m: MIB, mb: MIB, mib: MIB, g: GIB, gb: GIB, gib: GIB, t: GIB * KIB, tb: GIB * KIB, tib: GIB * KIB };
 
 /** A byte count: a whole number, or a number with a unit (`64MiB`, `2 GiB`, `512k`); binary units. */
-export function parseByteSize(v: unknown): number | undefined {
+function parseByteSize(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isSafeInteger(v) && v > 0 ? v : undefined;
   if (typeof v !== 'string') return undefined;
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import type { ConnectionSpec } from '../../src/connection/types.js';
 import { UnreachableError } from '../../src/errors.js';
-import { factsModuleDef } from '../../src/modules/facts.js';
+import { factsModule } from '../../src/modules/facts.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';
 import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
 import { haveTool, isRoot, sh } from './lab/run.js';
@@ -151,7 +151,7 @@ describe.skipIf(!ready)(
     });
 
     it('gathers facts from the real host, including the namespace MAC', async () => {
-      const r = await runModule(factsModuleDef, testContext(conn).ctx, {});
+      const r = await runModule(factsModule, testContext(conn).ctx, {});
       const f = r.facts as { macs: string[]; memory: { total_mb: number }; disks: unknown[] };
       expect(f.macs).toContain(ns.mac);
       expect(f.memory.total_mb).toBeGreaterThan(0);

@@ -2,7 +2,7 @@
 // collects every event.
 import { commandModule } from '../../src/modules/command.js';
 import { getModule } from '../../src/modules/registry.js';
-import type { ModuleDef } from '../../src/modules/types.js';
+import type { ModuleDef } from '../../src/module-api/types.js';
 import type { EngineDeps, InventoryView } from '../../src/executor/deps.js';
 import { executePlaybook } from '../../src/executor/engine.js';
 import type { ExecutorTuning, RunOptions } from '../../src/executor/options.js';

@@ -11,7 +11,7 @@ import type {
 } from '../../src/connection/types.js';
 import { UnreachableError } from '../../src/errors.js';
 
-export interface ExecCall {
+interface ExecCall {
   host: string;
   argv: readonly string[];
   shell?: string;
@@ -23,7 +23,7 @@ export type Responder = (call: ExecCall) => ExecResult | Promise<ExecResult>;
 
 export const ok = (stdout = ''): ExecResult => ({ rc: 0, stdout, stderr: '' });
 
-export class FakeConnection implements Connection {
+class FakeConnection implements Connection {
   closed = false;
   readonly files = new Map<string, Buffer>();
   constructor(

@@ -5,7 +5,7 @@ import os from 'node:os';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { localConnection } from '../../src/connection/local.js';
 import type { Connection } from '../../src/connection/types.js';
-import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/modules/types.js';
+import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/module-api/types.js';
 import type { Vars } from '../../src/types.js';
 
 export interface TestContext {

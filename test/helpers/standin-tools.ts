@@ -4,8 +4,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const SIM_TOOLS = ['podman', 'bootc', 'lsblk', 'getenforce', 'sfdisk', 'partx', 'ip'] as const;
-
 export function simToolsDir(): string {
   const dir = fileURLToPath(new URL('../standin/ramdisk-tools/', import.meta.url));
   if (existsSync(`${dir}/podman`)) return dir;

@@ -3,7 +3,7 @@
 // Contexts over a real connection use the real execSteps instead.
 import type { StepsOptions } from '../../src/connection/exec-steps.js';
 import type { ExecResult } from '../../src/connection/types.js';
-import type { ModuleContext } from '../../src/modules/types.js';
+import type { ModuleContext } from '../../src/module-api/types.js';
 
 export async function stepsOneByOne(
   exec: ModuleContext['exec'],

@@ -3,7 +3,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishPower } from '../../src/modules/redfish_power.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
 import { MIB } from '../../src/util/limits.js';
 import { heldNow, retained } from '../helpers/heap.js';
 import { makeCtx, type TestCtx } from './redfish-helpers.js';
@@ -78,7 +78,7 @@ describe('BMC response bodies are bounded', () => {
     const sampler = setInterval(() => {
       peak = Math.max(peak, heldNow());
     }, 10);
-    const err = (await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
     clearInterval(sampler);
     expect(err.message).toMatch(/larger than 16 MiB; tsbm stopped reading it/);
     expect(err.message).toContain('/redfish/v1/Systems/1');
@@ -94,14 +94,14 @@ describe('BMC response bodies are bounded', () => {
   it('a Content-Length over the cap is refused before reading; the cap is raised with tsbm_max_redfish_body', async () => {
     const bmc = await bigBmc(3 * MIB, false);
     const small = ctxFor(bmc.url, { tsbm_max_redfish_body: '2MiB' });
-    await expect(redfishPower.run(small.ctx, { state: 'on' })).rejects.toThrow(/larger than 2 MiB/);
+    await expect(redfishPowerModule.run(small.ctx, { state: 'on' })).rejects.toThrow(/larger than 2 MiB/);
     const raised = ctxFor(bmc.url, { tsbm_max_redfish_body: '4MiB' });
-    expect((await redfishPower.run(raised.ctx, { state: 'on' })).power_state).toBe('On');
+    expect((await redfishPowerModule.run(raised.ctx, { state: 'on' })).power_state).toBe('On');
   });
 
   it('a cap that is not a size is an options error naming the variable', async () => {
     const bmc = await bigBmc(1024, false);
     const t = ctxFor(bmc.url, { tsbm_max_redfish_body: 'lots' });
-    await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/tsbm_max_redfish_body "lots" is not a size/);
+    await expect(redfishPowerModule.run(t.ctx, { state: 'on' })).rejects.toThrow(/tsbm_max_redfish_body "lots" is not a size/);
   });
 });

@@ -21,8 +21,9 @@ function tsbm(args: string[]) {
 }
 
 beforeAll(() => {
-  spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
-  if (!existsSync(join(root, 'dist/executor/run.js'))) throw new Error('build produced no executor');
+  // npm test builds first (tsc and the build's artifacts); compiling here again while other
+  // test files run the built CLI would swap dist/ under them.
+  if (!existsSync(join(root, 'dist/executor/run.js'))) throw new Error('run `npm run build` first');
   writeFileSync(
     join(dir, 'inv.yml'),
     `all:\n  hosts:\n    alpha:\n      connection: local\n    beta:\n      connection: local\n  vars:\n    db_password: ${SECRET}\n`,

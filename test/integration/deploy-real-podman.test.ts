@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localConnection } from '../../src/connection/local.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
-import type { ModuleContext } from '../../src/modules/types.js';
+import type { ModuleContext } from '../../src/module-api/types.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
 
 const have = (t: string) => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openSsh } from '../../src/connection/ssh.js';
 import type { Connection } from '../../src/connection/types.js';
-import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/modules/types.js';
+import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/module-api/types.js';
 import { Redactor } from '../../src/output/redact.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { simToolsDir } from '../helpers/standin-tools.js';

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedImage, cacheFile, ImageCacheError } from '../../src/images/cache.js';
@@ -125,6 +125,24 @@ describe('image cache', () => {
       expect(server.downloads('disk.raw')).toBe(before);
     } finally {
       holder.kill();
+    }
+  });
+
+  it('takes over a lock whose pid now belongs to a process started later (pid reuse)', async () => {
+    const cache = path.join(dir, 'c6');
+    const file = cacheFile(cache, 'sha256', img.sha256);
+    const live = spawn('sleep', ['30']);
+    try {
+      mkdirSync(cache, { recursive: true });
+      // The lock names a live pid, but with another start time: its owner died and the pid was reused.
+      writeFileSync(`${file}.lock`, JSON.stringify({ runId: 'old', pid: live.pid, machine: hostname(), time: 0, started: '1' }));
+      const before = server.downloads('disk.raw');
+      const r = await cachedImage(req(cache));
+      expect(r.downloaded).toBe(true);
+      expect(server.downloads('disk.raw')).toBe(before + 1);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    } finally {
+      live.kill();
     }
   });
 });

@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireNodeLocks, processStart } from '../../src/journal/locks.js';
+import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { processStart } from '../../src/util/lock-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-lockreuse-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

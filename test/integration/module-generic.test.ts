@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import { commandModule } from '../../src/modules/command.js';
 import { copyModule } from '../../src/modules/copy.js';
-import { factsModuleDef, gatherFactsModule } from '../../src/modules/facts.js';
+import { factsModule } from '../../src/modules/facts.js';
+import { gatherFactsModule } from '../../src/modules/gather_facts.js';
 import { fileModule } from '../../src/modules/file.js';
 import { getModule } from '../../src/modules/registry.js';
 import { loadPlaybook } from '../../src/playbook/load.js';
@@ -17,7 +18,7 @@ import { statModule } from '../../src/modules/stat.js';
 import { templateModule } from '../../src/modules/template.js';
 import { waitForModule } from '../../src/modules/wait_for.js';
 import { waitForConnectionModule } from '../../src/modules/wait_for_connection.js';
-import type { ModuleDef } from '../../src/modules/types.js';
+import type { ModuleDef } from '../../src/module-api/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';
 
@@ -258,7 +259,7 @@ describe('wait_for_connection', () => {
 describe('facts', () => {
   it('gathers facts in one remote command, under facts and ansible_facts', async () => {
     const before = h.commands.length;
-    const r = await run(factsModuleDef, {});
+    const r = await run(factsModule, {});
     expect(h.commands.length - before).toBe(1);
     const f = r.facts as Record<string, unknown> & { memory: { total_mb: number }; processor_count: number; selinux: { mode: string } };
     expect(f.memory.total_mb).toBeGreaterThan(0);

@@ -4,8 +4,8 @@ import { getEventListeners } from 'node:events';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redfishPower } from '../../src/modules/redfish_power.js';
-import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { Transport } from '../../src/redfish/transport.js';
@@ -27,11 +27,11 @@ async function lab(dir = `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, extra: Record<st
 describe('Redfish client', () => {
   it('logs in again once when the BMC forgot the session, and logs out at the end', async () => {
     const { bmc, t } = await lab();
-    await redfishPower.run(t.ctx, { state: 'on' });
+    await redfishPowerModule.run(t.ctx, { state: 'on' });
     const first = bmc.openSessions();
     expect(first).toHaveLength(1);
     bmc.expireSessions();
-    await redfishPower.run(t.ctx, { state: 'on' });
+    await redfishPowerModule.run(t.ctx, { state: 'on' });
     expect(t.logs.some((l) => /answered 401 .*logging in again/.test(l.message))).toBe(true);
     const second = bmc.openSessions();
     expect(second).toHaveLength(1);
@@ -45,7 +45,7 @@ describe('Redfish client', () => {
     const client = redfishClientFor(t.ctx, driverInfo(bmc, { redfish_verify_ca: false }));
     await client.connect();
     await Promise.all(Array.from({ length: 6 }, () => client.get('/redfish/v1/Systems/1')));
-    await Promise.all([redfishPower.run(t.ctx, { state: 'on' }), redfishPower.run(t.ctx, { state: 'on' })]);
+    await Promise.all([redfishPowerModule.run(t.ctx, { state: 'on' }), redfishPowerModule.run(t.ctx, { state: 'on' })]);
     expect(bmc.requestCount()).toBeGreaterThan(8);
     expect(bmc.maxConcurrent()).toBe(1);
   });
@@ -64,13 +64,13 @@ describe('Redfish client', () => {
     writeFileSync(join(dir, 'Systems/index.json'), JSON.stringify(coll));
 
     const { t } = await lab(dir);
-    const err = (await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
     expect(err.message).toMatch(/manages several Systems: \/redfish\/v1\/Systems\/1, \/redfish\/v1\/Systems\/2/);
     expect(err.hint).toMatch(/redfish_system_id/);
     const { bmc: bmc2, t: t2 } = await lab(dir, { redfish_system_id: '2' });
     const client = redfishClientFor(t2.ctx, driverInfo(bmc2, { redfish_verify_ca: false, redfish_system_id: '2' }));
     expect((await findSystem(client)).body.UUID).toBe('00000000-0000-0000-0000-000000000002');
-    expect((await redfishPower.run(t2.ctx, { state: 'on' })).system_uuid).toBe('00000000-0000-0000-0000-000000000002');
+    expect((await redfishPowerModule.run(t2.ctx, { state: 'on' })).system_uuid).toBe('00000000-0000-0000-0000-000000000002');
   });
 });
 
@@ -83,10 +83,10 @@ describe('vendor differences', () => {
     delete slot.Actions; // as on iLO 4 / early iLO 5 firmware
     writeFileSync(file, JSON.stringify(slot));
     const { bmc, t } = await lab(dir);
-    await vmediaBoot.run(t.ctx, { image: 'http://h/a.iso' });
+    await vmediaBootModule.run(t.ctx, { image: 'http://h/a.iso' });
     expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: 'http://h/a.iso', Inserted: true });
     expect(bmc.requestCount('PATCH')).toBe(1); // only the boot override: media went through the OEM action
-    await vmediaBoot.run(t.ctx, { state: 'ejected' });
+    await vmediaBootModule.run(t.ctx, { state: 'ejected' });
     expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: '', Inserted: false });
   });
 
@@ -97,7 +97,7 @@ describe('vendor differences', () => {
     delete root.Links;
     writeFileSync(join(dir, 'index.json'), JSON.stringify(root));
     const { bmc, t } = await lab(dir);
-    await redfishPower.run(t.ctx, { state: 'on' });
+    await redfishPowerModule.run(t.ctx, { state: 'on' });
     expect(bmc.requestCount('POST')).toBe(0);
     expect(t.logs.map((l) => l.message)).toContain(`BMC ${bmc.url.replace('https://', '')} links no session collection; using Basic auth`);
   });
@@ -113,7 +113,7 @@ describe('system CAs', () => {
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_verify_ca: true }) });
     track(bmc, t);
     try {
-      expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+      expect((await redfishPowerModule.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     } finally {
       if (saved === undefined) delete process.env.SSL_CERT_FILE;
       else process.env.SSL_CERT_FILE = saved;

@@ -2,9 +2,9 @@
 // of times and then fail clearly; task monitors are followed or time out; a BMC that ignores
 // the boot override is caught by the read-back.
 import { describe, expect, it } from 'vitest';
-import { redfishBootDevice } from '../../src/modules/redfish_boot_device.js';
-import { redfishPower } from '../../src/modules/redfish_power.js';
-import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { postReset, resetAction } from '../../src/redfish/power.js';
@@ -25,7 +25,7 @@ async function lab(opts: Partial<FakeBmcOptions>, tree = 'hpe-ilo5-dl325-gen10pl
 describe('retries', () => {
   it('503s with Retry-After are retried, then the request succeeds', async () => {
     const { bmc, t } = await lab({ faults: { first503: 3 } });
-    const r = await redfishPower.run(t.ctx, { state: 'off', ...FAST });
+    const r = await redfishPowerModule.run(t.ctx, { state: 'off', ...FAST });
     expect(r.power_state).toBe('Off');
     expect(t.retries.filter((m) => /^retry \d\/4 in \d+ ms \(BMC 127\.0\.0\.1:\d+\): GET \/redfish\/v1\/: HTTP 503$/.test(m))).toHaveLength(3);
     expect(bmc.state.resets).toEqual(['ForceOff']);
@@ -33,21 +33,21 @@ describe('retries', () => {
 
   it('a BMC that always answers 503 fails after the bounded retries with the status and its message', async () => {
     const { bmc, t } = await lab({ faults: { rate503: 1 } });
-    const err = (await redfishPower.run(t.ctx, { state: 'off', ...FAST, request_retries: 2 }).catch((e: unknown) => e)) as Error;
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'off', ...FAST, request_retries: 2 }).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/Redfish GET https:\/\/127\.0\.0\.1:\d+\/redfish\/v1\/ on BMC 127\.0\.0\.1:\d+ .*\(HTTP 503\): The service is temporarily unavailable/);
     expect(bmc.requestCount()).toBe(3);
   });
 
   it('connection resets are retried, then the request succeeds', async () => {
     const { t } = await lab({ faults: { firstResets: 2 } });
-    const r = await redfishPower.run(t.ctx, { state: 'on', ...FAST });
+    const r = await redfishPowerModule.run(t.ctx, { state: 'on', ...FAST });
     expect(r.changed).toBe(false);
     expect(t.retries).toHaveLength(2);
   });
 
   it('a BMC that keeps resetting fails clearly after the bounded retries', async () => {
     const { bmc, t } = await lab({ faults: { resetRate: 1 } });
-    const err = (await redfishPower.run(t.ctx, { state: 'on', ...FAST, request_retries: 3 }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on', ...FAST, request_retries: 3 }).catch((e: unknown) => e)) as Error & { hint?: string };
     expect(err.message).toMatch(/on BMC 127\.0\.0\.1:\d+ failed: (socket hang up|read ECONNRESET|.*reset)/);
     expect(err.hint).toMatch(/reachable/);
     expect(bmc.requestCount()).toBe(4);
@@ -55,15 +55,15 @@ describe('retries', () => {
 
   it('a slow BMC hits the request timeout, is retried, and fails with the timeout', async () => {
     const { t } = await lab({ faults: { latencyMs: 300 } });
-    const err = (await redfishPower.run(t.ctx, { state: 'on', ...FAST, request_timeout: 0.05, request_retries: 1 }).catch((e: unknown) => e)) as Error;
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on', ...FAST, request_timeout: 0.05, request_retries: 1 }).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/no answer within 50 ms/);
   });
 
   it('random 503s and resets at a moderate rate are ridden out', async () => {
     const { bmc, t } = await lab({ faults: { rate503: 0.2, resetRate: 0.1, seed: 7 }, powerDelayMs: 20 });
-    await redfishPower.run(t.ctx, { state: 'off', ...FAST, request_retries: 8 });
-    await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST, request_retries: 8 });
-    await redfishPower.run(t.ctx, { state: 'on', ...FAST, request_retries: 8 });
+    await redfishPowerModule.run(t.ctx, { state: 'off', ...FAST, request_retries: 8 });
+    await vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST, request_retries: 8 });
+    await redfishPowerModule.run(t.ctx, { state: 'on', ...FAST, request_retries: 8 });
     expect(bmc.state.powerState).toBe('On');
     expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')?.Image).toBe(IMAGE);
   });
@@ -73,7 +73,7 @@ describe('InsertMedia whose answer is lost', () => {
   for (const when of ['before', 'after'] as const) {
     it(`connection dropped ${when} the BMC acted: the slot is read, the image ends up inserted once`, async () => {
       const { bmc, t } = await lab({ faults: { dropInsertMedia: when } });
-      await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+      await vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST });
       expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
       const inserts = bmc.requestCount('POST', 'InsertMedia');
       expect(inserts).toBe(when === 'before' ? 2 : 1);
@@ -86,22 +86,22 @@ describe('InsertMedia whose answer is lost', () => {
 describe('task monitors', () => {
   it('202 + Location is followed to completion', async () => {
     const { bmc, t } = await lab({ asyncTasks: true, taskPolls: 2 });
-    await redfishPower.run(t.ctx, { state: 'off', ...FAST });
-    await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+    await redfishPowerModule.run(t.ctx, { state: 'off', ...FAST });
+    await vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST });
     expect(bmc.state.powerState).toBe('Off');
     expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
   });
 
   it('a stuck task monitor fails after task_timeout with a clear message', async () => {
     const { t } = await lab({ faults: { stuckTaskMonitor: true } });
-    await expect(vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST, task_timeout: 0.3 })).rejects.toThrow(/was accepted but its task did not finish: task monitor .* still running/);
+    await expect(vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST, task_timeout: 0.3 })).rejects.toThrow(/was accepted but its task did not finish: task monitor .* still running/);
   });
 });
 
 describe('vendor differences', () => {
   it('InsertMedia refusing the optional parameters is retried with Image only', async () => {
     const { bmc, t } = await lab({ faults: { strictInsertMedia: true } });
-    await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+    await vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST });
     expect(bmc.state.get('/redfish/v1/Managers/1/VirtualMedia/2')).toMatchObject({ Image: IMAGE, Inserted: true });
     expect(t.logs.some((l) => /InsertMedia with optional parameters refused .*ActionParameterUnknown|invalid parameter Inserted/.test(l.message))).toBe(true);
   });
@@ -110,13 +110,13 @@ describe('vendor differences', () => {
 describe('read-back', () => {
   it('a BMC that ignores the boot override is caught', async () => {
     const { t } = await lab({ faults: { ignoreBootOverride: true } });
-    await expect(vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST })).rejects.toThrow(/accepted boot override Cd .* but reads back "None"/);
-    await expect(redfishBootDevice.run(t.ctx, { device: 'pxe' })).rejects.toThrow(/reads back "None"/);
+    await expect(vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST })).rejects.toThrow(/accepted boot override Cd .* but reads back "None"/);
+    await expect(redfishBootDeviceModule.run(t.ctx, { device: 'pxe' })).rejects.toThrow(/reads back "None"/);
   });
 
   it('Continuous read back for a requested Once warns and goes on', async () => {
     const { t } = await lab({ faults: { onceReadsContinuous: true } });
-    const r = await vmediaBoot.run(t.ctx, { image: IMAGE, ...FAST });
+    const r = await vmediaBootModule.run(t.ctx, { image: IMAGE, ...FAST });
     expect(r.boot_target).toBe('Cd');
     expect(t.warnings.join('\n')).toMatch(/reads back BootSourceOverrideEnabled Continuous for a requested Once/);
   });
@@ -125,7 +125,7 @@ describe('read-back', () => {
 describe('power decisions', () => {
   it('graceful_off escalates to ForceOff after force_after when the OS ignores it', async () => {
     const { bmc, t } = await lab({ faults: { ignoreGracefulShutdown: true } });
-    const r = await redfishPower.run(t.ctx, { state: 'graceful_off', force_after: 0.1, ...FAST });
+    const r = await redfishPowerModule.run(t.ctx, { state: 'graceful_off', force_after: 0.1, ...FAST });
     expect(r.power_state).toBe('Off');
     expect(bmc.state.resets).toEqual(['GracefulShutdown', 'ForceOff']);
     expect(t.warnings.join('\n')).toMatch(/GracefulShutdown had no effect after 0.1s; sending ForceOff/);
@@ -133,14 +133,14 @@ describe('power decisions', () => {
 
   it('graceful_off without force_after times out with a hint', async () => {
     const { t } = await lab({ faults: { ignoreGracefulShutdown: true } });
-    const err = (await redfishPower.run(t.ctx, { state: 'graceful_off', ...FAST, timeout: 0.2 }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'graceful_off', ...FAST, timeout: 0.2 }).catch((e: unknown) => e)) as Error & { hint?: string };
     expect(err.message).toMatch(/PowerState did not become Off within 0.2s after GracefulShutdown/);
     expect(err.hint).toMatch(/force_after/);
   });
 
   it('waits through PoweringOn and reports progress', async () => {
     const { t } = await lab({ powerDelayMs: 150 });
-    await redfishPower.run(t.ctx, { state: 'off', ...FAST });
+    await redfishPowerModule.run(t.ctx, { state: 'off', ...FAST });
     expect(t.progress.some((p) => p.includes('waiting for PowerState Off'))).toBe(true);
   });
 

@@ -5,8 +5,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
-import { redfishPower } from '../../src/modules/redfish_power.js';
-import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
 import type { BootInfo } from '../../src/sim/bmc/state.js';
 import { startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
@@ -86,12 +86,12 @@ describe('vmedia_boot with a local ISO', () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'pw-123', hooks: { onBoot: (b) => boots.push(b) } });
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_password: 'pw-123', redfish_verify_ca: false }), tsbm_http_address: '127.0.0.1' });
     try {
-      await redfishPower.run(t.ctx, { state: 'off' });
-      const r = await vmediaBoot.run(t.ctx, { image: iso });
+      await redfishPowerModule.run(t.ctx, { state: 'off' });
+      const r = await vmediaBootModule.run(t.ctx, { image: iso });
       const served = r.image_url as string;
       expect(served).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/.*\/ramdisk\.iso$/);
       expect((await get(served)).body.equals(content)).toBe(true); // what the BMC would fetch
-      await redfishPower.run(t.ctx, { state: 'on' });
+      await redfishPowerModule.run(t.ctx, { state: 'on' });
       expect(boots).toEqual([{ bootSourceOverrideTarget: 'Cd', bootSourceOverrideEnabled: 'Once', mediaInserted: true, image: served, otherMedia: [] }]);
       expect(bmc.state.boot.BootSourceOverrideEnabled).toBe('Disabled'); // Once is consumed by that boot
       await t.close();
@@ -106,7 +106,7 @@ describe('vmedia_boot with a local ISO', () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'pw-123' });
     const t = makeCtx({ driver_info: driverInfo(bmc, { redfish_password: 'pw-123', redfish_verify_ca: false }) });
     try {
-      await expect(vmediaBoot.run(t.ctx, { image: 'missing/ramdisk.iso' })).rejects.toThrow(/neither an http\(s\) URL nor a readable local file/);
+      await expect(vmediaBootModule.run(t.ctx, { image: 'missing/ramdisk.iso' })).rejects.toThrow(/neither an http\(s\) URL nor a readable local file/);
     } finally {
       await t.close();
       await bmc.close();

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 import { Redactor } from '../../src/output/redact.js';
-import type { ModuleContext, RunServices } from '../../src/modules/types.js';
+import type { ModuleContext, RunServices } from '../../src/module-api/types.js';
 import type { Vars } from '../../src/types.js';
 
 // The captured trees live in the project's shared folder beside the checkout (CI lays a copy

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishPower } from '../../src/modules/redfish_power.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
 import { endpointFromDriverInfo } from '../../src/redfish/endpoint.js';
 import { makeCtx, type TestCtx } from './redfish-helpers.js';
 
@@ -90,7 +90,7 @@ describe('Redfish credentials stay at the BMC origin', () => {
     const thief = await serve((_req, _body, res) => json(res, 201, {}, { 'X-Auth-Token': 'stolen' }));
     const bmc = await hostileBmc({ sessions: `${thief.url}/redfish/v1/SessionService/Sessions` });
     const t = ctxFor(bmc);
-    const err = (await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toContain(`${thief.url}/redfish/v1/SessionService/Sessions`);
     expect(err.message).toContain('node1');
@@ -107,7 +107,7 @@ describe('Redfish credentials stay at the BMC origin', () => {
     // No session link: Basic auth, so every request carries the password.
     const bmc = await hostileBmc({ taskMonitor: `${thief.url}/redfish/v1/TaskService/Tasks/1` });
     const t = ctxFor(bmc);
-    const err = (await redfishPower.run(t.ctx, { state: 'on', timeout: 5 }).catch((e: unknown) => e)) as Error;
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on', timeout: 5 }).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toContain(`${thief.url}/redfish/v1/TaskService/Tasks/1`);
     expect(err.message).toContain('node1');
@@ -120,7 +120,7 @@ describe('Redfish credentials stay at the BMC origin', () => {
     const thief = await serve((_req, _body, res) => json(res, 204, {}));
     const bmc = await hostileBmc({ sessions: '/redfish/v1/SessionService/Sessions', sessionLocation: `${thief.url}/redfish/v1/SessionService/Sessions/1` });
     const t = ctxFor(bmc);
-    expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    expect((await redfishPowerModule.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     await t.close();
     expect(thief.seen).toEqual([]);
     expect(t.logs.some((l) => /logout on .* failed: .*not its own origin/.test(l.message))).toBe(true);
@@ -136,7 +136,7 @@ describe('Redfish credentials stay at the BMC origin', () => {
     ]) {
       const other = await hostileBmc({ sessions: link });
       const t = ctxFor(other);
-      await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/not its own origin/);
+      await expect(redfishPowerModule.run(t.ctx, { state: 'on' })).rejects.toThrow(/not its own origin/);
     }
     expect(thief.seen).toEqual([]);
   });
@@ -145,7 +145,7 @@ describe('Redfish credentials stay at the BMC origin', () => {
     const delegate = await serve((_req, _body, res) => json(res, 201, {}, { 'X-Auth-Token': 'delegated-token' }));
     const bmc = await hostileBmc({ sessions: `${delegate.url}/redfish/v1/SessionService/Sessions` });
     const t = ctxFor(bmc, { redfish_allowed_origins: [delegate.url] });
-    expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    expect((await redfishPowerModule.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     expect(delegate.seen[0]?.method).toBe('POST');
     expect(bmc.seen.some((r) => r.headers['x-auth-token'] === 'delegated-token')).toBe(true);
   });

@@ -2,9 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishBootDevice } from '../../src/modules/redfish_boot_device.js';
-import { redfishPower } from '../../src/modules/redfish_power.js';
-import { vmediaBoot } from '../../src/modules/vmedia_boot.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
 import { MASK } from '../../src/output/redact.js';
 import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
@@ -37,7 +37,7 @@ describe('TLS verification', () => {
   it('is on by default and refuses the self-signed BMC, saying how to pass its CA or opt out', async () => {
     const bmc = await bmcWith();
     const t = ctxFor(bmc, {});
-    const err = (await redfishPower.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
+    const err = (await redfishPowerModule.run(t.ctx, { state: 'on' }).catch((e: unknown) => e)) as Error & { hint?: string };
     expect(err.message).toMatch(/TLS certificate is not trusted/);
     expect(err.hint).toMatch(/redfish_verify_ca: \/path\/to\/bmc-ca\.pem/);
     expect(err.hint).toMatch(/redfish_verify_ca: false/);
@@ -49,7 +49,7 @@ describe('TLS verification', () => {
     const ca = join(scratch('tsbm-tls-'), 'bmc-ca.pem');
     writeFileSync(ca, bmc.caCertPem);
     const t = ctxFor(bmc, { redfish_verify_ca: ca });
-    expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    expect((await redfishPowerModule.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     expect(t.warnings).toEqual([]);
   });
 
@@ -59,19 +59,19 @@ describe('TLS verification', () => {
     const ca = join(scratch('tsbm-tls-'), 'other-ca.pem');
     writeFileSync(ca, other.caCertPem);
     const t = ctxFor(bmc, { redfish_verify_ca: ca });
-    await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/not trusted/);
+    await expect(redfishPowerModule.run(t.ctx, { state: 'on' })).rejects.toThrow(/not trusted/);
   });
 
   it('an unreadable CA path is an options error', async () => {
     const bmc = await bmcWith();
     const t = ctxFor(bmc, { redfish_verify_ca: '/nonexistent/ca.pem' });
-    await expect(redfishPower.run(t.ctx, { state: 'on' })).rejects.toThrow(/cannot read the CA bundle \/nonexistent\/ca\.pem/);
+    await expect(redfishPowerModule.run(t.ctx, { state: 'on' })).rejects.toThrow(/cannot read the CA bundle \/nonexistent\/ca\.pem/);
   });
 
   it('false connects without verification and warns', async () => {
     const bmc = await bmcWith();
     const t = ctxFor(bmc, { redfish_verify_ca: false });
-    expect((await redfishPower.run(t.ctx, { state: 'on' })).power_state).toBe('On');
+    expect((await redfishPowerModule.run(t.ctx, { state: 'on' })).power_state).toBe('On');
     expect(t.warnings.join('\n')).toMatch(/TLS certificate verification is off for BMC 127\.0\.0\.1:\d+/);
   });
 });
@@ -83,16 +83,16 @@ describe('secrets', () => {
       const t = ctxFor(bmc, { redfish_verify_ca: false });
       const outputs: unknown[] = [];
       const collect = async (p: Promise<unknown>) => outputs.push(await p.catch((e: unknown) => ({ error: e, text: String(e), json: JSON.stringify(e), hint: (e as { hint?: string }).hint })));
-      await collect(redfishPower.run(t.ctx, { state: 'off', poll_interval: 0.02, retry_max_delay: 0.01 }));
+      await collect(redfishPowerModule.run(t.ctx, { state: 'off', poll_interval: 0.02, retry_max_delay: 0.01 }));
       const tokens = bmc.openSessions();
       expect(tokens.length).toBe(sessions ? 1 : 0);
-      await collect(vmediaBoot.run(t.ctx, { image: 'http://h/x.iso' }));
-      await collect(redfishBootDevice.run(t.ctx, { device: 'bios' }));
-      await collect(redfishPower.run(t.ctx, { state: 'nmi' })); // an error path: the fake has Nmi, so this passes
-      await collect(vmediaBoot.run(t.ctx, { image: '/no/such.iso' })); // an error
+      await collect(vmediaBootModule.run(t.ctx, { image: 'http://h/x.iso' }));
+      await collect(redfishBootDeviceModule.run(t.ctx, { device: 'bios' }));
+      await collect(redfishPowerModule.run(t.ctx, { state: 'nmi' })); // an error path: the fake has Nmi, so this passes
+      await collect(vmediaBootModule.run(t.ctx, { image: '/no/such.iso' })); // an error
       // A wrong password error path through a second client.
       const bad = ctxFor(bmc, { redfish_verify_ca: false, redfish_password: 'Wr0ng-pass!' });
-      await collect(redfishPower.run(bad.ctx, { state: 'on' }));
+      await collect(redfishPowerModule.run(bad.ctx, { state: 'on' }));
       const everything = JSON.stringify(outputs) + outputs.map(String).join('') + t.emitted() + bad.emitted();
       const basic = Buffer.from(`admin:${PASSWORD}`).toString('base64');
       for (const secret of [PASSWORD, Buffer.from(PASSWORD).toString('base64'), basic, 'Wr0ng-pass!', ...tokens]) {

@@ -4,7 +4,7 @@ import { argDocs, moduleDocText, moduleListText, typeText } from '../../src/cli/
 import { modulesCommand } from '../../src/cli/modules-command.js';
 import type { TsbmError } from '../../src/errors.js';
 import { allModules } from '../../src/modules/registry.js';
-import { defineModule } from '../../src/modules/types.js';
+import { defineModule } from '../../src/module-api/types.js';
 
 const sample = defineModule({
   name: 'sample_power',

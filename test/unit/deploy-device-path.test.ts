@@ -6,7 +6,7 @@ import { devicePathProblem } from '../../src/deploy/device-path.js';
 import { validateArgs } from '../../src/executor/validate-args.js';
 import { bootcInstallModule } from '../../src/modules/bootc_install.js';
 import { imageWriteModule } from '../../src/modules/image_write.js';
-import type { ModuleContext, ModuleDef } from '../../src/modules/types.js';
+import type { ModuleContext, ModuleDef } from '../../src/module-api/types.js';
 import type { Task } from '../../src/playbook/model.js';
 
 const task = { name: 'Install', argsPos: { file: 'p.yml', line: 3, col: 5 } } as unknown as Task;

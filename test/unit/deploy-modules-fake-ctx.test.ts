@@ -6,7 +6,7 @@ import { TsbmError } from '../../src/errors.js';
 import { bootcInstallModule } from '../../src/modules/bootc_install.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { rootDeviceModule } from '../../src/modules/root_device.js';
-import type { ModuleContext } from '../../src/modules/types.js';
+import type { ModuleContext } from '../../src/module-api/types.js';
 import { waitAgentModule } from '../../src/modules/wait_agent.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 

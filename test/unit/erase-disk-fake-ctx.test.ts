@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../src/connection/types.js';
 import { eraseDiskMetadataModule } from '../../src/modules/erase_disk_metadata.js';
-import type { ModuleContext } from '../../src/modules/types.js';
+import type { ModuleContext } from '../../src/module-api/types.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult> | (() => Partial<ExecResult>)]>;

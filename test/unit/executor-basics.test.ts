@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { TsbmError, UnreachableError } from '../../src/errors.js';
-import { defineModule } from '../../src/modules/types.js';
+import { defineModule } from '../../src/module-api/types.js';
 import { fakeLab, ok } from '../helpers/fake-connection.js';
 import { block, cmd, playbook, play, runModel, task, when } from '../helpers/executor-model.js';
 

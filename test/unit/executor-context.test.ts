@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { defineModule, type ModuleContext } from '../../src/modules/types.js';
+import { defineModule, type ModuleContext } from '../../src/module-api/types.js';
 import { fakeLab } from '../helpers/fake-connection.js';
 import { cmd, play, playbook, runModel, task } from '../helpers/executor-model.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineModule } from '../../src/modules/types.js';
+import { defineModule } from '../../src/module-api/types.js';
 import { Type } from '@sinclair/typebox';
 import { fakeLab, ok } from '../helpers/fake-connection.js';
 import { block, cmd, handler, include, play, playbook, runModel, task, when } from '../helpers/executor-model.js';

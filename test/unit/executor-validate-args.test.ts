@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { validateArgs } from '../../src/executor/validate-args.js';
-import { defineModule } from '../../src/modules/types.js';
+import { defineModule } from '../../src/module-api/types.js';
 import type { Task } from '../../src/playbook/model.js';
 
 const mod = defineModule({

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireNodeLocks, type LockOwner, takeOverStale, writeOwnerRecord } from '../../src/journal/locks.js';
+import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { type LockOwner, takeOverStale, writeOwnerRecord } from '../../src/util/lock-file.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 // Stand-in modules for loader tests, so they do not depend on which real modules exist.
 import { Type } from '@sinclair/typebox';
-import { defineModule, type ModuleDef } from '../../src/modules/types.js';
+import { defineModule, type ModuleDef } from '../../src/module-api/types.js';
 
 const run = async () => ({ changed: false });
 

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEPLOYS, type Deploy } from '../../src/deploy/arg-names.js';
 import {
-  DEPLOYS,
-  type Deploy,
   type Need,
   allNeeds,
   contractFailure,

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newAjv } from '../../src/schema/ajv.js';
-import { precompileInto, schemasToPrecompile } from '../../src/schema/precompile.js';
+import { schemasToPrecompile } from '../../src/playbook/published-schemas.js';
+import { precompileInto } from '../../src/schema/precompile.js';
 import { precompiled, validatorKey, validatorScript } from '../../src/schema/precompiled.js';
 
 let dir = '';
@@ -15,7 +16,7 @@ const items = schemasToPrecompile();
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tsbm-validators-'));
-  precompileInto(dir);
+  precompileInto(dir, items);
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { fileServerOptions } from '../../http/run-file-server.js';
 import { anacondaHints, buildKickstart, KickstartPlanError, planSource } from '../../deploy/kickstart-plan.js';
 import type { Problem } from '../../deploy/preflight.js';
 import { TsbmError } from '../../errors.js';
-import type { ModuleContext } from '../types.js';
+import type { ModuleContext } from '../../module-api/types.js';
 import { kickstartTemplate } from './anaconda.js';
 
 const STANDIN = { url: 'http://tsbm.invalid:8080/install/000000000000000000000000', token: 'preflight-stand-in-token' };

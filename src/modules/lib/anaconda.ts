@@ -1,15 +1,15 @@
 // What the anaconda modules (kickstart_media, anaconda_wait, deploy_preflight) share: the run's
 // installer callback endpoint, and which kickstart template a node uses.
 import { readFileSync } from 'node:fs';
-import { firstSet } from '../../deploy/node-data.js';
+import { firstSet } from '../../inventory/node-data.js';
 import type { FileServer } from '../../http/file-server.js';
 import { InstallCallbacks } from '../../http/install-callbacks.js';
 import { runFileServer } from '../../http/run-file-server.js';
-import type { ModuleContext } from '../types.js';
+import type { ModuleContext } from '../../module-api/types.js';
 import { findControllerFile } from './controller-file.js';
 
 /** The shipped default (playbooks/templates/ks.cfg.hbs), found beside the playbook. */
-export const DEFAULT_KS_TEMPLATE = 'ks.cfg.hbs';
+const DEFAULT_KS_TEMPLATE = 'ks.cfg.hbs';
 
 /** The run's HTTP server and its installer callback endpoint (attached once per server). */
 export async function installCallbacks(ctx: ModuleContext): Promise<{ server: FileServer; callbacks: InstallCallbacks }> {

@@ -1,6 +1,6 @@
 // Shared by command and shell: creates/removes guards and the registered result shape.
 import type { ExecResult } from '../../connection/types.js';
-import type { ModuleContext, ModuleResult } from '../types.js';
+import type { ModuleContext, ModuleResult } from '../../module-api/types.js';
 
 /** A result that skips the command when `creates` exists or `removes` is missing; else undefined. */
 export async function guardCreatesRemoves(

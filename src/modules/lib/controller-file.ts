@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { TsbmError } from '../../errors.js';
-import type { ModuleContext } from '../types.js';
+import type { ModuleContext } from '../../module-api/types.js';
 
 export function findControllerFile(ctx: ModuleContext, src: string, kind: 'files' | 'templates'): string {
   if (path.isAbsolute(src)) {

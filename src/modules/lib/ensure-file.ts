@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { TsbmError } from '../../errors.js';
-import type { ModuleContext, ModuleResult } from '../types.js';
+import type { ModuleContext, ModuleResult } from '../../module-api/types.js';
 import { formatMode } from './file-mode.js';
 import { remotePathInfo } from './remote-path.js';
 

@@ -16,7 +16,7 @@ sec podman; if command -v podman >/dev/null 2>&1; then podman --version 2>/dev/n
 sec end
 exit 0`;
 
-export interface Interface {
+interface Interface {
   name: string;
   mac?: string;
   state?: string;
@@ -42,7 +42,7 @@ export interface Facts {
   podman_version?: string;
 }
 
-export function splitSections(out: string): Map<string, string> {
+function splitSections(out: string): Map<string, string> {
   const m = new Map<string, string>();
   const parts = out.split(/\n@@tsbm:([a-z]+)\n/);
   for (let i = 1; i + 1 < parts.length; i += 2) m.set(parts[i]!, parts[i + 1]!.trim());

@@ -1,5 +1,5 @@
 // What is at a path on the target, in one remote command: type, mode, owner, size, sha256.
-import type { ModuleContext } from '../types.js';
+import type { ModuleContext } from '../../module-api/types.js';
 
 export interface RemotePathInfo {
   exists: boolean;

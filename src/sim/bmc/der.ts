@@ -9,7 +9,7 @@ function lengthBytes(n: number): Buffer {
 }
 
 /** A TLV with the given tag byte. */
-export function tlv(tag: number, content: Buffer): Buffer {
+function tlv(tag: number, content: Buffer): Buffer {
   return Buffer.concat([Buffer.from([tag]), lengthBytes(content.length), content]);
 }
 

@@ -32,7 +32,7 @@ function checkValue(container: Json, key: string, value: unknown): void {
   }
 }
 
-export function sameEtag(a: string, b: string): boolean {
+function sameEtag(a: string, b: string): boolean {
   const strip = (s: string) => s.trim().replace(/^W\//, '');
   return strip(a) === strip(b);
 }

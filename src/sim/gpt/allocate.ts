@@ -3,7 +3,7 @@
 // START/END values of `-n` (0 for the default, sectors, K/M/G/T/P sizes, +SIZE, -SIZE).
 import { type GptTable, SECTOR } from './table.js';
 
-export const DEFAULT_ALIGNMENT = 2048;
+const DEFAULT_ALIGNMENT = 2048;
 
 export interface FreeBlock {
   first: number;

@@ -9,7 +9,7 @@ import type { PartitionSpec } from './sfdisk-script.js';
 import type { GptTable } from './table.js';
 
 /** 1 MiB in 512-byte sectors: sfdisk's default alignment. */
-export const GRAIN = 2048;
+const GRAIN = 2048;
 
 export type Placement = { first: number; last: number } | { errors: string[]; errno: 'ERANGE' | 'EINVAL' | 'ENOSPC' };
 

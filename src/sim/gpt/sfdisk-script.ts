@@ -6,7 +6,7 @@
 export class ScriptError extends Error {}
 
 /** A START or SIZE value: sectors, or bytes given with a unit (which sfdisk then aligns). */
-export interface Amount {
+interface Amount {
   sectors: number;
   /** Given with a unit suffix (KiB, M, ...): sfdisk aligns such a partition's end. */
   unit: boolean;
@@ -48,7 +48,7 @@ const UNITS: Record<string, number> = {
 };
 
 /** `2048`, `512MiB`, `1.5M`, `+10M` (a leading + is allowed for sizes); sectors of 512 bytes. */
-export function parseAmount(text: string, what: string, line: number): Amount {
+function parseAmount(text: string, what: string, line: number): Amount {
   const m = /^\+?(\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(text.trim());
   const unit = m ? UNITS[m[2]!.toUpperCase()] : undefined;
   if (!m || unit === undefined) throw new ScriptError(`line ${line}: unsupported ${what} value "${text}"`);

@@ -5,7 +5,7 @@ import { bytesToGuid, guidToBytes, randomGuid, ZERO_GUID } from './guid.js';
 
 export const SECTOR = 512;
 export const ENTRY_COUNT = 128;
-export const ENTRY_SIZE = 128;
+const ENTRY_SIZE = 128;
 /** Sectors the entry array takes (128 entries x 128 bytes = 32 sectors). */
 export const ENTRY_SECTORS = (ENTRY_COUNT * ENTRY_SIZE) / SECTOR;
 const HEADER_SIZE = 92;
@@ -61,7 +61,7 @@ function encodeEntry(e: GptEntry | undefined): Buffer {
   return b;
 }
 
-export function encodeEntries(t: GptTable): Buffer {
+function encodeEntries(t: GptTable): Buffer {
   return Buffer.concat(t.entries.map(encodeEntry));
 }
 
@@ -92,7 +92,7 @@ function chs(lba: number): [number, number, number] {
 }
 
 /** A protective MBR: one 0xEE partition over the whole disk (capped at 2^32 - 1 sectors). */
-export function protectiveMbr(sectors: number): Buffer {
+function protectiveMbr(sectors: number): Buffer {
   const b = Buffer.alloc(SECTOR);
   const p = 446;
   b.set(chs(1), p + 1);

@@ -5,10 +5,10 @@
 // single virtual media slot.
 import { buildIso } from '../../configdrive/iso9660.js';
 
-export const INSTALLER_VOLUME_ID = 'TSBM-SIM-INST';
+const INSTALLER_VOLUME_ID = 'TSBM-SIM-INST';
 const DATE = new Date('2000-01-01T00:00:00Z');
 
-export const TREEINFO = `[general]
+const TREEINFO = `[general]
 name = TSBM simulated installer
 family = TSBM
 version = 1

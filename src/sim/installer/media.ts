@@ -19,7 +19,7 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /** At most `max` bytes from the start of `url`; undefined when it cannot be read. */
-export async function fetchHead(url: string, max: number, signal?: AbortSignal): Promise<Buffer | undefined> {
+async function fetchHead(url: string, max: number, signal?: AbortSignal): Promise<Buffer | undefined> {
   if (!isLoopbackUrl(url)) return undefined;
   const ac = new AbortController();
   const onAbort = () => ac.abort();

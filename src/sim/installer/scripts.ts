@@ -13,7 +13,7 @@ import type { SpawnerPool } from '../ssh/spawner-pool.js';
 import { InstallError } from './commands.js';
 
 /** Directories mapped into a script's sandbox on top of the ramdisk's (dev, run, tmp, etc, var, sys, proc). */
-export const INSTALLER_EXTRA_DIRS = ['root', 'mnt', 'home', 'boot'];
+const INSTALLER_EXTRA_DIRS = ['root', 'mnt', 'home', 'boot'];
 const INTERPRETERS = new Set(['/bin/sh', '/usr/bin/sh', '/bin/bash', '/usr/bin/bash']);
 
 export interface ScriptEnv {

@@ -2,39 +2,10 @@
 // run: `tsbm run` starts it in a background process, runs against the inventory the lab
 // writes, and stops it afterwards. One command does everything.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
-import { TsbmError } from '../../errors.js';
+import { simSpecOf } from '../../inventory/sim-spec.js';
 import { labDown, labUp } from './launcher.js';
-
-export interface SimSpec {
-  nodes: number;
-  mockups?: string[];
-  faults?: string;
-  boot_delay_ms?: number;
-  power_delay_ms?: number;
-  dir?: string;
-}
-
-/** The `tsbm_sim` block of an inventory file, when it has one. */
-export function simSpecOf(path: string): SimSpec | undefined {
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(path, 'utf8'));
-  } catch {
-    return undefined; // not readable YAML: the inventory loader reports it properly
-  }
-  if (!doc || typeof doc !== 'object' || !('tsbm_sim' in doc)) return undefined;
-  const spec = (doc as { tsbm_sim: unknown }).tsbm_sim;
-  const nodes = (spec as { nodes?: unknown } | null)?.nodes;
-  if (!spec || typeof spec !== 'object' || !Number.isInteger(nodes) || (nodes as number) < 1) {
-    throw new TsbmError('parse', `${path}: tsbm_sim needs "nodes:" with a whole number of nodes`, {
-      hint: 'e.g. tsbm_sim: {nodes: 3}',
-    });
-  }
-  return spec as SimSpec;
-}
 
 export interface PreparedInventories {
   inventories: string[];

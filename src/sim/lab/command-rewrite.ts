@@ -15,8 +15,3 @@ export function sandboxCommand(command: string, root: string, extra: readonly st
   const re = extra.length ? new RegExp(PATH_RE.source.replace(MAPPED, `(?:dev|run|tmp|etc|var|sys|proc|${extra.join('|')})`), 'g') : PATH_RE;
   return command.replace(re, (_m, before: string, path: string) => `${before}${root}${path}`);
 }
-
-/** The reverse, for output a tool prints with sandbox paths (e.g. error messages). */
-export function unsandboxText(text: string, root: string): string {
-  return text.split(root).join('');
-}

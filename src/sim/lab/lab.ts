@@ -44,7 +44,7 @@ const MAX_NODES = 5000;
 const BMC_USER = 'admin';
 
 /** node01 .. nodeNN (as wide as the largest number, at least two digits). */
-export function simNodeName(i: number, total: number): string {
+function simNodeName(i: number, total: number): string {
   return `node${String(i).padStart(Math.max(2, String(total).length), '0')}`;
 }
 

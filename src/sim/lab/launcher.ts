@@ -19,7 +19,7 @@ export interface UpOptions {
   powerDelayMs?: number;
 }
 
-export function readLabRecord(dir: string): LabRecord | undefined {
+function readLabRecord(dir: string): LabRecord | undefined {
   const f = labRecordFile(resolve(dir));
   if (!existsSync(f)) return undefined;
   const rec = JSON.parse(readFileSync(f, 'utf8')) as LabRecord;

@@ -14,12 +14,12 @@ export const RAMDISK_TOOLS_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'bi
  * since each hands over to the real tool when it exists (an extra exec per call).
  */
 export const STANDIN_DIR = join(PACKAGE_ROOT, 'src', 'sim', 'ramdisk', 'standin');
-export const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx', 'curl'] as const;
+const STANDIN_TOOLS = ['sgdisk', 'sfdisk', 'partx', 'curl'] as const;
 
 let missingTools: string[] | undefined;
 
 /** The stand-in tools the machine lacks, or that TSBM_SIM_STANDINS (a list, or `all`) asks for. */
-export function standinsNeeded(): string[] {
+function standinsNeeded(): string[] {
   // The ramdisk's PATH, not the lab's: sbin may be missing from an unprivileged user's.
   missingTools ??= STANDIN_TOOLS.filter((t) => findProgram(t, ['/usr/sbin', '/sbin', '/usr/bin', '/bin']) === undefined);
   const forced = (process.env.TSBM_SIM_STANDINS ?? '').split(',').map((s) => s.trim());

@@ -1,18 +1,10 @@
 // The default exec handler of the in-process SSH server: `sh -c COMMAND` on this machine, with
 // an optional sandbox PATH prefix so a simulated lab can put fake tools (lsblk, podman) first.
 import { spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { SshExecProcess } from './exec-process.js';
 import type { SpawnerPool } from './spawner-pool.js';
 
-/** What an exec handler returns: a ChildProcess satisfies it, so can a scripted fake. */
-export interface SshExecProcess {
-  stdin: Writable | null;
-  stdout: Readable | null;
-  stderr: Readable | null;
-  kill(signal?: NodeJS.Signals): boolean;
-  once(event: 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
-  once(event: 'error', listener: (err: Error) => void): this;
-}
+export type { SshExecProcess } from './exec-process.js';
 
 export interface SshExecSession {
   /** Variables the client sent with `env` requests. */

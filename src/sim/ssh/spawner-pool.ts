@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { PassThrough } from 'node:stream';
-import type { SshExecProcess } from './exec.js';
+import type { SshExecProcess } from './exec-process.js';
 import {
   defaultSpawnerKind,
   helperStarter,

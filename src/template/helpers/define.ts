@@ -3,7 +3,7 @@
 import type { HelperOptions } from 'handlebars';
 import type { TemplateContext } from '../types.js';
 
-export type HelperFn = (
+type HelperFn = (
   args: unknown[],
   ctx: TemplateContext | undefined,
   hash: Record<string, unknown>,

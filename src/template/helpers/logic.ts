@@ -8,7 +8,7 @@ function isNumeric(v: unknown): boolean {
 }
 
 /** Equality that treats 1 and '1' alike (YAML and Redfish disagree about types) and compares lists/maps by value. */
-export function looseEqual(a: unknown, b: unknown): boolean {
+function looseEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if ((typeof a === 'number' || typeof b === 'number') && isNumeric(a) && isNumeric(b))
     return Number(a) === Number(b);

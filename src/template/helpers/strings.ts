@@ -11,7 +11,7 @@ function str(name: string, v: unknown): string {
   );
 }
 
-export function compileRegex(name: string, pattern: unknown, flags?: unknown): RegExp {
+function compileRegex(name: string, pattern: unknown, flags?: unknown): RegExp {
   try {
     return new RegExp(str(name, pattern), flags === undefined ? '' : str(name, flags));
   } catch (e) {

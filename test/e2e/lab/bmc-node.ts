@@ -9,7 +9,7 @@ import { type Netns, createNetns } from './netns.js';
 import { prepareDropbear } from './dropbear.js';
 import { type Sshd, prepareSshd } from './sshd.js';
 
-export const MOCKUP = resolve(import.meta.dirname, '../../../src/sim/mockups/dmtf-public-rackmount1');
+const MOCKUP = resolve(import.meta.dirname, '../../../src/sim/mockups/dmtf-public-rackmount1');
 
 export interface BmcNode {
   name: string;

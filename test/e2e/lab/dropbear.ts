@@ -27,7 +27,7 @@ export interface DropbearOptions {
 }
 
 /** The OpenSSH form (`type base64`) of a dropbear host key's public half. */
-export function dropbearPublicKey(keyFile: string): string {
+function dropbearPublicKey(keyFile: string): string {
   const out = sh(['dropbearkey', '-y', '-f', keyFile]).stdout;
   const line = out.split('\n').find((l) => /^(ssh-|ecdsa-)/.test(l));
   if (!line) throw new Error(`lab: no public key in dropbearkey -y output: ${out}`);

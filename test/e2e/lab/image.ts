@@ -6,7 +6,7 @@ import { sh } from './run.js';
 
 const STANDIN = resolve(import.meta.dirname, '../../standin/bootc');
 /** Where the stand-in reads the devices it may write; baked into the image at build time. */
-export const ALLOWED_DEVICES_FILE = '/etc/tsbm-standin/allowed-devices';
+const ALLOWED_DEVICES_FILE = '/etc/tsbm-standin/allowed-devices';
 /** The root partition starts at 65 MiB (1 MiB alignment + 64 MiB ESP); the stand-in records argv there. */
 export const STANDIN_ROOT_OFFSET = 65 * 1024 * 1024;
 export const STANDIN_ARGV_MAGIC = 'TSBM-STANDIN-BOOTC-ARGV';

@@ -27,7 +27,7 @@ const DONE = '.tsbm-debootstrap-complete';
  * The Debian mirror this machine's apt uses for bookworm (one-line .list and deb822 .sources
  * files), else deb.debian.org.
  */
-export function debianMirror(): string {
+function debianMirror(): string {
   const files = ['/etc/apt/sources.list'];
   try {
     for (const f of readdirSync('/etc/apt/sources.list.d')) files.push(join('/etc/apt/sources.list.d', f));
@@ -88,7 +88,7 @@ export function npmPackageDir(): string | undefined {
 }
 
 /** Files of a git checkout as a fresh clone has them: tracked and untracked, nothing ignored. */
-export function checkoutFiles(repo: string): string[] {
+function checkoutFiles(repo: string): string[] {
   const r = spawnSync('git', ['-C', repo, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`git ls-files in ${repo} failed: ${r.stderr.trim()}`);
   return [...new Set(r.stdout.split('\0').filter(Boolean))].filter((f) => existsSync(join(repo, f)));

@@ -1,7 +1,7 @@
 // A ModuleContext over a real Connection, for tests that run one module against a real host
 // (a loop disk on this machine, an sshd in a namespace) without the whole executor.
 import type { Connection } from '../../../src/connection/types.js';
-import type { ModuleContext, RunServices } from '../../../src/modules/types.js';
+import type { ModuleContext, RunServices } from '../../../src/module-api/types.js';
 import type { Vars } from '../../../src/types.js';
 import { execSteps } from '../../../src/connection/exec-steps.js';
 

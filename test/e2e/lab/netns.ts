@@ -80,7 +80,7 @@ export function createNetns(tag: string, macSuffix = 1): Netns {
   return ns;
 }
 
-export function destroyNetns(ns: Netns): void {
+function destroyNetns(ns: Netns): void {
   sh(['ip', 'netns', 'del', ns.name], { allowFail: true });
   sh(['ip', 'link', 'del', ns.hostIf], { allowFail: true });
   rmSync(`${CLAIMS}/${ns.subnet}`, { recursive: true, force: true });

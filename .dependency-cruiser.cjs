@@ -1,0 +1,55 @@
+// Layer rules for src/ (`npm run lint` runs `depcruise`): imports only point down the order
+// below, and there are no cycles. docs/architecture.md explains the layers; a test
+// (test/unit/layers-lint.test.ts) plants an upward import and sees this config reject it.
+// Lowest first; the entries of src/ in one layer may import each other (without cycles).
+const LAYERS = {
+  util: ['util', 'errors.ts', 'types.ts'],
+  base: ['output', 'schema', 'template'],
+  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
+  deploy: ['deploy'],
+  modules: ['modules'],
+  playbook: ['playbook'],
+  executor: ['executor'],
+  sim: ['sim'],
+  cli: ['cli'],
+};
+const ORDER = Object.values(LAYERS);
+
+const alt = (names) => names.map((n) => n.replace(/\./g, '\\.')).join('|');
+const below = (i) => ORDER.slice(0, i).flat();
+const above = (i) => ORDER.slice(i + 1).flat();
+
+const upward = Object.entries(LAYERS).slice(0, -1).map(([name, layer], i) => ({
+  name: `layer-${name}-imports-up`,
+  comment: `src/{${layer.join(',')}} may import only ${below(i).length ? `src/{${below(i).join(',')}} and its own layer` : 'its own layer'}`,
+  severity: 'error',
+  from: { path: `^src/(${alt(layer)})(/|$)` },
+  to: { path: `^src/(${alt(above(i))})(/|$)` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'an import cycle: split the shared part into a file both import',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-unknown-layer',
+      comment: 'every file under src/ belongs to a layer listed in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(${alt(ORDER.flat())})(/|$)` },
+      to: {},
+    },
+    ...upward,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
