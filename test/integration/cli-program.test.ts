@@ -104,7 +104,7 @@ describe('tsbm CLI', () => {
     [['run', 'p.yml', '--forks', 'many'], /is invalid/],
     [['run', 'p.yml', '--output', 'html'], /Allowed choices are tty, plain, json/],
     [['run', 'p.yml', '-i'], /argument missing/],
-    [['run', 'p.yml', '-e', 'oops'], /^tsbm: error: bad --extra-vars "oops": "oops" is not key=value/],
+    [['run', 'p.yml', '-e', 'oops'], /^tsbm: error: bad --extra-vars \(4 characters, not shown\): a word has no =: it is not key=value/],
     [['modules', 'no_such_module'], /^tsbm: error: unknown module "no_such_module"/],
     [['run', 'p.yml', '--junit', '/nonexistent-dir/x.xml'], /^tsbm: error: --junit \/nonexistent-dir\/x\.xml: directory \/nonexistent-dir does not exist/],
     [['run', 'p.yml', '--chek'], /unknown option '--chek' \(Did you mean --check\?\)/],
