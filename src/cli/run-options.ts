@@ -4,6 +4,7 @@ import { delimiter } from 'node:path';
 import { parseShard } from '../executor/shard.js';
 import { optionsError, TsbmError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
+import { limitWithAbsoluteFiles } from '../inventory/patterns.js';
 import { parseExtraVars } from './extra-vars.js';
 import { DEFAULT_FORKS } from '../executor/options.js';
 
@@ -97,7 +98,7 @@ export function buildRunOptions(
     verbosity: env.verbosity,
   };
   // Several --limit patterns narrow together like one `a:b` pattern list (union), as Ansible joins them.
-  if (limits.length > 0) opts.limit = limits.join(':');
+  if (limits.length > 0) opts.limit = limitWithAbsoluteFiles(limits.join(':'), env.cwd ?? process.cwd());
   if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
   if (raw.junit !== undefined) opts.junit = raw.junit;
   if (raw.junitCases !== undefined) {
