@@ -11,8 +11,19 @@ import { assignVars } from '../util/merge-vars.js';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * The argument as an error may show it: a file name whole, otherwise only up to the first `=`
+ * or `:` (the first name), since what follows may be a password given with -e.
+ */
+function shown(arg: string): string {
+  const t = arg.trim();
+  if (t.startsWith('@')) return `"${t}"`;
+  const cut = t.search(/[=:]/);
+  return cut >= 0 ? `"${t.slice(0, cut + 1)}…"` : `(${t.length} characters, not shown)`;
+}
+
 function bad(arg: string, why: string, hint?: string): TsbmError {
-  return new TsbmError('options', `bad --extra-vars "${arg}": ${why}`, {
+  return new TsbmError('options', `bad --extra-vars ${shown(arg)}: ${why}`, {
     hint: hint ?? 'use k=v pairs, a JSON/YAML object like {"k": "v"}, or @file.yml',
   });
 }
@@ -43,7 +54,8 @@ export function parseKeyValues(arg: string): Vars {
     }
     if (quote) throw bad(arg, `unterminated ${quote} quote`);
     const eq = token.indexOf('=');
-    if (eq <= 0) throw bad(arg, `"${token}" is not key=value`);
+    // The word itself is not shown: in `pw=two words` it would be half the password.
+    if (eq <= 0) throw bad(arg, `a word ${eq === 0 ? 'starts with =' : 'has no ='}: it is not key=value`, 'quote values with spaces (k="a b"), or give a JSON/YAML object like {"k": "v"}');
     const key = token.slice(0, eq);
     if (!KEY.test(key)) throw bad(arg, `"${key}" is not a valid variable name`, 'names are letters, digits and _, not starting with a digit');
     if (key === '__proto__') throw bad(arg, '"__proto__" is not a usable variable name');

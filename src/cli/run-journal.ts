@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { RunHooks } from '../executor/deps.js';
 import type { RunOptions } from '../executor/options.js';
+import { patternFiles } from '../inventory/patterns.js';
 import { acquireNodeLocks, type NodeLocks } from '../journal/locks.js';
 import type { LockTarget } from '../journal/node-key.js';
 import { ensurePrivateDir } from '../journal/private-dir.js';
@@ -67,10 +68,16 @@ function hashFiles(paths: readonly string[]): string {
 /** What a resume compares: the playbook with the roles and vars beside it, and the inventories with theirs. */
 export function runHashes(opts: RunOptions): { playbookHash: string; inventoryHash: string } {
   const pdir = dirname(resolve(opts.playbook));
-  const beside = (d: string) => ['roles', 'group_vars', 'host_vars'].map((x) => join(d, x)).filter((x) => existsSync(x));
+  const beside = (d: string) =>
+    ['roles', 'group_vars', 'host_vars'].map((x) => join(d, x)).filter((x) => existsSync(x));
   return {
     playbookHash: hashFiles([opts.playbook, ...beside(pdir)]),
-    inventoryHash: hashFiles(opts.inventories.flatMap((i) => [i, ...beside(dirname(resolve(i)))])),
+    // A --limit @file picks the hosts too: edited after the run, a resume would widen to hosts the
+    // run never targeted, so its content counts as the inventory's.
+    inventoryHash: hashFiles([
+      ...opts.inventories.flatMap((i) => [i, ...beside(dirname(resolve(i)))]),
+      ...(opts.limit === undefined ? [] : patternFiles(opts.limit, pdir)),
+    ]),
   };
 }
 
@@ -103,7 +110,10 @@ export function openRunJournal(
     inventoryHash: hashes.inventoryHash,
     ...(deps.resume ? { resumedFrom: deps.resume.runId } : {}),
     // Extra vars by name only: a value may be a password (its hash is in the scope).
-    options: deps.redactor.redactDeep({ ...rest, extraVars: Object.keys(extraVars) } as Record<string, unknown>),
+    options: deps.redactor.redactDeep({ ...rest, extraVars: Object.keys(extraVars) } as Record<
+      string,
+      unknown
+    >),
     scope: deps.scope,
   });
   const lockDir = deps.lockDir;

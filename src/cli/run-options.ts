@@ -2,8 +2,9 @@
 // rule is unit-tested without spawning the CLI.
 import { delimiter } from 'node:path';
 import { parseShard } from '../executor/shard.js';
-import { optionsError } from '../errors.js';
+import { optionsError, TsbmError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
+import { limitWithAbsoluteFiles } from '../inventory/patterns.js';
 import { parseExtraVars } from './extra-vars.js';
 import { DEFAULT_FORKS } from '../executor/options.js';
 
@@ -72,6 +73,12 @@ export function buildRunOptions(
   }
   const inventories = (raw.inventory ?? []).map((i) => i.trim()).filter(Boolean);
   const limits = (raw.limit ?? []).map((l) => l.trim()).filter(Boolean);
+  // `-l "$NODES"` with NODES unset must not mean every host (ansible-playbook runs them all).
+  if ((raw.limit ?? []).length > 0 && limits.length === 0) {
+    throw new TsbmError('runtime', '--limit is empty, so it matches no host: nothing to do', {
+      hint: 'name the hosts (-l node01), or leave --limit out to run on every host',
+    });
+  }
   if (raw.startAtTask !== undefined && !raw.startAtTask.trim()) throw optionsError('--start-at-task needs a task name');
   if (raw.junit !== undefined && !raw.junit.trim()) throw optionsError('--junit needs a file name');
   const opts: RunOptions = {
@@ -91,7 +98,7 @@ export function buildRunOptions(
     verbosity: env.verbosity,
   };
   // Several --limit patterns narrow together like one `a:b` pattern list (union), as Ansible joins them.
-  if (limits.length > 0) opts.limit = limits.join(':');
+  if (limits.length > 0) opts.limit = limitWithAbsoluteFiles(limits.join(':'), env.cwd ?? process.cwd());
   if (raw.startAtTask !== undefined) opts.startAtTask = raw.startAtTask;
   if (raw.junit !== undefined) opts.junit = raw.junit;
   if (raw.junitCases !== undefined) {

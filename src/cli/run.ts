@@ -34,7 +34,7 @@ Output: live tree on a terminal, one line per host result otherwise (--output pl
 JSON Lines with --output json (schema: schemas/events.json). -v shows module arguments,
 -vv commands, -vvv stdout/stderr; secrets are masked everywhere.
 Ctrl-C (or SIGTERM) stops scheduling new tasks and lets running ones finish (exit 99);
-press it again to quit at once. A --limit that matches no host is an error (exit 1).
+press it again to quit at once. A --limit that matches no host, or an empty one, is an error (exit 1).
 
 --resume continues the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
 --check and --diff come back from the journal (giving different ones is refused, exit 5), and

@@ -117,8 +117,13 @@ export class PidLineFilter {
   }
 }
 
+// `kill -KILL -PGID` first: dash (Debian's and Ubuntu's /bin/sh) rejects `kill -KILL -- -PGID`
+// ("Illegal number"), which left every child of a killed script running. The `--` form stays
+// for a shell that would read -PGID as an option; the PID alone is the last resort.
+const KILL_GROUP = 'kill -KILL "-$1" 2>/dev/null || kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$2"';
+
 /** argv that kills the reported process group (or just the process) on the remote host. */
 export function killArgv(p: RemotePid, become?: { user?: string }): string[] {
-  const kill = p.pgid ? ['sh', '-c', 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "$2"', 'sh', String(p.pgid), String(p.pid)] : ['kill', '-KILL', String(p.pid)];
+  const kill = p.pgid ? ['sh', '-c', KILL_GROUP, 'sh', String(p.pgid), String(p.pid)] : ['kill', '-KILL', String(p.pid)];
   return become ? ['sudo', '-n', '--', ...kill] : kill;
 }

@@ -166,6 +166,40 @@ function select(inv: Inventory, pattern: string, baseDir: string, depth: number)
 }
 
 /**
+ * A `--limit` with its `@file` terms made absolute against `cwd`. A limit file is the operator's,
+ * named on the command line: it is read from the current directory (as ansible-playbook reads
+ * it), never from the playbook's, where a file of the same name would pick other hosts.
+ */
+export function limitWithAbsoluteFiles(pattern: string, cwd: string): string {
+  return pattern.replace(/(^|[,:&!]\s*)@([^,:]+)/g, (_m, pre: string, file: string) => `${pre}@${resolve(cwd, expandHome(file.trim()))}`);
+}
+
+/**
+ * The files a pattern reads (`@file` terms, and those named inside them, as `select` resolves
+ * them), for what a resume compares: a limit file edited since the run would change its hosts.
+ */
+export function patternFiles(pattern: string, baseDir: string, depth = 0, out: string[] = []): string[] {
+  if (depth > 5) return out;
+  for (const t of splitPattern(pattern)) {
+    if (!t.text.startsWith('@') || t.text === '@') continue;
+    const full = resolve(baseDir, expandHome(t.text.slice(1)));
+    if (out.includes(full)) continue;
+    out.push(full);
+    let text = '';
+    try {
+      text = readFileSync(full, 'utf8');
+    } catch {
+      continue; // the run reports an unreadable file itself
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const l = line.trim();
+      if (l.includes('@') && !l.startsWith('#')) patternFiles(l, baseDir, depth + 1, out);
+    }
+  }
+  return out;
+}
+
+/**
  * Hosts matching a pattern, in inventory order, without duplicates. Naming `localhost` when the
  * inventory lacks it adds the implicit localhost to `inv` (Ansible's behaviour).
  */

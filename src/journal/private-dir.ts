@@ -7,9 +7,21 @@ import { TsbmError } from '../errors.js';
 
 const PRIVATE_DIR_MODE = 0o700;
 
+// What to do when a directory cannot be made. Never "--no-journal" for locks: that only hides
+// the journal, and node locks are what keep two runs off one node.
+const HINTS: Record<string, string> = {
+  'node lock directory': 'set --lock-dir or TSBM_LOCK_DIR to a directory this user can create',
+  'run journal directory': 'point --journal-dir at a directory this user can create',
+};
+
 /** Makes `dir` (and missing parents) 0700, or throws naming the directory and what to do. */
 export function ensurePrivateDir(dir: string, what: string): void {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new TsbmError('runtime', `cannot create the ${what} ${dir} (${code})`, { hint: HINTS[what] ?? 'choose a directory this user can create' });
+  }
   const st = statSync(dir);
   if (!st.isDirectory()) {
     throw new TsbmError('runtime', `the ${what} ${dir} is not a directory`, { hint: 'remove it or point tsbm elsewhere' });

@@ -84,7 +84,7 @@ export function checkResumable(
   const h = journal.header!;
   const changed = [
     h.playbookHash !== now.playbookHash ? 'the playbook (or a role/file it uses)' : '',
-    h.inventoryHash !== now.inventoryHash ? 'the inventory' : '',
+    h.inventoryHash !== now.inventoryHash ? 'the inventory (or a --limit @file)' : '',
   ].filter(Boolean);
   if (changed.length && !force) {
     throw new TsbmError('options', `cannot resume run ${h.runId}: ${changed.join(' and ')} changed since it ran`, {

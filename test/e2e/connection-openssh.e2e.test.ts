@@ -129,6 +129,21 @@ describe.skipIf(!ready)(
       expect(['gone', 'Z']).toContain(state);
     });
 
+    it("kills a script's children on timeout too, under the host's /bin/sh (dash here)", async () => {
+      // The kill goes to the process group: a script's own children (not exec'd) must die too.
+      const childFile = join(dir, 'child.pid');
+      await expect(conn.execShell(`sleep 31 & echo $! > ${childFile}; wait`, { timeout: 2500 })).rejects.toThrow(/timed out/);
+      const child = readFileSync(childFile, 'utf8').trim();
+      await new Promise((r) => setTimeout(r, 500));
+      let state = 'gone';
+      try {
+        state = readFileSync(`/proc/${child}/stat`, 'utf8').split(' ')[2]!;
+      } catch {
+        // exited and reaped
+      }
+      expect(['gone', 'Z']).toContain(state);
+    });
+
     it('reaches an sshd only listening inside the namespace through a jump host', async () => {
       const c = await openSsh({
         ...spec,

@@ -24,6 +24,16 @@ describe('--limit matching no host', () => {
     expect(readJournal(join(dir, '.tsbm', 'runs', journal!)).records.at(-1)).toMatchObject({ type: 'run_end', exitCode: 1 });
   });
 
+  it('an empty --limit (-l "$NODES" with NODES unset) is the same error, not every host', async () => {
+    for (const limit of ['', ' ']) {
+      const r = await runTsbm(['run', 'site.yml', '-i', 'inv.yml', '-l', limit, '--output', 'plain'], { cwd: dir, env: process.env });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^tsbm: error: --limit is empty, so it matches no host/)]);
+      expect(r.stdout).not.toContain('TASK');
+      expect(readdirSync(dir)).not.toContain('touched');
+    }
+  });
+
   it('a limit that matches is fine', async () => {
     const r = await runTsbm(['run', 'site.yml', '-i', 'inv.yml', '-l', 'node0*', '--output', 'plain'], { cwd: dir, env: process.env });
     expect(r.code, r.stderr).toBe(0);

@@ -1,5 +1,5 @@
 // The built CLI as an operator runs it: `node bin/tsbm.js ...`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -64,24 +64,6 @@ describe('tsbm CLI', () => {
     expect(loadedModules(['--version']).filter((m) => m.includes('/node_modules/'))).toEqual([]);
   });
 
-  it('--version costs little over starting node itself', () => {
-    const time = (f: () => void) => {
-      const t = performance.now();
-      f();
-      return performance.now() - t;
-    };
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const base: number[] = [];
-    const ours: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      base.push(time(() => execFileSync(process.execPath, ['-e', ''])));
-      ours.push(time(() => execFileSync(process.execPath, [bin, '--version'])));
-    }
-    const overhead = median(ours) - median(base);
-    // On an idle machine this is ~20 ms over node's own ~40 ms start; leave room for busy CI.
-    expect(overhead).toBeLessThan(150);
-  });
-
   it('--help shows commands, global -v and examples', () => {
     const r = tsbm(['--help']);
     expect(r.code).toBe(0);
@@ -104,7 +86,7 @@ describe('tsbm CLI', () => {
     [['run', 'p.yml', '--forks', 'many'], /is invalid/],
     [['run', 'p.yml', '--output', 'html'], /Allowed choices are tty, plain, json/],
     [['run', 'p.yml', '-i'], /argument missing/],
-    [['run', 'p.yml', '-e', 'oops'], /^tsbm: error: bad --extra-vars "oops": "oops" is not key=value/],
+    [['run', 'p.yml', '-e', 'oops'], /^tsbm: error: bad --extra-vars \(4 characters, not shown\): a word has no =: it is not key=value/],
     [['modules', 'no_such_module'], /^tsbm: error: unknown module "no_such_module"/],
     [['run', 'p.yml', '--junit', '/nonexistent-dir/x.xml'], /^tsbm: error: --junit \/nonexistent-dir\/x\.xml: directory \/nonexistent-dir does not exist/],
     [['run', 'p.yml', '--chek'], /unknown option '--chek' \(Did you mean --check\?\)/],

@@ -43,8 +43,8 @@ describe('--extra-vars', () => {
 
   it('names the argument in errors and exits 5', () => {
     for (const [arg, msg] of [
-      ['foo', '"foo" is not key=value'],
-      ['=x', '"=x" is not key=value'],
+      ['foo', 'has no =: it is not key=value'],
+      ['=x', 'starts with =: it is not key=value'],
       ['1a=x', '"1a" is not a valid variable name'],
       ['a="open', 'unterminated " quote'],
       ['{"a": 1', 'not valid JSON/YAML'],
@@ -62,6 +62,24 @@ describe('--extra-vars', () => {
     expect(list.message).toContain('cannot read');
     writeFileSync(join(dir, 'list.yml'), '- a\n- b\n');
     expect(err(() => parseExtraVars(['@list.yml'], dir)).message).toContain('must hold a mapping');
+  });
+
+  it('never shows a value in an error: a mistyped -e may hold a password', () => {
+    for (const arg of [
+      '{"bmc_password": "S3cret-pw"',
+      'bmc_password="S3cret-pw',
+      'bmc_password=S3cret pw',
+      'S3cret-pw',
+      '{"bmc_password": "S3cret-pw", "x": [}',
+      'bmc_password: S3cret-pw\n  - x',
+    ]) {
+      const e = err(() => parseExtraVars([arg], dir));
+      expect(e.exitCode).toBe(5);
+      expect(`${e.message} ${e.hint ?? ''}`).not.toMatch(/S3cret|pw"/);
+      expect(e.message).toMatch(/^bad --extra-vars /);
+    }
+    // A file name is not a secret: it is shown whole.
+    expect(err(() => parseExtraVars(['@'], dir)).message).toContain('"@"');
   });
 
   it('points at file:line:col for YAML errors in @files', () => {
