@@ -54,7 +54,7 @@ const args = Type.Object(
         DEPLOYS.map((d) => Type.Literal(d)),
         {
           description:
-            'The deploy that follows (bootc, image, ramdisk): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check',
+            'The deploy that follows (bootc, image, ramdisk; undeploy for the erase of undeploy.yml): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check',
         },
       ),
     ),
