@@ -45,5 +45,5 @@ export type IdentityMode = 'uuid' | 'mac' | 'both' | 'any' | 'auto' | 'off';
 export const IDENTITY_MODES: IdentityMode[] = ['auto', 'uuid', 'mac', 'both', 'any', 'off'];
 
 /** The deploys whose ramdisk contract wait_agent can check (ramdisk-contract.ts, docs/ramdisk.md). */
-export const DEPLOYS = ['bootc', 'image', 'ramdisk'] as const;
+export const DEPLOYS = ['bootc', 'image', 'ramdisk', 'undeploy'] as const;
 export type Deploy = (typeof DEPLOYS)[number];

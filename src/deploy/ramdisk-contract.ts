@@ -1,5 +1,5 @@
-// What a ramdisk must have for each deploy: the programs the modules call there, which of them
-// are optional, and the oldest podman the bootc deploy works with. docs/ramdisk.md is the
+// What a ramdisk must have for each deploy (and for undeploy.yml's erase): the programs the
+// modules call there, which of them are optional, and the oldest podman the bootc deploy works with. docs/ramdisk.md is the
 // operator's version of this table (a test keeps the two in step); wait_agent checks it in the
 // probe it already runs, so a ramdisk that lacks something fails before any disk is touched.
 import type { Vars } from '../types.js';
@@ -158,6 +158,20 @@ const CONTRACT: Record<Deploy, (vars: Vars) => Need[]> = {
   ],
   // The ISO is the instance: nothing is written, tsbm only waits for its SSH.
   ramdisk: () => [...BASE],
+  // undeploy.yml: erase_disk_metadata on the disk the hints choose; no podman, nothing written but zeros.
+  undeploy: () => [
+    ...BASE,
+    ...ROOT_DISK,
+    { anyOf: ['blockdev'], usedBy: 'erase_disk_metadata' },
+    { anyOf: ['partx'], usedBy: "erase_disk_metadata (the disk's partitions)" },
+    { anyOf: ['dd'], usedBy: 'erase_disk_metadata' },
+    { anyOf: ['cmp'], usedBy: 'erase_disk_metadata (reads the erased bytes back)' },
+    {
+      anyOf: ['wipefs'],
+      usedBy: 'erase_disk_metadata',
+      optional: 'wipefs --all before the zeroing (the zeroed ranges do the erase)',
+    },
+  ],
 };
 
 /** What `deploy` needs on this node (conditional needs resolved against its vars). */
@@ -226,7 +240,8 @@ export function contractFailure(deploy: Deploy, v: ContractVerdict): string | un
     );
   if (v.podmanTooOld) parts.push(`podman ${v.podmanTooOld} is older than ${MIN_PODMAN.join('.')}`);
   if (!parts.length) return undefined;
-  return `the ramdisk cannot do ${/^[aeiou]/.test(deploy) ? 'an' : 'a'} ${deploy} deploy: ${parts.join('; ')}`;
+  const what = deploy === 'undeploy' ? 'an undeploy (erase)' : `${/^[aeiou]/.test(deploy) ? 'an' : 'a'} ${deploy} deploy`;
+  return `the ramdisk cannot do ${what}: ${parts.join('; ')}`;
 }
 
 /** What the node does without, for a log line. */

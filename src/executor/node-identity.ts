@@ -10,7 +10,7 @@ import type { RunRuntime } from './play-runtime.js';
 import { inventoryVars } from './task-vars.js';
 import { composeVars } from './vars.js';
 
-function playLevelVars(rt: RunRuntime, play: Play, host: string): Vars {
+function playLevelVars(rt: RunRuntime, play: Play, host: string): { vars: Vars; raw: Vars } {
   const raw = composeVars({
     inventory: inventoryVars(rt, host),
     play: play.vars,
@@ -21,12 +21,18 @@ function playLevelVars(rt: RunRuntime, play: Play, host: string): Vars {
     extra: rt.extraVars,
     magic: { ...rt.inventory.magicFor(host), inventory_hostname: host, playbook_dir: rt.playbookDir },
   });
-  return lazyVars(raw, { host, baseDir: play.baseDir, onSecret: (v) => rt.redactor.add(v) }, { lenient: true });
+  return { vars: lazyVars(raw, { host, baseDir: play.baseDir, onSecret: (v) => rt.redactor.add(v) }, { lenient: true }), raw };
 }
 
 function nodeKey(rt: RunRuntime, play: Play, host: string): string {
-  const vars = playLevelVars(rt, play, host);
-  const di = vars.driver_info;
+  const { vars, raw } = playLevelVars(rt, play, host);
+  let di: unknown;
+  try {
+    di = vars.driver_info;
+  } catch {
+    // A password whose env var is unset fails the host's first BMC task; its address is still its identity.
+    di = raw.driver_info;
+  }
   const address = di && typeof di === 'object' ? (di as Record<string, unknown>).redfish_address : undefined;
   const bmc = typeof address === 'string' && !address.includes('{{') ? bmcLockKey(address) : undefined;
   if (bmc) return bmc;

@@ -9,7 +9,7 @@ import { emptyInventory, ensureHost, finishInventory } from './build.js';
 import { type DirVars, loadDirVars } from './dir-vars.js';
 import type { Inventory } from './model.js';
 import { parseInventoryFile } from './parse-file.js';
-import { isInventoryScript, parseInventoryScript } from './script.js';
+import { isInventoryScript, isNonExecutableScript, parseInventoryScript } from './script.js';
 
 /** host_vars for hosts not (yet) in the inventory, e.g. an implicit localhost. */
 const pendingHostVars = new WeakMap<Inventory, Map<string, Vars>>();
@@ -62,6 +62,12 @@ export function loadInventories(paths: string[]): Inventory {
         `inventory directory ${p} has no *.yml or *.yaml files and no inventory scripts`,
         undefined,
         'check the -i path',
+      );
+    if (!isDir && isNonExecutableScript(full))
+      throw parseError(
+        `inventory ${p} starts with a #! line but is not executable, so it can be neither run as an inventory script nor read as YAML`,
+        undefined,
+        `make it executable: chmod +x ${p}`,
       );
     for (const f of files) {
       if (isInventoryScript(f)) parseInventoryScript(inv, f);

@@ -39,6 +39,26 @@ export function isInventoryScript(path: string): boolean {
   }
 }
 
+/**
+ * A file that starts with a `#!` line but cannot be run (no x bit: a checkout or copy that lost
+ * it): said so, instead of the YAML error its program text would give.
+ */
+export function isNonExecutableScript(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || (st.mode & 0o111) !== 0) return false;
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(64);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return /^#!\s*\/\S/.test(head.subarray(0, n).toString('latin1'));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 function scriptTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[TIMEOUT_ENV]?.trim();
   if (!raw) return DEFAULT_SCRIPT_TIMEOUT_S * 1000;

@@ -63,11 +63,14 @@ export const anacondaWaitModule = defineModule({
       );
     }
     if (outcome.kind === 'timeout') {
+      // Refused callbacks mean an installer ran a kickstart and reached tsbm: not this node's for this run.
       const heard =
-        outcome.startedMs === undefined
-          ? `no callback at all: the installer did not start its kickstart (did it boot, and find the kickstart volume?) or cannot reach tsbm at ${new URL(reg.url).origin}`
-          : `it started after ${fmtDuration(outcome.startedMs / 1000)} but did not finish`;
-      throw hostError(ctx, `the installer did not call back end within ${timeoutS}s: ${heard}${refused ? `; ${refused}` : ''}`, 'watch the node on the BMC console; raise the timeout (anaconda_timeout) for slow installs');
+        outcome.startedMs !== undefined
+          ? `it started after ${fmtDuration(outcome.startedMs / 1000)} but did not finish${refused ? `; ${refused}` : ''}`
+          : refused
+            ? `no callback with this node's token for this run, but ${refused}: an installer reached tsbm with a kickstart that is not the one this run gave this node (media left in a slot, an inst.ks= of an earlier run, another node's)`
+            : `no callback at all: the installer did not start its kickstart (did it boot, and find the kickstart volume?) or cannot reach tsbm at ${new URL(reg.url).origin}`;
+      throw hostError(ctx, `the installer did not call back end within ${timeoutS}s: ${heard}`, 'watch the node on the BMC console; raise the timeout (anaconda_timeout) for slow installs');
     }
     if (refused) ctx.warn(`${ctx.host}: ${refused}`);
     let powered = 'not waited for power off';

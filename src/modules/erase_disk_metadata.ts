@@ -45,7 +45,11 @@ export const eraseDiskMetadataModule = defineModule({
     if (!Number.isSafeInteger(diskBytes) || diskBytes <= 0) {
       throw hostError(ctx, `blockdev says ${device} has ${JSON.stringify((size as ExecResult).stdout.trim())} bytes`, 'check the device');
     }
-    // partx fails on a disk without a partition table: nothing to erase per partition then.
+    // partx fails on a disk without a partition table: nothing to erase per partition then. A
+    // missing partx is not that: erasing only the disk's ends would leave the partitions' signatures.
+    if ((table as ExecResult).rc === 127) {
+      throw hostError(ctx, `cannot list the partitions of ${device}: ${lastLines(table as ExecResult) || 'partx not found'}`, 'the erase needs partx (util-linux) on the ramdisk (docs/ramdisk.md)');
+    }
     const partitions = (table as ExecResult).rc === 0 ? (parsePartxPairs((table as ExecResult).stdout)?.partitions ?? []) : [];
     const ranges = eraseRanges(diskBytes, partitions);
     const facts = {
@@ -75,6 +79,15 @@ export const eraseDiskMetadataModule = defineModule({
     const left = after.rc === 0 ? parsePartxPairs(after.stdout)?.partitions.length ?? 0 : 0;
     if (left > 0) {
       throw hostError(ctx, `${device} still shows ${left} partition(s) after the erase`, 'another process may hold the disk; check it on the ramdisk and run the undeploy again');
+    }
+    // cmp: 0 the same, 1 different; anything else (127: no cmp) means nothing was checked.
+    const unchecked = checks.slice(2).find((r) => r.rc !== 0 && r.rc !== 1);
+    if (unchecked) {
+      throw hostError(
+        ctx,
+        `cannot check that ${device} reads back as zeros after the erase: cmp exited ${unchecked.rc}${lastLines(unchecked) ? ` (${lastLines(unchecked)})` : ''}`,
+        'the erase needs cmp (diffutils or busybox) on the ramdisk (docs/ramdisk.md); run the undeploy again once it has it',
+      );
     }
     const notZero = ranges.filter((_, i) => (checks[i + 2] as ExecResult).rc === 1);
     if (notZero.length > 0) {

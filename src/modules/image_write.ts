@@ -44,7 +44,7 @@ const args = Type.Object(
       }),
     ),
     allow_md5: Type.Optional(
-      Type.Boolean({ default: false, description: 'Accept an md5 checksum (refused by default)' }),
+      Type.Boolean({ default: false, description: 'Accept an md5 checksum (refused by default). Default: the allow_md5 var, else instance_info.image_allow_md5' }),
     ),
     download_source: Type.Optional(
       Type.Union([Type.Literal('http'), Type.Literal('local')], {
@@ -270,7 +270,8 @@ export const imageWriteModule = defineModule({
         algo: firstSet(a.hash_algo, ctx.vars, 'instance_info.image_os_hash_algo'),
         hash: firstSet(a.hash_value, ctx.vars, 'instance_info.image_os_hash_value'),
         format: firstSet(a.disk_format, ctx.vars, 'instance_info.image_disk_format'),
-        allowMd5: a.allow_md5 ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.image_allow_md5')),
+        // The same switches as deploy_preflight's, so a node its check passed is not refused here.
+        allowMd5: a.allow_md5 ?? (truthy(ctx.vars.allow_md5) || truthy(firstSet(undefined, ctx.vars, 'instance_info.image_allow_md5'))),
       });
     } catch (e) {
       if (e instanceof ImagePlanError) throw hostError(ctx, e.message, e.hint);

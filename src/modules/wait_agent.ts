@@ -6,6 +6,7 @@ import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../depl
 import type { BmcIdentity } from '../deploy/bmc-identity.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
+import { TsbmError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
@@ -16,7 +17,8 @@ const args = Type.Object(
     interval: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: 'Seconds between attempts (at most a third of timeout; the first retries come sooner: after 0.5, 1 and 2 s)',
+        description:
+          'Seconds between attempts (at most a third of timeout; the first retries come sooner: after 0.5, 1 and 2 s)',
         default: 5,
       }),
     ),
@@ -54,7 +56,7 @@ const args = Type.Object(
         DEPLOYS.map((d) => Type.Literal(d)),
         {
           description:
-            'The deploy that follows (bootc, image, ramdisk): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check',
+            'The deploy that follows (bootc, image, ramdisk; undeploy for the erase of undeploy.yml): fail unless the ramdisk has every program it needs (docs/ramdisk.md), checked in the same probe; unset: no check',
         },
       ),
     ),
@@ -99,10 +101,16 @@ export const waitAgentModule = defineModule({
     const { checkIdentity, macsFromIpLink } = await import('../deploy/identity.js');
     const { fmtMiB, memAvailableBytes } = await import('../deploy/memory.js');
     const { notBootedReason } = await import('../deploy/check-boot.js');
-    const { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } = await import('../deploy/ramdisk-contract.js');
+    const { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } = await import(
+      '../deploy/ramdisk-contract.js'
+    );
     const timeoutS = a.timeout ?? 1800;
     const mode: IdentityMode = a.identity ?? 'auto';
-    const bmc = await bmcFacts(ctx, a.bmc_result, mode !== 'off' && a.system_uuid === undefined && a.mac_addresses === undefined);
+    const bmc = await bmcFacts(
+      ctx,
+      a.bmc_result,
+      mode !== 'off' && a.system_uuid === undefined && a.mac_addresses === undefined,
+    );
     const bmcUuid = a.system_uuid ?? bmc.uuid;
     const bmcMacs = a.mac_addresses ?? bmc.macs;
     const start = Date.now();
@@ -114,7 +122,8 @@ export const waitAgentModule = defineModule({
       const would = `would wait up to ${timeoutS}s for the ramdisk to answer SSH, then check identity (${mode})`;
       const registered = a.bmc_result ? ctx.vars[a.bmc_result] : undefined;
       const notBooted = await notBootedReason(ctx, registered);
-      if (notBooted) return { changed: false, msg: `${would}: ${notBooted}`, tsbm_check_after_boot: notBooted };
+      if (notBooted)
+        return { changed: false, msg: `${would}: ${notBooted}`, tsbm_check_after_boot: notBooted };
       try {
         conn = await ctx.connect({ timeoutMs: (a.connect_timeout ?? 10) * 1000 });
       } catch (e) {
@@ -135,7 +144,9 @@ export const waitAgentModule = defineModule({
       const wantsPodman = a.require_podman || needs.some((n) => n.anyOf.includes('podman'));
       const podmanArgv = wantsPodman ? ['podman', '--version'] : undefined;
       const memArgv = a.min_memory_mib ? ['cat', a.meminfo_path ?? '/proc/meminfo'] : undefined;
-      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv].filter((x): x is string[] => x !== undefined);
+      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv].filter(
+        (x): x is string[] => x !== undefined,
+      );
       const results = await execSteps(conn, steps);
       const resultOf = (argv: string[]) => results[steps.indexOf(argv)] as ExecResult;
       const uuidRes = resultOf(uuidArgv);
@@ -193,7 +204,9 @@ export const waitAgentModule = defineModule({
         macs: hostMacs,
         waited_s: waitedS,
         ...(deploy && contract
-          ? { ramdisk_contract: { deploy, missing_optional: contract.degraded.map((n) => n.anyOf.join('/')) } }
+          ? {
+              ramdisk_contract: { deploy, missing_optional: contract.degraded.map((n) => n.anyOf.join('/')) },
+            }
           : {}),
       };
       if (podmanArgv) {
@@ -244,8 +257,23 @@ async function waitForSsh(
   connectS: number,
 ): Promise<Connection> {
   const { WaitTimeoutError, waitUntil } = await import('../util/wait.js');
+  // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
+  // still booting: no retry fixes it, so it fails now instead of after the whole timeout.
+  let settingError: TsbmError | undefined;
+  const tryConnect = async (): Promise<Connection | null> => {
+    try {
+      return await ctx.connect({ timeoutMs: connectS * 1000 });
+    } catch (e) {
+      if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template')) {
+        settingError = e;
+        return null;
+      }
+      throw e;
+    }
+  };
+  let conn: Connection | null;
   try {
-    return await waitUntil(() => ctx.connect({ timeoutMs: connectS * 1000 }), {
+    conn = await waitUntil(tryConnect, {
       timeoutMs: timeoutS * 1000,
       // A short timeout still gets several attempts.
       intervalMs: Math.min(intervalS * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3))),
@@ -270,6 +298,8 @@ async function waitForSsh(
     }
     throw e;
   }
+  if (conn === null) throw settingError as TsbmError;
+  return conn;
 }
 
 /**
@@ -282,10 +312,16 @@ async function bmcFacts(ctx: ModuleContext, name: string | undefined, ask: boole
   if (found.uuid || found.macs.length > 0 || !ask) return found;
   const asked = await bmcIdentity(ctx);
   if (asked) {
-    ctx.log(`no registered BMC result${name ? ` "${name}"` : ''} (task skipped or resumed?): identity read from the BMC`, 1);
+    ctx.log(
+      `no registered BMC result${name ? ` "${name}"` : ''} (task skipped or resumed?): identity read from the BMC`,
+      1,
+    );
     return asked;
   }
-  if (name) ctx.warn(`bmc_result "${name}" is not set (task skipped or resumed?) and the host has no driver_info to ask the BMC`);
+  if (name)
+    ctx.warn(
+      `bmc_result "${name}" is not set (task skipped or resumed?) and the host has no driver_info to ask the BMC`,
+    );
   return found;
 }
 

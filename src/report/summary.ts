@@ -62,13 +62,19 @@ function phases(hosts: ReportHost[], tasks: ReportTask[]): PhaseSummary[] {
     });
 }
 
+/** The message with its own node's name as `<host>` (messages name their node; names need no digits). */
+function withoutHost(msg: string, host: string): string {
+  const name = host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return msg.replace(new RegExp(`(?<![\\w.-])${name}(?![\\w-])`, 'g'), '<host>');
+}
+
 function failures(hosts: ReportHost[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
   for (const h of hosts) {
     for (const e of h.entries) {
       if (e.status !== 'failed' && e.status !== 'unreachable' && e.status !== 'unfinished') continue;
       const msg = e.msg ?? e.status;
-      const pattern = failurePattern(msg);
+      const pattern = failurePattern(withoutHost(msg, h.name));
       const key = `${e.task}\0${pattern}`;
       const g = groups.get(key) ?? { task: e.task, pattern, example: msg, hosts: [] };
       if (!g.hosts.includes(h.name)) g.hosts.push(h.name);

@@ -123,6 +123,18 @@ describe('wait_agent checks the ramdisk contract of the deploy that follows', ()
     }
   });
 
+  it("an erase-only ramdisk (no podman) passes undeploy.yml's check and fails a bootc deploy's", async () => {
+    const { h } = await ramdisk(['sh', 'cat', 'lsblk', 'blockdev', 'partx', 'dd', 'cmp']);
+    try {
+      const r = await waitAgent(h, { deploy: 'undeploy' });
+      expect(r.result.failed).toBeFalsy();
+      expect(r.result.ramdisk_contract).toEqual({ deploy: 'undeploy', missing_optional: ['ip', 'wipefs'] });
+      await expect(waitAgent(h, { deploy: 'bootc' })).rejects.toThrow(/cannot do a bootc deploy: missing .*podman/);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('check mode checks too; image and ramdisk deploys ask for their own programs; no deploy, no check', async () => {
     const { h } = await ramdisk(['sh', 'cat']);
     try {

@@ -59,6 +59,9 @@ describe('undeploy.yml', () => {
     const erase = r.events.find((e) => e.type === 'host_result' && e.task === "Erase the root disk's partition tables and signatures");
     expect(erase?.status).toBe('changed');
     expect(erase?.msg).toMatch(/^erased \/dev\/vda: 3 partition\(s\), \d+ range\(s\) of up to 1 MiB/);
+    // The ramdisk was checked for what the erase needs (no podman), not for a bootc deploy.
+    const agent = r.events.find((e) => e.type === 'host_result' && e.task === 'Wait for the ramdisk and check it is this node');
+    expect((agent?.result as { ramdisk_contract?: unknown } | undefined)?.ramdisk_contract).toMatchObject({ deploy: 'undeploy' });
 
     const after = await n.diskLayout();
     expect(after.table).toBe('none');

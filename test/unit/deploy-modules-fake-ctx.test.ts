@@ -228,6 +228,26 @@ describe('podman_pull and wait_agent check mode', () => {
     );
     expect(attempts).toBeGreaterThanOrEqual(3);
   });
+  it('wait_agent does not wait out its timeout on a setting that no retry fixes (bad connection vars, unreadable key)', async () => {
+    const { ctx } = fakeCtx([]);
+    for (const e of [
+      new TsbmError('parse', 'host node1: ssh_transfer_method must be smart, sftp or piped, got "bogus"', { hint: 'fix ssh_transfer_method in the inventory or host_vars' }),
+      new TsbmError('options', "cannot read SSH private key /nope: ENOENT: no such file or directory, open '/nope'"),
+    ]) {
+      let attempts = 0;
+      const bad = {
+        ...ctx,
+        connect: () => {
+          attempts++;
+          return Promise.reject(e);
+        },
+      };
+      const started = Date.now();
+      await expect(waitAgentModule.run(bad, { timeout: 1800 })).rejects.toBe(e);
+      expect(attempts).toBe(1);
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+  });
   it('wait_agent in check mode tries once and does not wait', async () => {
     const { ctx } = fakeCtx([], {}, true);
     let attempts = 0;

@@ -110,4 +110,15 @@ describe('erase_disk_metadata', () => {
     const { ctx } = fakeCtx(disk([[/^cmp .* -i 0:0 /, { rc: 1 }]]));
     await expect(run(ctx)).rejects.toThrow(/node7: \/dev\/sdb does not read back as zeros at 0\+\d+ after the erase/);
   });
+
+  it('a ramdisk without cmp fails the host: an erase nothing read back is not reported as done', async () => {
+    const { ctx } = fakeCtx(disk([[/^cmp /, { rc: 127, stderr: 'sh: 1: cmp: not found' }]]));
+    await expect(run(ctx)).rejects.toThrow(/node7: cannot check that \/dev\/sdb reads back as zeros after the erase: cmp exited 127 \(sh: 1: cmp: not found\)/);
+  });
+
+  it('a ramdisk without partx fails the host before writing: the partitions would keep their signatures', async () => {
+    const { ctx, calls } = fakeCtx(disk([[/^partx -P/, { rc: 127, stderr: 'sh: 1: partx: not found' }]]));
+    await expect(run(ctx)).rejects.toThrow(/node7: cannot list the partitions of \/dev\/sdb: sh: 1: partx: not found/);
+    expect(calls.some((c) => c.startsWith('dd ') || c.startsWith('wipefs'))).toBe(false);
+  });
 });

@@ -71,6 +71,18 @@ describe('image_write (scripted ramdisk)', () => {
     }
   });
 
+  it('accepts md5 where the preflight does: the allow_md5 variable, or instance_info.image_allow_md5', async () => {
+    const md5 = info({ image_os_hash_algo: 'md5', image_os_hash_value: 'a'.repeat(32) });
+    for (const vars of [
+      { ...md5, allow_md5: true },
+      { instance_info: { ...md5.instance_info, image_allow_md5: true } },
+    ]) {
+      const { ctx } = fakeCtx([[/^blockdev --getsize64/, { stdout: '10737418240\n' }]], vars, true);
+      const r = await imageWriteModule.run(ctx, { device: '/dev/sda' });
+      expect(r.msg).toMatch(/would write raw image https:\/\/img\.example\/os\.raw to \/dev\/sda/);
+    }
+  });
+
   it('check mode reports the plan and writes nothing', async () => {
     const { ctx, calls } = fakeCtx([[/^blockdev --getsize64/, { stdout: '10737418240\n' }]], info(), true);
     const r = await imageWriteModule.run(ctx, { device: '/dev/sda' });

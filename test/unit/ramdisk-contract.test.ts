@@ -70,6 +70,15 @@ describe('the ramdisk contract', () => {
     expect(names(needsFor('ramdisk', {}))).toEqual(['sh', 'cat', 'ip']);
   });
 
+  it("undeploy (undeploy.yml's erase) needs the erase's programs, not podman or the bootc deploy's", () => {
+    const needs = needsFor('undeploy', withConfigDrive);
+    expect(names(needs)).toEqual(['sh', 'cat', 'ip', 'lsblk', 'blockdev', 'partx', 'dd', 'cmp', 'wipefs']);
+    expect(contractFailure('undeploy', judgeContract(needs, 'podman\nsfdisk\nwipefs\n', undefined))).toBeUndefined();
+    expect(contractFailure('undeploy', judgeContract(needs, 'cmp\npartx\n', undefined))).toBe(
+      "the ramdisk cannot do an undeploy (erase): missing partx (erase_disk_metadata (the disk's partitions)), cmp (erase_disk_metadata (reads the erased bytes back))",
+    );
+  });
+
   it('the probe prints exactly the programs the shell cannot find', () => {
     const argv = contractProbeArgv([
       { anyOf: ['sh'], usedBy: 'x' },

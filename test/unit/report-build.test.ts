@@ -138,6 +138,19 @@ describe('report model', () => {
     expect(payloadOf(html).runs.map((r) => r.id)).toEqual(['20260101-000000-aaaa', '20260101-010000-bbbb']);
   });
 
+  it('failures group whatever the node names: a message naming its own node (compute-a, compute-b) is one group', () => {
+    const msg = (h: string) => `task 'Pull' failed on ${h}: ${h}: podman pull failed (rc 125): unauthorized`;
+    const records: JournalRecord[] = [journalHeader('20260101-000000-cccc', { time: T }), task('t1', 'Pull', T + 1)];
+    for (const h of ['compute-a', 'compute-b', 'db']) {
+      records.push(start(h, 't1', 'Pull', T + 2), result(h, 't1', 'Pull', T + 10, 'failed', 8, msg(h)));
+    }
+    const dir = scratch('tsbm-report-');
+    const file = join(dir, 'names.jsonl');
+    writeJournal(file, records);
+    const model = buildReport([readJournal(file)]);
+    expect(model.summary.failures.map((f) => f.hosts)).toEqual([['compute-a', 'compute-b', 'db']]);
+  });
+
   it('failure patterns: addresses, ids, digests and counts do not split a group', () => {
     expect(failurePattern('timed out after 301 s on 10.0.0.7:22 (node0007)')).toBe(failurePattern('timed out after 302 s on 10.0.0.9:22 (node0123)'));
     expect(failurePattern('UUID 8f0c1e2a-1b2c-4d3e-8f40-123456789abc is not 52:54:00:00:01:10')).toBe('UUID <uuid> is not <mac>');
