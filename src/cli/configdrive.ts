@@ -58,7 +58,7 @@ export function register(program: Command): void {
     )
     .option(
       '-i, --inventory <file>',
-      'inventory file or directory (repeatable)',
+      'inventory: YAML file, executable script or directory (repeatable)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .requiredOption('-o, --output <file>', 'where to write the ISO')

@@ -24,7 +24,7 @@ export function register(program: Command): void {
     .argument('<playbook...>', 'playbook files')
     .option(
       '-i, --inventory <files...>',
-      'inventory files or directories (one or more, after the playbooks; repeatable): also check variables per host',
+      'inventory: YAML files, executable scripts or directories (one or more, after the playbooks; repeatable): also check variables per host',
       collect,
     )
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable)', collect)

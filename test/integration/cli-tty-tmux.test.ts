@@ -68,9 +68,8 @@ setTimeout(() => { process.stderr.write('HELD-STDERR\\n'); process.exit(130); },
 
 beforeAll(() => {
   if (!hasTmux) return;
-  if (!existsSync(join(root, 'dist/output/renderers/tty.js'))) {
-    spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root });
-  }
+  // npm test builds first; compiling here would swap dist/ under other test files.
+  if (!existsSync(join(root, 'dist/output/renderers/tty.js'))) throw new Error('run `npm run build` first');
   writeFileSync(join(dir, 'demo.mjs'), demo);
   writeFileSync(join(dir, 'exit.mjs'), hardExit);
 }, 180_000);

@@ -224,5 +224,13 @@ setInterval(() => {}, 1000);`,
     expect(run.stdout).toMatch(/hi from alpha/);
     expect(run.stdout).toMatch(/hello from beta/);
     expect(existsSync(join(dir, '.tsbm'))).toBe(false);
+    // validate takes the same inventories (its --help says so): variables checked per scripted host.
+    const ok = tsbm(['validate', 'site.yml', '-i', './nodes.js']);
+    expect(ok.status, ok.stderr).toBe(0);
+    writeFileSync(join(dir, 'bad.yml'), '- hosts: all\n  gather_facts: false\n  tasks:\n    - debug:\n        msg: "{{ farewell }}"\n');
+    const bad = tsbm(['validate', 'bad.yml', '-i', './nodes.js']);
+    expect(bad.status).toBe(4);
+    expect(bad.stdout).toMatch(/bad\.yml:5:\d+: undefined variable "farewell" in task debug for hosts alpha, beta/);
+    expect(tsbm(['validate', '--help']).stdout).toMatch(/executable\s+scripts/);
   });
 });
