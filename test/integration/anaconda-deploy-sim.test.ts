@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
-import { buildInstallerIso } from '../../src/sim/installer/installer-iso.js';
+import { buildInstallerIso, SIM_INSTALLER_FILES } from '../../src/sim/installer/installer-iso.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import { MOCKUPS_DIR } from '../../src/sim/lab/package-paths.js';
@@ -190,6 +190,43 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     expect(files.downloads('os.tar.gz') - before).toBe(1);
     // No pull secret for these: the kickstart never asks for one.
     expect(readFileSync(path.join(lab.nodes[0]!.root, 'tmp', 'ks-script-pre-0.sh'), 'utf8')).not.toContain('pull-secret');
+  }, 180_000);
+
+  it('the installer served as files: tsbm builds a UEFI boot ISO (El Torito, the ESP of driver_info.bootloader) with inst.stage2=, the node boots it and installs; both forms at once are refused', async () => {
+    zeroDisks(lab);
+    const [a, b, c] = lab.nodes.map((n) => n.cfg.name);
+    const origin = new URL(String((parse(readFileSync(lab.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const stage2File = path.join(dir, 'install.img');
+    writeFileSync(stage2File, 'stage2 served by tsbm\n');
+    const resetsBefore = lab.nodes[2]!.bmc!.state.resets.length;
+    const filesForm = { kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`, ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`, stage2: `${origin}${SIM_INSTALLER_FILES.stage2}` };
+    const { code, events, text } = await run(
+      inventory(lab, 'files', {}, { driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } }, {
+        [a!]: { installer_iso: '', instance_info: { ...filesForm, kernel_append_params: 'console=ttyS0,115200' } },
+        // A stage2 on the controller: tsbm serves it, the URL (with its token) only on the command line.
+        [b!]: { installer_iso: '', instance_info: { ...filesForm, stage2: stage2File } },
+        // installer_iso (the lab's, from the group) and the files form: refused before anything is touched.
+        [c!]: { instance_info: filesForm },
+      }),
+    );
+    expect(code, JSON.stringify(results(events, WAIT))).toBe(2);
+    const chosen = results(events, "Choose the installer's boot ISO");
+    expect(chosen[a!]?.result).toMatchObject({ form: 'files', kernel_args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] });
+    expect(chosen[a!]?.msg).toMatch(/^built the installer boot ISO from .* with the bootloader of http/);
+    expect(installed(lab, 0)).toMatchObject({ result: 'installed', boot: { via: 'el-torito', stage2: filesForm.stage2, args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] } });
+    expect(String(installed(lab, 0).from)).toMatch(/^OEMDRV volume /);
+    const served = (installed(lab, 1).boot as { stage2: string }).stage2;
+    expect(installed(lab, 1)).toMatchObject({ result: 'installed', boot: { via: 'el-torito' } });
+    expect(served).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]+\/install\.img$/);
+    expect(text).not.toContain(served.split('/files/')[1]!);
+    // The boot ISO went into the CD, served by tsbm like the other media.
+    expect(results(events, 'Insert the installer ISO and boot once from it')[a!]?.status).toBe('changed');
+    for (const i of [0, 1]) expect(anyMediaInserted(lab, i)).toBe(false);
+    const refused = lastFailure(events, c!);
+    expect(refused).toMatch(/installer_iso and instance_info\.kernel, instance_info\.ramdisk, instance_info\.stage2 are both set/);
+    expect(results(events, PREFLIGHT)[c!]?.status).toBe('failed');
+    expect(anyMediaInserted(lab, 2)).toBe(false);
+    expect(lab.nodes[2]!.bmc!.state.resets.length).toBe(resetsBefore);
   }, 180_000);
 
   it('a kickstart command the installer cannot honour, and hints no disk matches, fail with the installer’s own lines via %onerror', async () => {
