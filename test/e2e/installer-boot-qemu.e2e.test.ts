@@ -5,7 +5,7 @@
 // command line must carry inst.stage2= as tsbm wrote it. qemu is bounded (120 s) and killed in
 // every path.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,13 +13,22 @@ import { buildStandaloneGrub, controllerGrub } from '../../src/deploy/efi-loader
 import { installerCmdline, installerGrubCfg } from '../../src/deploy/installer-boot.js';
 import { buildInstallerBootIso } from '../../src/deploy/installer-boot-iso.js';
 import { busyboxInitramfs } from './lab/initramfs.js';
-import { haveTool, isRoot, sh } from './lab/run.js';
+import { haveTool, isRoot } from './lab/run.js';
 
 const QEMU_BOUND_MS = 120_000;
 const OVMF_CODE = ['/usr/share/OVMF/OVMF_CODE_4M.fd', '/usr/share/OVMF/OVMF_CODE.fd'].find(existsSync);
 const OVMF_VARS = ['/usr/share/OVMF/OVMF_VARS_4M.fd', '/usr/share/OVMF/OVMF_VARS.fd'].find(existsSync);
 const kernel = existsSync('/boot') ? readdirSync('/boot').filter((f) => /^vmlinuz-/.test(f)).sort().map((f) => join('/boot', f)).at(-1) : undefined;
-const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((b) => existsSync(b) && /statically linked/.test(sh(['file', '-L', b], { allowFail: true }).stdout));
+/** An ELF with no PT_INTERP program header needs no dynamic loader: it runs alone in an initrd. */
+function isStaticElf(file: string): boolean {
+  const b = readFileSync(file);
+  if (b.length < 64 || b.toString('latin1', 1, 4) !== 'ELF' || b[4] !== 2) return false;
+  const phoff = Number(b.readBigUInt64LE(0x20));
+  const size = b.readUInt16LE(0x36);
+  for (let i = 0; i < b.readUInt16LE(0x38); i++) if (b.readUInt32LE(phoff + i * size) === 3) return false;
+  return true;
+}
+const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((b) => existsSync(b) && isStaticElf(b));
 
 const missing = [
   !isRoot && 'root',
@@ -95,7 +104,6 @@ describe.skipIf(missing.length > 0)('the installer boot ISO boots under UEFI (qe
       busybox!,
       '/bin/busybox mount -t proc proc /proc\necho "TSBM-CMDLINE-BEGIN $(/bin/busybox cat /proc/cmdline) TSBM-CMDLINE-END"\n/bin/busybox poweroff -f\n',
     );
-    const { readFileSync } = await import('node:fs');
     const iso = buildInstallerBootIso({
       kernel: readFileSync(kernel!),
       initrd,
