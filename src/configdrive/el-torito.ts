@@ -3,7 +3,7 @@
 // writes one UEFI entry (platform 0xEF, no emulation) whose image is a FAT file system holding
 // the EFI loader; the firmware mounts that image, never the ISO 9660 tree. Also a reader, for
 // tests and for the simulated lab, which boots what the catalog points at as a firmware would.
-export const EL_TORITO_ID = 'EL TORITO SPECIFICATION';
+const EL_TORITO_ID = 'EL TORITO SPECIFICATION';
 export const PLATFORM_EFI = 0xef;
 const SECTOR = 2048;
 
@@ -20,9 +20,10 @@ export function bootRecord(catalogSector: number): Buffer {
 
 /**
  * The catalog: a validation entry (platform EFI, checksummed) and a bootable no-emulation
- * default entry. The entry's count is in 512-byte sectors and 16 bits wide (32 MiB). EDK2-based
- * firmware (OVMF, AMI, most server firmware) reads a count below 2 as "to the end of the
- * volume", which is why a larger image is written last in the ISO and given a count of 0.
+ * default entry. The entry's count is in 512-byte sectors and 16 bits wide (32 MiB). A larger
+ * image gets a count of 0, which EDK2-based firmware (OVMF, AMI, most server firmware) reads as
+ * "to the end of the volume": the FAT driver then goes by the image's own boot sector. tsbm's
+ * images (GRUB, or a distribution's efiboot.img, and a grub.cfg) are far smaller.
  */
 export function bootCatalog(imageSector: number, imageBytes: number): Buffer {
   const cat = Buffer.alloc(SECTOR);

@@ -71,7 +71,7 @@ async function readElToritoInstaller(head: Buffer, signal?: AbortSignal): Promis
   if (!esp) return undefined;
   const fat = readFatFiles(esp);
   const loader = fatFile(fat, 'EFI/BOOT/BOOTX64.EFI');
-  if (!loader || loader.toString('latin1', 0, 2) !== 'MZ') return undefined;
+  if (loader?.toString('latin1', 0, 2) !== 'MZ') return undefined;
   const cfg = fatFile(fat, GRUB_CFG_PATH)?.toString('utf8');
   const linux = cfg ? grubLinuxLine(cfg) : undefined;
   if (!cfg || !linux) return undefined;

@@ -21,7 +21,7 @@ function header(e: Entry, ino: number): Buffer {
   return Buffer.concat([head, Buffer.alloc(pad4(head.length))]);
 }
 
-export function newcArchive(entries: Entry[]): Buffer {
+function newcArchive(entries: Entry[]): Buffer {
   const parts: Buffer[] = [];
   entries.forEach((e, i) => {
     parts.push(header(e, i + 1));
