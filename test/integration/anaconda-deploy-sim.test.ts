@@ -340,6 +340,27 @@ describe('a BMC with one virtual media slot', () => {
     expect(results(events, 'Attach the kickstart').node01?.msg).toMatch(/served at http:\/\/127\.0\.0\.1:\d+\/ks\/node01\.cfg until the installer starts/);
     expect(existsSync(path.join(single.nodes[0]!.root, 'sim', 'installed.json'))).toBe(true);
   }, 180_000);
+
+  it('with the installer as files and ks_url, tsbm puts inst.ks= on the boot ISO it builds: no installer ISO of your own needed', async () => {
+    const port = await new Promise<number>((ok) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => ok(p));
+      });
+    });
+    const origin = new URL(String((parse(readFileSync(single.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const ksUrl = `http://127.0.0.1:${port}/ks/node01.cfg`;
+    const info = {
+      ks_url: ksUrl,
+      kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`,
+      ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`,
+      stage2: `${origin}${SIM_INSTALLER_FILES.stage2}`,
+    };
+    const vars = { tsbm_http_address: '127.0.0.1', tsbm_http_port: port, installer_iso: '', driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } };
+    const { code, events } = await run(inventory(single, 'files-ks-url', info, vars));
+    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(installed(single, 0)).toMatchObject({ result: 'installed', from: `inst.ks=${ksUrl}`, boot: { via: 'el-torito', args: [`inst.stage2=${info.stage2}`, `inst.ks=${ksUrl}`] } });
+  }, 180_000);
 });
 
 describe("a machine without curl: the installer calls back with tsbm's curl stand-in", () => {

@@ -175,6 +175,20 @@ describe('the EFI loader', () => {
     expect(line.args).toEqual(['inst.stage2=http://h/os/']);
   });
 
+  it('a controller without grub-mkstandalone is told what to install, or to give driver_info.bootloader', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = join(dir, 'no-such-bin');
+    try {
+      const g = controllerGrub();
+      expect(g).toEqual({ missing: expect.stringMatching(/^grub-mkstandalone is not on the controller; tsbm needs an EFI loader/) });
+      const e = await buildStandaloneGrub().catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(InstallerBootError);
+      expect((e as InstallerBootError).hint).toMatch(/apt-get install grub-efi-amd64-bin.*driver_info\.bootloader/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   const grub = controllerGrub();
   it.skipIf('missing' in grub)('grub-mkstandalone builds an EFI binary (PE, "MZ") on this controller', { timeout: 60_000 }, async () => {
     const bin = await buildStandaloneGrub();
