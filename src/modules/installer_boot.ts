@@ -34,7 +34,7 @@ export const installerBootModule = defineModule({
   name: 'installer_boot',
   summary: "Choose the installer's boot ISO: installer_iso, or one built from instance_info kernel, ramdisk and stage2",
   description:
-    "installer_iso (or instance_info.installer_iso) is returned as it is. With instance_info.kernel, ramdisk and stage2 instead (both forms set is an error), builds a UEFI-bootable ISO on the controller: kernel and initrd at images/pxeboot/, an El Torito EFI entry whose FAT image holds the EFI loader (driver_info.bootloader, else the controller's GRUB from grub-mkstandalone) and EFI/BOOT/grub.cfg with inst.stage2=URL (a local stage2 is served by tsbm), inst.ks=ks_url when given, and kernel_append_params. Built once per run for each distinct input, private to the run. Returns iso (for vmedia_boot), form (iso|files), kernel_args.",
+    "installer_iso (or instance_info.installer_iso) is returned as it is. With instance_info.kernel, ramdisk and stage2 instead (both forms set is an error), builds a UEFI-bootable ISO on the controller: kernel and initrd at images/pxeboot/, an El Torito EFI entry whose FAT image holds the EFI loader (driver_info.bootloader, else the controller's GRUB from grub-mkstandalone) and EFI/BOOT/grub.cfg with inst.stage2=URL (a local stage2 is served by tsbm), inst.ks=ks_url when given, and kernel_append_params. Built once per run for each distinct input, private to the run; in check mode too (a file on the controller, nothing on the node). Returns iso (for vmedia_boot; the built one as its URL on tsbm's HTTP server, redacted), form (iso|files), kernel_args.",
   runsOn: 'controller',
   args: Args,
   checkMode: true,
@@ -64,13 +64,13 @@ export const installerBootModule = defineModule({
     const { installerBootIso } = await import('./lib/installer-boot.js');
     const bootloader = firstSet(a.bootloader, ctx.vars, 'driver_info.bootloader') as string | undefined;
     const ksUrl = firstSet(a.ks_url, ctx.vars, 'instance_info.ks_url') as string | undefined;
+    const { runFileServer } = await import('../http/run-file-server.js');
     try {
+      const server = await runFileServer(ctx.services, ctx.vars);
       let stage2Url = plan.stage2;
       if (!isRemoteStage2(plan.stage2)) {
         const { isAbsolute, resolve } = await import('node:path');
-        const { runFileServer } = await import('../http/run-file-server.js');
         const file = isAbsolute(plan.stage2) ? plan.stage2 : resolve(ctx.services.playbookDir, plan.stage2);
-        const server = await runFileServer(ctx.services, ctx.vars);
         stage2Url = ctx.secret(
           await server.publish(file).catch((e: unknown) => {
             throw new InstallerBootError(`instance_info.stage2 ${plan.stage2} cannot be served: ${(e as Error).message}`, 'give the install tree as a URL the nodes reach, or the path of images/install.img on the controller');
@@ -79,11 +79,14 @@ export const installerBootModule = defineModule({
       }
       const r = await installerBootIso(ctx, { kernel: plan.kernel, ramdisk: plan.ramdisk, stage2Url, ksUrl, appendParams: plan.appendParams, bootloader, tlsVerify: a.tls_verify !== false });
       const how = bootloader ? `the bootloader of ${bootloader}` : "the controller's GRUB";
+      // Served as the other media are, with a token of its own; whoever has the URL can read
+      // the command line (a served stage2's token, ks_url), so it is kept out of output too.
+      const url = ctx.secret(await server.publish(r.file));
       return {
         // A file of the run's own scratch directory: nothing outside the controller changed.
         changed: false,
         msg: `${r.built ? 'built' : 'reusing'} the installer boot ISO from ${plan.kernel} and ${plan.ramdisk} with ${how}; inst.stage2=${stage2Url}`,
-        iso: r.file,
+        iso: url,
         form: 'files',
         kernel_args: r.args,
       };

@@ -219,8 +219,11 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     expect(installed(lab, 1)).toMatchObject({ result: 'installed', boot: { via: 'el-torito' } });
     expect(served).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]+\/install\.img$/);
     expect(text).not.toContain(served.split('/files/')[1]!);
-    // The boot ISO went into the CD, served by tsbm like the other media.
+    // The boot ISO went into the CD, served by tsbm like the other media; its URL (whoever has
+    // it reads the command line, a served stage2's token included) is not printed.
     expect(results(events, 'Insert the installer ISO and boot once from it')[a!]?.status).toBe('changed');
+    expect(chosen[a!]?.result.iso).toBe('********');
+    expect(text).not.toMatch(/boot-[0-9a-f]{24}\.iso/);
     for (const i of [0, 1]) expect(anyMediaInserted(lab, i)).toBe(false);
     const refused = lastFailure(events, c!);
     expect(refused).toMatch(/installer_iso and instance_info\.kernel, instance_info\.ramdisk, instance_info\.stage2 are both set/);
