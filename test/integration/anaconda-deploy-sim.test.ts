@@ -6,6 +6,8 @@
 // honour, no disk matching the hints, the installer faults (an install error, an installer that
 // never calls back, a wrong token), a template refused before anything is powered, and a BMC
 // with one virtual media slot (refused, then installed from inst.ks= with instance_info.ks_url).
+// And the installer as files (instance_info kernel, ramdisk, stage2): tsbm builds a UEFI boot ISO,
+// the nodes boot its El Torito entry as firmware does (a stage2 that does not answer: no install).
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -230,6 +232,22 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     expect(results(events, PREFLIGHT)[c!]?.status).toBe('failed');
     expect(anyMediaInserted(lab, 2)).toBe(false);
     expect(lab.nodes[2]!.bmc!.state.resets.length).toBe(resetsBefore);
+  }, 180_000);
+
+  it('a built boot ISO whose stage2 does not answer: the installer never starts (dracut cannot fetch it), the wait times out saying so', async () => {
+    zeroDisks(lab);
+    const [a] = lab.nodes.map((n) => n.cfg.name);
+    const origin = new URL(String((parse(readFileSync(lab.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const info = { kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`, ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`, stage2: `${origin}/no-such-tree/images/install.img` };
+    const { code, events } = await run(
+      inventory(lab, 'files-no-stage2', {}, { driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } }, { [a!]: { installer_iso: '', anaconda_timeout: 4, instance_info: info } }),
+    );
+    expect(code).toBe(2);
+    expect(results(events, WAIT)[a!]?.msg).toMatch(/did not call back end within 4s: no callback at all/);
+    expect(installed(lab, 0)).toEqual({ result: 'stage2 unreachable', from: expect.any(String), stage2: info.stage2 });
+    // The other nodes (installer_iso) installed as before.
+    expect(installed(lab, 1)).toMatchObject({ result: 'installed' });
+    expect(anyMediaInserted(lab, 0)).toBe(false);
   }, 180_000);
 
   it('a kickstart command the installer cannot honour, and hints no disk matches, fail with the installer’s own lines via %onerror', async () => {
