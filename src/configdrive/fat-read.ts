@@ -74,8 +74,14 @@ export function readFatFiles(img: Buffer): FatFile[] {
         long = [];
         continue;
       }
-      const base = e.toString('latin1', 0, 8).trimEnd();
-      const ext = e.toString('latin1', 8, 11).trimEnd();
+      // Windows NT's case bits (byte 12): an all-lowercase name kept without a long name entry,
+      // as mtools and Windows write "grubx64.efi".
+      const lowerBase = ((e[12] ?? 0) & 0x08) !== 0;
+      const lowerExt = ((e[12] ?? 0) & 0x10) !== 0;
+      const rawBase = e.toString('latin1', 0, 8).trimEnd();
+      const rawExt = e.toString('latin1', 8, 11).trimEnd();
+      const base = lowerBase ? rawBase.toLowerCase() : rawBase;
+      const ext = lowerExt ? rawExt.toLowerCase() : rawExt;
       const name = long.length ? long.join('') : ext ? `${base}.${ext}` : base;
       long = [];
       if (name === '.' || name === '..') continue;

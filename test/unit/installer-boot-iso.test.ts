@@ -162,6 +162,24 @@ describe('the EFI loader', () => {
     expect(() => operatorEspFiles(Buffer.alloc(4096), 'junk.img')).toThrow(/neither a FAT12\/16 ESP image nor an EFI binary/);
   });
 
+  it.skipIf(!have('mkfs.fat') || !have('mcopy'))('reads an ESP image made by the real tools (mkfs.fat -F 12 and -F 16, mmd, mcopy), as Ironic’s documentation makes one', () => {
+    for (const bits of ['12', '16']) {
+      const img = join(dir, `made-${bits}.img`);
+      writeFileSync(img, Buffer.alloc(bits === '12' ? 4 * 1024 * 1024 : 24 * 1024 * 1024));
+      expect(run(['mkfs.fat', '-F', bits, '-n', 'ESP_IMAGE', img]).rc).toBe(0);
+      expect(run(['mmd', '-i', img, '::EFI', '::EFI/BOOT']).rc).toBe(0);
+      const shim = join(dir, 'shim.efi');
+      writeFileSync(shim, Buffer.concat([Buffer.from('MZ'), big]));
+      const grubEfi = join(dir, 'grubx64.efi');
+      writeFileSync(grubEfi, Buffer.from('MZ grub'));
+      expect(run(['mcopy', '-i', img, shim, '::EFI/BOOT/BOOTX64.EFI']).rc).toBe(0);
+      expect(run(['mcopy', '-i', img, grubEfi, '::EFI/BOOT/grubx64.efi']).rc).toBe(0);
+      const files = operatorEspFiles(readFileSync(img), img);
+      expect(files.map((f) => f.path).sort(), bits).toEqual(['EFI/BOOT/BOOTX64.EFI', 'EFI/BOOT/grubx64.efi']);
+      expect(files.find((f) => f.path === 'EFI/BOOT/BOOTX64.EFI')?.data.equals(Buffer.concat([Buffer.from('MZ'), big])), bits).toBe(true);
+    }
+  });
+
   it('the whole ISO: grub.cfg in the FAT image and the ISO tree, kernel and initrd where grub.cfg says', () => {
     const c = installerCmdline({ stage2Url: 'http://h/os/' });
     const iso = buildInstallerBootIso({ kernel: Buffer.from('K'), initrd: Buffer.from('I'), esp: [{ path: EFI_LOADER_PATH, data: Buffer.from('MZ') }], grubCfg: installerGrubCfg(c) });
