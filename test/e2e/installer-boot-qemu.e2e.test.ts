@@ -9,11 +9,11 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildStandaloneGrub, controllerGrub } from '../../src/deploy/efi-loader.js';
+import { buildStandaloneGrub, controllerGrub, type EspFile, operatorEspFiles } from '../../src/deploy/efi-loader.js';
 import { installerCmdline, installerGrubCfg } from '../../src/deploy/installer-boot.js';
 import { buildInstallerBootIso } from '../../src/deploy/installer-boot-iso.js';
 import { busyboxInitramfs } from './lab/initramfs.js';
-import { haveTool, isRoot } from './lab/run.js';
+import { haveTool, isRoot, sh } from './lab/run.js';
 
 const QEMU_BOUND_MS = 120_000;
 const OVMF_CODE = ['/usr/share/OVMF/OVMF_CODE_4M.fd', '/usr/share/OVMF/OVMF_CODE.fd'].find(existsSync);
@@ -79,8 +79,8 @@ function boot(iso: string, vars: string): Promise<{ console: string; timedOut: b
     }, QEMU_BOUND_MS);
     p.stdout?.on('data', (c: Buffer) => {
       out += c.toString('latin1');
-      // A dead end (KVM failing, GRUB's prompt) ends the boot at once rather than at the bound.
-      if (/emulation failure|grub> /.test(out)) kill(p);
+      // A dead end (KVM failing, GRUB's prompt, the firmware's shell: nothing booted) ends the boot at once rather than at the bound.
+      if (/emulation failure|grub> |Shell> /.test(out)) kill(p);
       // Once the line is out, nothing more is needed from the guest.
       if (/TSBM-CMDLINE-END/.test(out)) setTimeout(() => kill(p), 2000);
     });
@@ -92,33 +92,48 @@ function boot(iso: string, vars: string): Promise<{ console: string; timedOut: b
   });
 }
 
-describe.skipIf(missing.length > 0)('the installer boot ISO boots under UEFI (qemu, OVMF, the controller GRUB)', { timeout: QEMU_BOUND_MS + 60_000 }, () => {
-  it('OVMF boots the El Torito entry, GRUB reads grub.cfg, the kernel gets inst.stage2=', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tsbm-bootiso-'));
-    scratch.push(dir);
-    const vars = join(dir, 'vars.fd');
-    copyFileSync(OVMF_VARS!, vars);
-    const stage2 = 'http://192.0.2.10:8080/files/0123abcd/install.img';
+const INIT = '/bin/busybox mount -t proc proc /proc\necho "TSBM-CMDLINE-BEGIN $(/bin/busybox cat /proc/cmdline) TSBM-CMDLINE-END"\n/bin/busybox poweroff -f\n';
+
+/** Builds the ISO with these EFI loader files, boots it, and returns the kernel's arguments. */
+async function bootedArgs(esp: EspFile[], cmdline: ReturnType<typeof installerCmdline>): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'tsbm-bootiso-'));
+  scratch.push(dir);
+  const vars = join(dir, 'vars.fd');
+  copyFileSync(OVMF_VARS!, vars);
+  const iso = buildInstallerBootIso({ kernel: readFileSync(kernel!), initrd: busyboxInitramfs(busybox!, INIT), esp, grubCfg: installerGrubCfg(cmdline) });
+  const isoFile = join(dir, 'boot.iso');
+  writeFileSync(isoFile, iso);
+  const r = await boot(isoFile, vars);
+  const line = /TSBM-CMDLINE-BEGIN (.*) TSBM-CMDLINE-END/.exec(r.console)?.[1];
+  expect(line, `no command line on the serial console (timed out: ${r.timedOut}); console tail:\n${r.console.slice(-3000)}`).toBeDefined();
+  expect(r.timedOut).toBe(false);
+  return line!.trim().split(/\s+/);
+}
+
+describe.skipIf(missing.length > 0)('the installer boot ISO boots under UEFI (qemu, OVMF)', { timeout: 2 * QEMU_BOUND_MS + 60_000 }, () => {
+  const stage2 = 'http://192.0.2.10:8080/files/0123abcd/install.img';
+
+  it('with the controller GRUB: OVMF boots the El Torito entry, GRUB reads grub.cfg, the kernel gets inst.stage2=', async () => {
     const cmdline = installerCmdline({ stage2Url: stage2, appendParams: 'console=ttyS0,115200 panic=-1' });
-    const initrd = busyboxInitramfs(
-      busybox!,
-      '/bin/busybox mount -t proc proc /proc\necho "TSBM-CMDLINE-BEGIN $(/bin/busybox cat /proc/cmdline) TSBM-CMDLINE-END"\n/bin/busybox poweroff -f\n',
-    );
-    const iso = buildInstallerBootIso({
-      kernel: readFileSync(kernel!),
-      initrd,
-      esp: [{ path: 'EFI/BOOT/BOOTX64.EFI', data: await buildStandaloneGrub() }],
-      grubCfg: installerGrubCfg(cmdline),
-    });
-    const isoFile = join(dir, 'boot.iso');
-    writeFileSync(isoFile, iso);
-    const r = await boot(isoFile, vars);
-    const line = /TSBM-CMDLINE-BEGIN (.*) TSBM-CMDLINE-END/.exec(r.console)?.[1];
-    expect(line, `no command line on the serial console (timed out: ${r.timedOut}); console tail:\n${r.console.slice(-3000)}`).toBeDefined();
-    const args = line!.trim().split(/\s+/);
+    const args = await bootedArgs([{ path: 'EFI/BOOT/BOOTX64.EFI', data: await buildStandaloneGrub() }], cmdline);
     expect(args).toContain(`inst.stage2=${stage2}`);
     expect(args).toContain('console=ttyS0,115200');
     expect(args.some((a) => a.startsWith('inst.ks='))).toBe(false);
-    expect(r.timedOut).toBe(false);
+  });
+
+  it.skipIf(!haveTool('mkfs.fat') || !haveTool('mcopy'))('with an operator ESP image (driver_info.bootloader) made by mkfs.fat and mcopy: its loader boots, with inst.ks= for ks_url', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-esp-'));
+    scratch.push(dir);
+    const img = join(dir, 'efiboot.img');
+    const loader = join(dir, 'loader.efi');
+    writeFileSync(img, Buffer.alloc(16 * 1024 * 1024));
+    writeFileSync(loader, await buildStandaloneGrub());
+    sh(['mkfs.fat', '-F', '16', '-n', 'ANACONDA', img]);
+    sh(['mmd', '-i', img, '::EFI', '::EFI/BOOT']);
+    sh(['mcopy', '-i', img, loader, '::EFI/BOOT/BOOTX64.EFI']);
+    const ks = 'http://192.0.2.10:8080/ks/node01.cfg';
+    const args = await bootedArgs(operatorEspFiles(readFileSync(img), img), installerCmdline({ stage2Url: stage2, ksUrl: ks, appendParams: 'console=ttyS0,115200 panic=-1' }));
+    // GRUB puts BOOT_IMAGE= first; tsbm's arguments follow in order.
+    expect(args.filter((a) => a.startsWith('inst.'))).toEqual([`inst.stage2=${stage2}`, `inst.ks=${ks}`]);
   });
 });
