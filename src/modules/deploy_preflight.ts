@@ -163,7 +163,7 @@ export const deployPreflightModule = defineModule({
           kernel: firstSet(undefined, ctx.vars, 'instance_info.kernel'),
           ramdisk: firstSet(undefined, ctx.vars, 'instance_info.ramdisk'),
           stage2: firstSet(undefined, ctx.vars, 'instance_info.stage2'),
-          appendParams: firstSet(undefined, ctx.vars, 'instance_info.kernel_append_params'),
+          appendParams: firstSet(undefined, ctx.vars, 'instance_info.kernel_append_params', 'driver_info.kernel_append_params'),
         });
         if (boot.kind === 'files') {
           const bootloader = firstSet(undefined, ctx.vars, 'driver_info.bootloader');

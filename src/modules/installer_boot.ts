@@ -17,7 +17,7 @@ const Args = Type.Object(
           "inst.stage2: the install tree or images/install.img as a URL the node reaches (http(s), ftp, nfs:), or a controller path tsbm serves. Default: instance_info.stage2",
       }),
     ),
-    kernel_append_params: Type.Optional(Type.String({ description: 'More kernel arguments (console=ttyS0,115200 ...). Default: instance_info.kernel_append_params' })),
+    kernel_append_params: Type.Optional(Type.String({ description: 'More kernel arguments (console=ttyS0,115200 ...). Default: instance_info.kernel_append_params, then driver_info.kernel_append_params (as Ironic reads it)' })),
     bootloader: Type.Optional(
       Type.String({
         description:
@@ -54,7 +54,7 @@ export const installerBootModule = defineModule({
         kernel: firstSet(a.kernel, ctx.vars, 'instance_info.kernel'),
         ramdisk: firstSet(a.ramdisk, ctx.vars, 'instance_info.ramdisk'),
         stage2: firstSet(a.stage2, ctx.vars, 'instance_info.stage2'),
-        appendParams: firstSet(a.kernel_append_params, ctx.vars, 'instance_info.kernel_append_params'),
+        appendParams: firstSet(a.kernel_append_params, ctx.vars, 'instance_info.kernel_append_params', 'driver_info.kernel_append_params'),
       });
     } catch (e) {
       throw e instanceof InstallerBootError ? hostError(ctx, e.message, e.hint) : e;
