@@ -1,7 +1,10 @@
-// A tiny initramfs for boot tests: a newc cpio archive (the format the kernel unpacks) with a
-// static busybox, /dev/console, and an /init script. Written here, not with cpio(1), so the
-// device node needs no mknod on the test machine.
+// A tiny initramfs for boot tests: a newc cpio archive (the format the kernel unpacks) with
+// busybox, the shared libraries it links (as ldd names them: Debian's busybox is dynamic, and its
+// static twin conflicts with it as a package), /dev/console, and an /init script. Written here,
+// not with cpio(1), so the device node needs no mknod on the test machine.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 interface Entry {
   name: string;
@@ -31,14 +34,33 @@ function newcArchive(entries: Entry[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** An initramfs whose /init runs `script` with busybox's sh (busybox must be static). */
+/** The absolute paths of the shared objects `program` loads, its dynamic loader included (none when static). */
+function sharedLibraries(program: string): string[] {
+  let out = '';
+  try {
+    out = execFileSync('ldd', [program], { encoding: 'utf8' });
+  } catch {
+    return []; // "not a dynamic executable" exits 1
+  }
+  return [...out.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
+}
+
+/** Every directory above `file` (without the leading /), outermost first. */
+function parents(file: string): string[] {
+  const dirs: string[] = [];
+  for (let d = dirname(file); d !== '/' && d !== '.'; d = dirname(d)) dirs.unshift(d.slice(1));
+  return dirs;
+}
+
+/** An initramfs whose /init runs `script` with busybox's sh. */
 export function busyboxInitramfs(busybox: string, script: string): Buffer {
+  const libs = sharedLibraries(busybox);
+  const dirs = [...new Set(['bin', 'dev', 'proc', ...libs.flatMap(parents)])];
   return newcArchive([
-    { name: 'bin', mode: 0o040755 },
-    { name: 'dev', mode: 0o040755 },
-    { name: 'proc', mode: 0o040755 },
+    ...dirs.map((name) => ({ name, mode: 0o040755 })),
     { name: 'dev/console', mode: 0o020600, rdev: [5, 1] },
     { name: 'bin/busybox', mode: 0o100755, data: readFileSync(busybox) },
+    ...libs.map((l) => ({ name: l.slice(1), mode: 0o100755, data: readFileSync(l) })),
     { name: 'init', mode: 0o100755, data: Buffer.from(`#!/bin/busybox sh\n${script}`) },
   ]);
 }
