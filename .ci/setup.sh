@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Prepares a fresh Debian 12 CI machine (as root, non-interactive, idempotent) for the e2e
 # tests: real OpenSSH and dropbear in network namespaces, podman with runc, an htpasswd
-# registry, loop disks, ISO and partition tools; busybox (a busybox-only ramdisk for the
-# transfer tests); gcc, which builds the simulated lab's C spawner; and chromium, which loads
-# the HTML run report headless as a person would see it. See
+# registry, loop disks, ISO and partition tools; busybox, Debian's dynamic one (a busybox-only
+# ramdisk for the transfer tests, whose static twin would run missing applets anyway, and the tiny
+# initrd the installer boot ISO test boots, with its libraries); gcc, which builds the simulated lab's C spawner; and chromium, which loads
+# the HTML run report headless as a person would see it. For the installer boot ISO built from
+# a kernel and ramdisk: GRUB for UEFI (grub-mkstandalone), mtools and dosfstools (its FAT image
+# read back), and qemu with OVMF and a kernel (linux-image-cloud-amd64, /boot/vmlinuz-*) to boot it. See
 # /work/shared/TESTLAB.md for why each setting is here.
 set -euo pipefail
 
@@ -15,7 +18,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
-  dropbear-bin busybox chromium debootstrap)
+  dropbear-bin busybox chromium debootstrap grub-efi-amd64-bin mtools dosfstools qemu-system-x86 ovmf
+  linux-image-cloud-amd64)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,7 +1,9 @@
 // A small ISO 9660 writer: primary tree with Rock Ridge (exact POSIX names and modes) plus a
 // Joliet tree (exact names for Windows-style readers), both pointing at the same file data.
-// Enough for config drives (volume id `config-2`); no El Torito, no multi-extent files.
+// Enough for config drives (volume id `config-2`) and, with an El Torito UEFI entry
+// (efiBootImage), for an installer's boot ISO; no multi-extent files.
 import { TsbmError } from '../errors.js';
+import { bootCatalog, bootRecord } from './el-torito.js';
 import {
   SECTOR,
   asciiField,
@@ -29,13 +31,22 @@ export interface IsoOptions {
   /** Recording date of every record; fixed dates give byte-identical images. Default: now. */
   date?: Date;
   publisher?: string;
+  /**
+   * A FAT image for an El Torito UEFI boot entry (no emulation). It is placed before the
+   * files, so a reader of the image's head (a BMC, the simulated lab) finds it.
+   */
+  efiBootImage?: Buffer;
 }
 
 /** The most an ISO written here may hold (a config drive partition is 64 MiB). */
 const MAX_TOTAL = 1024 * 1024 * 1024;
 
-const FIRST_FREE = 20; // 0-15 system area, 16 PVD, 17 Joliet SVD, 18 terminator, 19 Rock Ridge ER
-const ER_SECTOR = 19;
+// 0-15 system area, 16 PVD, 17 Joliet SVD, 18 terminator, 19 Rock Ridge ER. With El Torito the
+// Boot Record takes 17 (where the specification puts it) and the rest move up by one.
+const layoutOf = (elTorito: boolean) => {
+  const shift = elTorito ? 1 : 0;
+  return { joliet: 17 + shift, terminator: 18 + shift, er: 19 + shift, firstFree: 20 + shift };
+};
 const DIR_MODE = S_IFDIR | 0o555;
 const FILE_MODE = S_IFREG | 0o444;
 
@@ -56,11 +67,11 @@ const recLength = (r: Rec) => {
   return base + r.su.length + (r.su.length % 2);
 };
 
-function primaryRecords(dir: DirNode, erLength: number): Rec[] {
+function primaryRecords(dir: DirNode, erSector: number, erLength: number): Rec[] {
   const parent = dir.parent ?? dir;
   const dotSu = dir.parent
     ? Buffer.concat([rrEntry(false), pxFor(dir)])
-    : Buffer.concat([spEntry(), rrEntry(false), pxFor(dir), ceEntry(ER_SECTOR, 0, erLength)]);
+    : Buffer.concat([spEntry(), rrEntry(false), pxFor(dir), ceEntry(erSector, 0, erLength)]);
   const recs: Rec[] = [
     { id: Buffer.from([0]), target: dir, isDir: true, su: dotSu },
     { id: Buffer.from([1]), target: parent, isDir: true, su: Buffer.concat([rrEntry(false), pxFor(parent)]) },
@@ -219,10 +230,11 @@ export function buildIso(files: { path: string; data: Buffer }[], opts: IsoOptio
   const date = opts.date ?? new Date();
   const root = buildTree(files as IsoFileInput[]);
   const er = erEntry();
+  const layout = layoutOf(opts.efiBootImage !== undefined);
 
   const pDirs = dirsInPathTableOrder(root, (d) => Buffer.from(d.isoName, 'latin1'));
   const jDirs = dirsInPathTableOrder(root, (d) => ucs2be(d.name));
-  const pRecs = new Map(pDirs.map((d) => [d, primaryRecords(d, er.length)]));
+  const pRecs = new Map(pDirs.map((d) => [d, primaryRecords(d, layout.er, er.length)]));
   const jRecs = new Map(jDirs.map((d) => [d, jolietRecords(d)]));
 
   // Sizes first (record lengths do not depend on where extents land), then sector numbers.
@@ -240,7 +252,7 @@ export function buildIso(files: { path: string; data: Buffer }[], opts: IsoOptio
     () => 0,
     false,
   );
-  let next = FIRST_FREE;
+  let next = layout.firstFree;
   const alloc = (bytes: number) => {
     const s = next;
     next += sectorsFor(bytes);
@@ -252,6 +264,9 @@ export function buildIso(files: { path: string; data: Buffer }[], opts: IsoOptio
   const jPtM = alloc(jPtProbe.length);
   for (const d of pDirs) pSector.set(d, alloc(dirBytes(pRecs.get(d)!)));
   for (const d of jDirs) jSector.set(d, alloc(dirBytes(jRecs.get(d)!)));
+  const boot = opts.efiBootImage;
+  const catalogSector = boot ? alloc(SECTOR) : 0;
+  const bootSector = boot ? alloc(boot.length) : 0;
   const fileExt = new Map<FileNode, Extent>();
   const walk = (d: DirNode) => {
     for (const c of d.children.values()) {
@@ -287,12 +302,17 @@ export function buildIso(files: { path: string; data: Buffer }[], opts: IsoOptio
     ptL: jPtL,
     ptM: jPtM,
     root: jExtent(root),
-  }).copy(buf, 17 * SECTOR);
-  const term = 18 * SECTOR;
+  }).copy(buf, layout.joliet * SECTOR);
+  if (boot) {
+    bootRecord(catalogSector).copy(buf, 17 * SECTOR);
+    bootCatalog(bootSector, boot.length).copy(buf, catalogSector * SECTOR);
+    boot.copy(buf, bootSector * SECTOR);
+  }
+  const term = layout.terminator * SECTOR;
   buf[term] = 255;
   buf.write('CD001', term + 1, 'latin1');
   buf[term + 6] = 1;
-  er.copy(buf, ER_SECTOR * SECTOR);
+  er.copy(buf, layout.er * SECTOR);
 
   const pId = (d: DirNode) => Buffer.from(d.isoName, 'latin1');
   const jId = (d: DirNode) => ucs2be(d.name);

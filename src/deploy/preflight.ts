@@ -19,6 +19,16 @@ import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from './registry-endpoints.js';
 
 import type { PreflightKind } from './arg-names.js';
+import { controllerGrub, GRUB_MISSING_HINT } from './efi-loader.js';
+import { isRemoteStage2 } from './installer-boot.js';
+
+interface InstallerFiles {
+  kernel: string;
+  ramdisk: string;
+  stage2: string;
+  /** driver_info.bootloader; unset, the controller's GRUB. */
+  bootloader?: string | undefined;
+}
 
 export interface Problem {
   /** bmc | image | registry | image_url | iso */
@@ -43,6 +53,11 @@ export interface PreflightPlan {
   insecureRegistries: string[];
   registryEndpoints: unknown;
   hash: { algo: unknown; value: unknown; format: unknown; allowMd5: boolean };
+  /**
+   * anaconda: the installer served as files (instance_info kernel, ramdisk, stage2) instead of
+   * an ISO; or why the node's installer settings cannot be used (both forms, part of one).
+   */
+  installer?: { files: InstallerFiles } | { problem: Problem };
   /** image: a non-raw image will be converted to raw on the controller (local download, force_raw_images). */
   convertOnController?: boolean;
   skip: ReadonlySet<string>;
@@ -123,7 +138,37 @@ function probeProblem(check: string, label: string, url: string, r: Exclude<Prob
   }
 }
 
+/** One file the controller or the BMC needs: a local file there, or a URL that answers. */
+async function checkPart(p: PreflightPlan, s: PreflightServices, check: string, label: string, where: string, tlsVerify: boolean): Promise<Outcome> {
+  if (!/^https?:\/\//i.test(where)) return checkLocalFile(check, label, where, p.baseDir);
+  for (const v of urlSecrets(where)) s.secret(v);
+  const r = await s.once(`${check}:${tlsVerify}:${where}`, () => probeUrl(s.http, where, { tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));
+  if (!r.ok) return probeProblem(check, label, where, r, check);
+  if (r.size === 0) return bad(check, `${label} ${displayUrl(where)} is empty`, 'publish the real file there');
+  return ok(`${label} answers${r.size ? ` (${r.size} bytes)` : ''}`);
+}
+
+/** The installer as files: kernel, ramdisk, a local stage2, and the EFI loader tsbm boots them with. */
+async function checkInstallerFiles(p: PreflightPlan, s: PreflightServices, f: InstallerFiles): Promise<Outcome> {
+  const parts: Promise<Outcome>[] = [];
+  if (!p.skip.has('iso')) {
+    // The controller downloads these itself to build the boot ISO.
+    parts.push(checkPart(p, s, 'iso', 'instance_info.kernel', f.kernel, p.tlsVerify), checkPart(p, s, 'iso', 'instance_info.ramdisk', f.ramdisk, p.tlsVerify));
+    if (!isRemoteStage2(f.stage2)) parts.push(checkLocalFile('iso', 'instance_info.stage2', f.stage2, p.baseDir));
+    if (f.bootloader) parts.push(checkPart(p, s, 'iso', 'driver_info.bootloader', f.bootloader, p.tlsVerify));
+  }
+  if (!f.bootloader) {
+    const grub = controllerGrub();
+    parts.push(Promise.resolve('missing' in grub ? bad('bootloader', grub.missing, GRUB_MISSING_HINT) : ok(`GRUB ${grub.tool} on the controller`)));
+  }
+  const outcomes = await Promise.all(parts);
+  const problems = outcomes.flatMap((o) => o.problems);
+  return problems.length ? { problems } : ok(outcomes.flatMap((o) => (o.passed ? [o.passed] : [])).join('; '));
+}
+
 async function checkIso(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
+  if (p.installer && 'problem' in p.installer) return { problems: [p.installer.problem] };
+  if (p.installer) return checkInstallerFiles(p, s, p.installer.files);
   if (p.skip.has('iso')) return skipped;
   const iso = p.iso;
   if (typeof iso !== 'string' || iso.trim() === '') {

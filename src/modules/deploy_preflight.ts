@@ -15,7 +15,7 @@ const args = Type.Object(
       PREFLIGHT_KINDS.map((k) => Type.Literal(k)),
       {
         description:
-          'What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO), anaconda (installer_iso, a second virtual media slot or ks_url, image_source as the kickstart installs it, and the kickstart rendered from ks_template and checked)',
+          'What the playbook does, which decides the checks: bootc (image_source oci://, manifest in its registry), image (http(s)/file:// disk image with a checksum), ramdisk (instance ISO), undeploy (BMC and ramdisk ISO), anaconda (installer_iso, or instance_info kernel, ramdisk and stage2 with an EFI loader: driver_info.bootloader or the controller GRUB; a second virtual media slot or ks_url, image_source as the kickstart installs it, and the kickstart rendered from ks_template and checked)',
       },
     ),
     image: Type.Optional(Type.String({ description: 'Default: instance_info.image_source' })),
@@ -151,8 +151,30 @@ export const deployPreflightModule = defineModule({
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
     };
-    const cache = onceCache(ctx);
     const anaconda = kind === 'anaconda';
+    if (anaconda) {
+      // Which form boots the installer: the ISO as it is (checked as before), or files tsbm
+      // builds a boot ISO from; both, or part of the files form, fail here.
+      const { InstallerBootError, planInstallerBoot } = await import('../deploy/installer-boot.js');
+      try {
+        const boot = planInstallerBoot({
+          iso,
+          isoName: name,
+          kernel: firstSet(undefined, ctx.vars, 'instance_info.kernel'),
+          ramdisk: firstSet(undefined, ctx.vars, 'instance_info.ramdisk'),
+          stage2: firstSet(undefined, ctx.vars, 'instance_info.stage2'),
+          appendParams: firstSet(undefined, ctx.vars, 'instance_info.kernel_append_params', 'driver_info.kernel_append_params'),
+        });
+        if (boot.kind === 'files') {
+          const bootloader = firstSet(undefined, ctx.vars, 'driver_info.bootloader');
+          plan.installer = { files: { kernel: boot.kernel, ramdisk: boot.ramdisk, stage2: boot.stage2, bootloader: typeof bootloader === 'string' ? bootloader : undefined } };
+        }
+      } catch (e) {
+        if (!(e instanceof InstallerBootError)) throw e;
+        plan.installer = { problem: { check: 'iso', message: e.message, fix: e.hint } };
+      }
+    }
+    const cache = onceCache(ctx);
     const ksUrl = anaconda ? firstSet(undefined, ctx.vars, 'instance_info.ks_url') : undefined;
     const report = await runPreflight(plan, {
       bmc: () => checkBmcReady(clientFromArgs(ctx, {}), needsRamdisk, anaconda && ksUrl === undefined),

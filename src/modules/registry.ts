@@ -20,6 +20,7 @@ import { failModule } from './fail.js';
 import { fileModule } from './file.js';
 import { gatherFactsModule } from './gather_facts.js';
 import { imageWriteModule } from './image_write.js';
+import { installerBootModule } from './installer_boot.js';
 import { kickstartMediaModule } from './kickstart_media.js';
 import { metaModule } from './meta.js';
 import { pauseModule } from './pause.js';
@@ -52,6 +53,7 @@ const MODULES: readonly ModuleDef[] = [
   fileModule,
   gatherFactsModule,
   imageWriteModule,
+  installerBootModule,
   kickstartMediaModule,
   metaModule,
   pauseModule,

@@ -6,6 +6,8 @@
 // honour, no disk matching the hints, the installer faults (an install error, an installer that
 // never calls back, a wrong token), a template refused before anything is powered, and a BMC
 // with one virtual media slot (refused, then installed from inst.ks= with instance_info.ks_url).
+// And the installer as files (instance_info kernel, ramdisk, stage2): tsbm builds a UEFI boot ISO,
+// the nodes boot its El Torito entry as firmware does (a stage2 that does not answer: no install).
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
-import { buildInstallerIso } from '../../src/sim/installer/installer-iso.js';
+import { buildInstallerIso, SIM_INSTALLER_FILES } from '../../src/sim/installer/installer-iso.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import { MOCKUPS_DIR } from '../../src/sim/lab/package-paths.js';
@@ -192,6 +194,62 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     expect(readFileSync(path.join(lab.nodes[0]!.root, 'tmp', 'ks-script-pre-0.sh'), 'utf8')).not.toContain('pull-secret');
   }, 180_000);
 
+  it('the installer served as files: tsbm builds a UEFI boot ISO (El Torito, the ESP of driver_info.bootloader) with inst.stage2=, the node boots it and installs; both forms at once are refused', async () => {
+    zeroDisks(lab);
+    const [a, b, c] = lab.nodes.map((n) => n.cfg.name);
+    const origin = new URL(String((parse(readFileSync(lab.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const stage2File = path.join(dir, 'install.img');
+    writeFileSync(stage2File, 'stage2 served by tsbm\n');
+    const resetsBefore = lab.nodes[2]!.bmc!.state.resets.length;
+    const filesForm = { kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`, ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`, stage2: `${origin}${SIM_INSTALLER_FILES.stage2}` };
+    const { code, events, text } = await run(
+      inventory(lab, 'files', {}, { driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } }, {
+        [a!]: { installer_iso: '', instance_info: { ...filesForm, kernel_append_params: 'console=ttyS0,115200' } },
+        // A stage2 on the controller: tsbm serves it, the URL (with its token) only on the command line.
+        [b!]: { installer_iso: '', instance_info: { ...filesForm, stage2: stage2File } },
+        // installer_iso (the lab's, from the group) and the files form: refused before anything is touched.
+        [c!]: { instance_info: filesForm },
+      }),
+    );
+    expect(code, JSON.stringify(results(events, WAIT))).toBe(2);
+    const chosen = results(events, "Choose the installer's boot ISO");
+    expect(chosen[a!]?.result).toMatchObject({ form: 'files', kernel_args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] });
+    expect(chosen[a!]?.msg).toMatch(/^built the installer boot ISO from .* with the bootloader of http/);
+    expect(installed(lab, 0)).toMatchObject({ result: 'installed', boot: { via: 'el-torito', stage2: filesForm.stage2, args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] } });
+    expect(String(installed(lab, 0).from)).toMatch(/^OEMDRV volume /);
+    const served = (installed(lab, 1).boot as { stage2: string }).stage2;
+    expect(installed(lab, 1)).toMatchObject({ result: 'installed', boot: { via: 'el-torito' } });
+    expect(served).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]+\/install\.img$/);
+    expect(text).not.toContain(served.split('/files/')[1]!);
+    // The boot ISO went into the CD, served by tsbm like the other media; its URL (whoever has
+    // it reads the command line, a served stage2's token included) is not printed.
+    expect(results(events, 'Insert the installer ISO and boot once from it')[a!]?.status).toBe('changed');
+    expect(chosen[a!]?.result.iso).toBe('********');
+    expect(text).not.toMatch(/boot-[0-9a-f]{24}\.iso/);
+    for (const i of [0, 1]) expect(anyMediaInserted(lab, i)).toBe(false);
+    const refused = lastFailure(events, c!);
+    expect(refused).toMatch(/installer_iso and instance_info\.kernel, instance_info\.ramdisk, instance_info\.stage2 are both set/);
+    expect(results(events, PREFLIGHT)[c!]?.status).toBe('failed');
+    expect(anyMediaInserted(lab, 2)).toBe(false);
+    expect(lab.nodes[2]!.bmc!.state.resets.length).toBe(resetsBefore);
+  }, 180_000);
+
+  it('a built boot ISO whose stage2 does not answer: the installer never starts (dracut cannot fetch it), the wait times out saying so', async () => {
+    zeroDisks(lab);
+    const [a] = lab.nodes.map((n) => n.cfg.name);
+    const origin = new URL(String((parse(readFileSync(lab.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const info = { kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`, ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`, stage2: `${origin}/no-such-tree/images/install.img` };
+    const { code, events } = await run(
+      inventory(lab, 'files-no-stage2', {}, { driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } }, { [a!]: { installer_iso: '', anaconda_timeout: 4, instance_info: info } }),
+    );
+    expect(code).toBe(2);
+    expect(results(events, WAIT)[a!]?.msg).toMatch(/did not call back end within 4s: no callback at all/);
+    expect(installed(lab, 0)).toEqual({ result: 'stage2 unreachable', from: expect.any(String), stage2: info.stage2 });
+    // The other nodes (installer_iso) installed as before.
+    expect(installed(lab, 1)).toMatchObject({ result: 'installed' });
+    expect(anyMediaInserted(lab, 0)).toBe(false);
+  }, 180_000);
+
   it('a kickstart command the installer cannot honour, and hints no disk matches, fail with the installer’s own lines via %onerror', async () => {
     zeroDisks(lab);
     const [a, b] = lab.nodes.map((n) => n.cfg.name);
@@ -302,6 +360,27 @@ describe('a BMC with one virtual media slot', () => {
     expect(installed(single, 0)).toMatchObject({ result: 'installed', from: `inst.ks=${ksUrl}` });
     expect(results(events, 'Attach the kickstart').node01?.msg).toMatch(/served at http:\/\/127\.0\.0\.1:\d+\/ks\/node01\.cfg until the installer starts/);
     expect(existsSync(path.join(single.nodes[0]!.root, 'sim', 'installed.json'))).toBe(true);
+  }, 180_000);
+
+  it('with the installer as files and ks_url, tsbm puts inst.ks= on the boot ISO it builds: no installer ISO of your own needed', async () => {
+    const port = await new Promise<number>((ok) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => ok(p));
+      });
+    });
+    const origin = new URL(String((parse(readFileSync(single.inventory, 'utf8')) as Doc).all.vars.installer_iso)).origin;
+    const ksUrl = `http://127.0.0.1:${port}/ks/node01.cfg`;
+    const info = {
+      ks_url: ksUrl,
+      kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`,
+      ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`,
+      stage2: `${origin}${SIM_INSTALLER_FILES.stage2}`,
+    };
+    const vars = { tsbm_http_address: '127.0.0.1', tsbm_http_port: port, installer_iso: '', driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } };
+    const { code, events } = await run(inventory(single, 'files-ks-url', info, vars));
+    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(installed(single, 0)).toMatchObject({ result: 'installed', from: `inst.ks=${ksUrl}`, boot: { via: 'el-torito', args: [`inst.stage2=${info.stage2}`, `inst.ks=${ksUrl}`] } });
   }, 180_000);
 });
 

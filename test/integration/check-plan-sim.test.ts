@@ -11,6 +11,7 @@ import type { SimNode } from '../../src/sim/lab/node.js';
 import { type CliRun, DEPLOY, failuresOf, ROOT, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { type ImageServer, serveFiles, sha } from '../helpers/image-fixture.js';
 import { scratchDirs } from '../helpers/scratch.js';
+import { SIM_INSTALLER_FILES } from '../../src/sim/installer/installer-iso.js';
 
 const scratch = scratchDirs();
 const PB = (name: string) => join(ROOT, 'playbooks', name);
@@ -86,6 +87,24 @@ describe('--check on a powered-off fleet', () => {
       expect(lab.nodes.map(touched)).toEqual(before);
     }, 150_000);
   }
+
+  it('deploy-anaconda.yml with the installer as files: the boot ISO is built on the controller (the only thing written), the nodes untouched', async () => {
+    const before = lab.nodes.map(touched);
+    const origin = new URL(String(lab.nodes[0]!.cfg.ramdiskIsoUrl)).origin;
+    const vars = {
+      installer_iso: '',
+      instance_info: { kernel: `${origin}${SIM_INSTALLER_FILES.kernel}`, ramdisk: `${origin}${SIM_INSTALLER_FILES.ramdisk}`, stage2: `${origin}${SIM_INSTALLER_FILES.stage2}` },
+      driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` },
+    };
+    const r = await run(PB('deploy-anaconda.yml'), ['-e', JSON.stringify(vars)]);
+    expect(r.code, `${r.stderr}\n${r.stdout.slice(-3000)}`).toBe(0);
+    for (const h of ['node01', 'node02']) {
+      expect(statusOf(r, h, "Choose the installer's boot ISO"), h).toMatchObject({ status: 'ok', msg: expect.stringMatching(/installer boot ISO from .* with the bootloader of /) });
+      expect(statusOf(r, h, 'Insert the installer ISO and boot once from it')?.msg ?? '', h).toMatch(/^would insert \*+/);
+      expect(node(h).phase).toBe('off');
+    }
+    expect(lab.nodes.map(touched)).toEqual(before);
+  }, 150_000);
 
   it('fails on what it really finds wrong: a wrong BMC password (exit 2, that node only)', async () => {
     const r = await run(DEPLOY, ['-e', '{"driver_info": {"redfish_password": "not-the-password"}}', '-l', 'node02']);

@@ -107,6 +107,7 @@ describe('shipped playbooks', () => {
     if (block?.kind !== 'block') throw new Error('the deploy steps are one block');
     expect(tasks(block.block).map((t) => `${t.module}${t.args.state ? `:${String(t.args.state)}` : ''}`)).toEqual([
       'kickstart_media',
+      'installer_boot',
       'vmedia_boot:inserted',
       'redfish_power:on',
       'anaconda_wait',

@@ -75,6 +75,33 @@ describe('deploy_preflight, deploy: anaconda', () => {
     expect(file.problems).toEqual([expect.objectContaining({ check: 'image_url', message: expect.stringMatching(/no such file on the controller/) })]);
   });
 
+  it('the installer as files: kernel, ramdisk, a local stage2 and the bootloader checked; no GRUB on the controller named with what to install; both forms refused', async () => {
+    const image = `${server.url}/os.tar.gz`;
+    const files = { kernel: `${server.url}/boot.iso`, ramdisk: path.join(dir, 'os.tar.gz'), stage2: 'http://mirror.invalid/tree/', bootloader: `${server.url}/boot.iso` };
+    const good = await runPreflight(plan({ image, iso: undefined, installer: { files } }), services());
+    expect(good.problems).toEqual([]);
+    expect(good.passed.join('; ')).toMatch(/instance_info\.kernel answers.*instance_info\.ramdisk .*os\.tar\.gz.*driver_info\.bootloader answers/);
+
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(dir, 'no-bin');
+    let bad: Awaited<ReturnType<typeof runPreflight>>;
+    try {
+      bad = await runPreflight(plan({ image, iso: undefined, installer: { files: { kernel: `${server.url}/nope`, ramdisk: 'missing-initrd.img', stage2: 'install.img' } } }), services());
+    } finally {
+      process.env.PATH = saved;
+    }
+    const lines = bad.problems.map((p) => `${p.check}: ${p.message} (${p.fix})`);
+    expect(lines).toEqual([
+      expect.stringMatching(/^iso: instance_info\.kernel .*\/nope/),
+      expect.stringMatching(/^iso: instance_info\.ramdisk missing-initrd\.img: no such file on the controller/),
+      expect.stringMatching(/^iso: instance_info\.stage2 install\.img: no such file on the controller/),
+      expect.stringMatching(/^bootloader: grub-mkstandalone is not on the controller.*apt-get install grub-efi-amd64-bin.*driver_info\.bootloader/),
+    ]);
+
+    const both = await runPreflight(plan({ image, installer: { problem: { check: 'iso', message: 'installer_iso and instance_info.kernel are both set', fix: 'keep one' } } }), services());
+    expect(both.problems).toEqual([{ check: 'iso', message: 'installer_iso and instance_info.kernel are both set', fix: 'keep one' }]);
+  });
+
   it('reports each kickstart problem', async () => {
     const r = await runPreflight(
       plan({ image: `${server.url}/os.tar.gz` }),

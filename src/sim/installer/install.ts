@@ -33,6 +33,8 @@ export interface InstallerEnv extends Omit<ScriptEnv, 'signal'> {
   faults: ReadonlySet<InstallerFault>;
   /** Where the kickstart came from, for the log. */
   from: string;
+  /** How the installer was booted, when from a boot ISO built from kernel and ramdisk. */
+  boot?: { via: 'el-torito'; stage2: string; args: string[] };
   powerOff(): void;
   reboot(): void;
 }
@@ -40,6 +42,7 @@ export interface InstallerEnv extends Omit<ScriptEnv, 'signal'> {
 export interface InstallRecord {
   result: 'installed' | 'failed' | 'kickstart error';
   from: string;
+  boot?: InstallerEnv['boot'];
   error?: string;
   source?: SimSource & { bytes?: number; image?: string };
   disk?: { device: string; partitions: string[] };
@@ -66,7 +69,7 @@ class Log {
 
 function record(env: InstallerEnv, r: InstallRecord): void {
   mkdirSync(join(env.installerRoot, 'sim'), { recursive: true });
-  writeFileSync(join(env.installerRoot, 'sim', 'installed.json'), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(join(env.installerRoot, 'sim', 'installed.json'), `${JSON.stringify(env.boot ? { ...r, boot: env.boot } : r, null, 2)}\n`);
 }
 
 /** The token in the kickstart's callbacks, swapped for a wrong one (the wrong_token fault). */

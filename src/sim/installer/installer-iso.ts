@@ -3,6 +3,7 @@
 // simulated node that boots an ISO with a `.treeinfo` naming a stage2 image runs the simulated
 // installer. `ksUrl` bakes inst.ks= into the boot configuration, as sites do for BMCs with a
 // single virtual media slot.
+import { buildFat } from '../../configdrive/fat.js';
 import { buildIso } from '../../configdrive/iso9660.js';
 
 const INSTALLER_VOLUME_ID = 'TSBM-SIM-INST';
@@ -36,4 +37,38 @@ export function buildInstallerIso(opts: { ksUrl?: string } = {}): Buffer {
     ],
     { volumeId: INSTALLER_VOLUME_ID, date: DATE, publisher: 'tsbm' },
   );
+}
+
+/**
+ * The same installer served as files (Ironic's instance_info kernel, ramdisk, stage2), and an
+ * ESP image for driver_info.bootloader as a distribution's images/efiboot.img is one: FAT with
+ * EFI/BOOT/BOOTX64.EFI (an EFI binary's header; the lab's nodes only check that much). The lab
+ * needs no GRUB on the controller this way.
+ */
+export const SIM_INSTALLER_FILES: Readonly<Record<'kernel' | 'ramdisk' | 'stage2' | 'bootloader', string>> = {
+  kernel: '/tsbm-sim-installer/images/pxeboot/vmlinuz',
+  ramdisk: '/tsbm-sim-installer/images/pxeboot/initrd.img',
+  stage2: '/tsbm-sim-installer/images/install.img',
+  bootloader: '/tsbm-sim-installer/images/efiboot.img',
+};
+
+export function simInstallerFile(path: string): Buffer | undefined {
+  switch (path) {
+    case SIM_INSTALLER_FILES.kernel:
+      return Buffer.from('simulated kernel\n');
+    case SIM_INSTALLER_FILES.ramdisk:
+      return Buffer.from('simulated initrd\n');
+    case SIM_INSTALLER_FILES.stage2:
+      return Buffer.from('simulated stage2\n');
+    case SIM_INSTALLER_FILES.bootloader:
+      return buildFat(
+        [
+          { path: 'EFI/BOOT/BOOTX64.EFI', data: Buffer.concat([Buffer.from('MZ'), Buffer.from('simulated shim\n')]) },
+          { path: 'EFI/BOOT/grubx64.efi', data: Buffer.concat([Buffer.from('MZ'), Buffer.from('simulated grub\n')]) },
+        ],
+        { label: 'ANACONDA' },
+      );
+    default:
+      return undefined;
+  }
 }

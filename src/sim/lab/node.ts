@@ -208,6 +208,13 @@ export class SimNode {
     if (!info.image || info.image === this.cfg.ramdiskIsoUrl) return this.startRamdisk();
     const installer = await readInstaller(info.image);
     if (!installer) return this.startRamdisk();
+    if (installer.elTorito && !installer.elTorito.stage2Answers) {
+      // dracut cannot fetch inst.stage2=: it drops to its emergency shell; nothing calls back.
+      this.phase = 'installer';
+      mkdirSync(join(this.root, 'sim'), { recursive: true });
+      writeFileSync(join(this.root, 'sim', 'installed.json'), `${JSON.stringify({ result: 'stage2 unreachable', from: info.image, stage2: installer.elTorito.stage2 })}\n`);
+      return;
+    }
     const oemdrv = await readOemdrvKickstart(info.otherMedia.map((m) => m.image));
     let ks = oemdrv ? { text: oemdrv.text, from: `OEMDRV volume ${oemdrv.url}` } : undefined;
     if (!ks && installer.ksUrl) {
@@ -222,10 +229,10 @@ export class SimNode {
 `);
       return;
     }
-    this.startInstaller(ks.text, ks.from);
+    this.startInstaller(ks.text, ks.from, installer.elTorito ? { via: 'el-torito', stage2: installer.elTorito.stage2, args: installer.elTorito.args } : undefined);
   }
 
-  private startInstaller(kickstart: string, from: string): void {
+  private startInstaller(kickstart: string, from: string, boot?: { via: 'el-torito'; stage2: string; args: string[] }): void {
     const c = this.cfg;
     const abort = new AbortController();
     const faults = new Set<InstallerFault>();
@@ -253,6 +260,7 @@ export class SimNode {
         images: c.images ?? [],
         faults,
         from,
+        ...(boot ? { boot } : {}),
         // The installed system powers off (or restarts) through its BMC, as a real one does.
         powerOff: () => state.transition('Off', undefined, this.systemPath),
         reboot: () => state.transition('Off', 'On', this.systemPath),

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { buildInstallerIso } from '../installer/installer-iso.js';
+import { buildInstallerIso, simInstallerFile } from '../installer/installer-iso.js';
 import type { SimImage } from './images.js';
 
 export const SIM_ISO_PATH = '/tsbm-sim-ramdisk.iso';
@@ -96,6 +96,18 @@ export async function startSimRegistry(o: SimRegistryOptions): Promise<SimRegist
         'Content-Type': 'application/x-iso9660-image',
         'Content-Length': String(body.length),
         ...(m ? { 'Content-Range': `bytes 0-${body.length - 1}/${image.length}` } : {}),
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    const part = req.method === 'GET' || req.method === 'HEAD' ? simInstallerFile(u.pathname) : undefined;
+    if (part) {
+      const m = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+      const body = m ? part.subarray(0, Number(m[1]) + 1) : part;
+      res.writeHead(m ? 206 : 200, {
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': String(body.length),
+        ...(m ? { 'Content-Range': `bytes 0-${body.length - 1}/${part.length}` } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
