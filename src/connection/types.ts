@@ -68,6 +68,11 @@ export interface Connection {
   put(data: Buffer | string | Readable, path: string, opts?: PutOptions): Promise<void>;
   get(path: string, opts?: GetOptions): Promise<Buffer>;
   close(): Promise<void>;
+  /**
+   * Re-established by itself on its next use after it dropped (SSH): whoever holds it keeps it
+   * after a failure rather than opening another.
+   */
+  readonly redials?: boolean;
 }
 
 /** What the executor knows about how to reach a host (resolved from inventory vars). */

@@ -1,6 +1,6 @@
 // Entry points for `tsbm run`: load the playbook and inventories, wire the real connection
 // factory, run. Parse errors are thrown as TsbmError (the CLI prints them, exit 4).
-import { createConnectionFactory, type PooledFactory } from '../connection/factory.js';
+import { connectionFactory } from '../connection/factory.js';
 import type { ConnectionFactory } from '../connection/types.js';
 import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
 import type { EventBus } from '../output/events.js';
@@ -13,7 +13,6 @@ import type { ExecutorTuning, RunOptions } from './options.js';
 import type { Loaded } from './preflight-validate.js';
 
 export { listPlaybook } from './list.js';
-;
 
 export interface RunDeps {
   bus: EventBus;
@@ -21,7 +20,7 @@ export interface RunDeps {
   signal?: AbortSignal;
   /** Connection factory (tests pass fakes or point at in-process SSH servers). */
   connect?: ConnectionFactory;
-  /** Unpooled connections for ModuleContext.connect (default: `connect`, or the real factory's). */
+  /** Connections for ModuleContext.connect, which the module closes (default: `connect`). */
   fresh?: ConnectionFactory;
   tuning?: ExecutorTuning;
   /** Journal / --resume hooks. */
@@ -39,28 +38,23 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Load
     inv = loadInventories(opts.inventories);
     addPlaybookDirVars(inv, playbook.dir);
   }
-  let real: PooledFactory | undefined;
-  if (!deps.connect) real = createConnectionFactory({ onWarning: (message) => deps.bus.emit({ type: 'warning', time: Date.now(), message }) });
-  const connect = deps.connect ?? real!.factory;
-  const fresh = deps.fresh ?? (deps.connect ? deps.connect : real!.fresh);
-  try {
-    return await executePlaybook(
-      playbook,
-      opts,
-      {
-        bus: deps.bus,
-        redactor: deps.redactor,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        ...(deps.hooks ? { hooks: deps.hooks } : {}),
-        ...(deps.runId ? { runId: deps.runId } : {}),
-        connect,
-        fresh,
-        inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
-        loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role, load),
-      },
-      deps.tuning,
-    );
-  } finally {
-    await real?.closeAll();
-  }
+  const connect =
+    deps.connect ?? connectionFactory({ onWarning: (message) => deps.bus.emit({ type: 'warning', time: Date.now(), message }) });
+  // The engine's pool owns what `connect` opens and closes it at the end of the run.
+  return executePlaybook(
+    playbook,
+    opts,
+    {
+      bus: deps.bus,
+      redactor: deps.redactor,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.hooks ? { hooks: deps.hooks } : {}),
+      ...(deps.runId ? { runId: deps.runId } : {}),
+      connect,
+      fresh: deps.fresh ?? connect,
+      inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
+      loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role, load),
+    },
+    deps.tuning,
+  );
 }

@@ -6,14 +6,16 @@ import path from 'node:path';
 import { Duplex, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
-import { createConnectionFactory } from '../../src/connection/factory.js';
+import { connectionFactory } from '../../src/connection/factory.js';
+import { ConnectionPool } from '../../src/executor/connection-pool.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
 import { INLINE_PID_PRELUDE, PID_PRELUDE, SH_SCRIPT_PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
-import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
+import { openSsh, SshConnection } from '../../src/connection/ssh.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
 import { scratchDirs } from '../helpers/scratch.js';
+import { fakeLab } from '../helpers/fake-connection.js';
 
 const scratch = scratchDirs();
 
@@ -593,25 +595,51 @@ describe('session limits', () => {
 });
 
 describe('factory and pool', () => {
-  it('pools one connection per host and picks local for local specs', async () => {
+  it('the run pool holds each host SshConnection itself, keeps it after a drop (it redials), closes it at the end', async () => {
     const h = await startSshHost();
-    const f = createConnectionFactory();
+    const pool = new ConnectionPool(connectionFactory());
     try {
-      const a = await f.factory(h.spec);
-      const b = await f.factory({ ...h.spec });
+      const a = await pool.get(h.spec);
+      const b = await pool.get({ ...h.spec });
+      // Two layers between the executor and ssh2: the pool, then the SshConnection.
+      expect(a).toBeInstanceOf(SshConnection);
+      expect(b).toBe(a);
       await a.exec(['true']);
       await b.exec(['true']);
-      await a.close(); // shared handle: no effect
-      await b.exec(['true']);
+      // Unreachable: not open until used again, but the same connection (it redials itself).
+      pool.drop(h.spec);
+      expect(pool.isOpen(h.spec)).toBe(false);
+      const c = await pool.get(h.spec);
+      expect(c).toBe(a);
+      expect(pool.isOpen(h.spec)).toBe(true);
+      await c.exec(['true']);
       expect(h.server.connections).toBe(1);
-      const l = await f.factory({ ...h.spec, connection: 'local', host: 'localhost' });
+      const l = await pool.get({ ...h.spec, connection: 'local', host: 'localhost' });
       const r = await l.exec(['sh', '-c', 'echo $0'], {});
       expect(r.stdout).toBe('sh\n');
       expect(h.commands).toEqual(['true', 'true', 'true']);
+      await pool.closeAll();
+      await expect(a.exec(['true'])).rejects.toThrow(/closed/);
     } finally {
-      await f.closeAll();
+      await pool.closeAll();
       await h.close();
     }
     expect(existsSync(h.dir)).toBe(false);
   });
+
+  it('a connection that cannot redial is closed when dropped, and the next get opens another', async () => {
+    const lab = fakeLab();
+    const pool = new ConnectionPool(lab.factory);
+    const spec = { host: 'n1', connection: 'ssh' as const, address: '127.0.0.1', port: 1, user: 'u', hostKeyChecking: 'off' as const, connectTimeoutMs: 100 };
+    const first = await pool.get(spec);
+    pool.drop(spec);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(lab.opened[0]?.closed).toBe(true);
+    const second = await pool.get(spec);
+    expect(second).not.toBe(first);
+    expect(lab.opened).toHaveLength(2);
+    await pool.closeAll();
+    expect(lab.opened[1]?.closed).toBe(true);
+  });
+
 });

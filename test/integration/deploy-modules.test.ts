@@ -1,4 +1,5 @@
-// The deploy modules against a simulated ramdisk over real SSH (test/standin/ramdisk-tools on PATH).
+// The deploy modules against a simulated ramdisk over real SSH: one node of the simulated lab,
+// with the lab's ramdisk tools (src/sim/ramdisk) on its PATH (deploy-sim-context.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { bootcInstallModule } from '../../src/modules/bootc_install.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { rootDeviceModule } from '../../src/modules/root_device.js';
 import { waitAgentModule } from '../../src/modules/wait_agent.js';
-import { ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
+import { onNode, ranSteps, type SimNode, type SimNodeOptions, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Sup3r-s3cret-pw';
 const TOKEN = Buffer.from(`tester:${PASSWORD}`).toString('base64');
@@ -21,11 +22,12 @@ afterEach(async () => {
 });
 
 const read = (n: SimNode, f: string) => readFileSync(path.join(n.state, f), 'utf8');
-const pullArgs = (n: SimNode, extra: Record<string, unknown> = {}) => ({
-  auth_dir: path.join(n.root, 'run/tsbm'),
-  containers_conf_dir: path.join(n.root, 'etc/containers/containers.conf.d'),
-  registries_conf_dir: path.join(n.root, 'etc/containers/registries.conf.d'),
-  meminfo_path: path.join(n.state, 'meminfo'),
+// Paths on the node; the tests look at them in its sandbox (n.root).
+const pullArgs = (_n: SimNode, extra: Record<string, unknown> = {}) => ({
+  auth_dir: '/run/tsbm',
+  containers_conf_dir: '/etc/containers/containers.conf.d',
+  registries_conf_dir: '/etc/containers/registries.conf.d',
+  meminfo_path: '/proc/meminfo',
   ...extra,
 });
 const MEMINFO = 'MemTotal: 16000000 kB\nMemAvailable:   8000000 kB\n';
@@ -60,13 +62,13 @@ describe('root_device on a simulated ramdisk', () => {
     const ok = await node.run(
       rootDeviceModule,
       {},
-      { instance_info: { root_device: { serial: 'SIM-vda', size: '>= 7' } } },
+      { instance_info: { root_device: { serial: 'SIM-node1', size: '>= 7' } } },
     );
     expect(ok.device).toBe('/dev/vda');
     await expect(
       node.run(rootDeviceModule, {}, { properties: { root_device: { size: '>= 100' } } }),
     ).rejects.toThrow(
-      /node1: no disk matches root device hints size: ">= 100"; disks:[\s\S]*\/dev\/vda size=8GiB[\s\S]*serial=SIM-vda[\s\S]*\/dev\/sr0/,
+      /node1: no disk matches root device hints size: ">= 100"; disks:[\s\S]*\/dev\/vda size=8GiB[\s\S]*serial=SIM-node1[\s\S]*\/dev\/sr0/,
     );
   });
 });
@@ -74,7 +76,9 @@ describe('root_device on a simulated ramdisk', () => {
 describe('podman_pull on a simulated ramdisk', () => {
   it('pulls with a 0600 auth file that never reaches argv and is deleted; writes the no_pivot_root drop-in', async () => {
     node = await startSimNode({
-      files: { 'registry-auth': `tester:${PASSWORD}`, 'image-size': '104857600', meminfo: MEMINFO },
+      registryAuth: `tester:${PASSWORD}`,
+      imageBytes: 104857600,
+      meminfo: MEMINFO,
     });
     const r = await node.run(podmanPullModule, pullArgs(node), {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
@@ -82,12 +86,13 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(r).toMatchObject({ changed: true, ref: REF, registry: '10.88.0.1:5001' });
     expect(r.image_id).toMatch(/^[0-9a-f]{64}$/);
     const authfile = read(node, 'last-authfile').trim();
+    const authfileOnNode = onNode(node, authfile);
     expect(authfile).toMatch(new RegExp(`^${node.root}/run/tsbm/auth-[a-z0-9]+\\.json$`));
     expect(existsSync(authfile)).toBe(false);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
     const pull = ranSteps(node.host.commands).find((c) => c.startsWith('podman pull') && !c.includes('--help'));
-    expect(pull).toBe(`podman pull --authfile ${authfile} ${REF}`); // Debian's 4.3: no --retry-delay
-    const rmIdx = ranSteps(node.host.commands).indexOf(`rm -f ${authfile}`);
+    expect(pull).toBe(`podman pull --authfile ${onNode(node, authfile)} ${REF}`); // Debian's 4.3: no --retry-delay
+    const rmIdx = ranSteps(node.host.commands).indexOf(`rm -f ${onNode(node, authfile)}`);
     expect(rmIdx).toBeGreaterThan(ranSteps(node.host.commands).indexOf(pull as string));
     expect(
       readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
@@ -99,7 +104,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     ).toBe(true);
     expect(
       ranSteps(node.host.commands).some(
-        (c) => c.includes(`REGISTRY_AUTH_FILE=${authfile}`) && c.includes('podman manifest inspect'),
+        (c) => c.includes(`REGISTRY_AUTH_FILE=${authfileOnNode}`) && c.includes('podman manifest inspect'),
       ),
     ).toBe(true);
     assertNoSecret(node, r);
@@ -107,9 +112,9 @@ describe('podman_pull on a simulated ramdisk', () => {
   });
   it('with skopeo installed, its manifest probe rides in the facts batch and podman is not asked', async () => {
     node = await startSimNode({
-      files: { meminfo: MEMINFO },
+      meminfo: MEMINFO,
       tools: {
-        skopeo: `#!/bin/sh\necho "$*" >> "$TSBM_SIM_STATE/skopeo-args"\necho '{"schemaVersion":2,"config":{"size":1024},"layers":[{"size":52428800}]}'\n`,
+        skopeo: `#!/bin/sh\necho "$*" >> "$TSBM_SIM_ROOT/sim/skopeo-args"\necho '{"schemaVersion":2,"config":{"size":1024},"layers":[{"size":52428800}]}'\n`,
       },
     });
     const r = await node.run(podmanPullModule, pullArgs(node), { instance_info: { image_source: IMAGE } });
@@ -121,7 +126,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(node.host.commands).toHaveLength(3);
   });
   it('a ramdisk without SFTP: the auth file (0600, on stdin only) and the drop-ins arrive piped, and the auth file is gone', async () => {
-    node = await startSimNode({ sftp: false, files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    node = await startSimNode({ sftp: false, registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const r = await node.run(podmanPullModule, pullArgs(node, { tls_verify: false }), {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
     });
@@ -142,7 +147,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     assertNoSecret(node, r);
   });
   it('the auth file is written with mode 0600 (seen by podman at pull time)', async () => {
-    node = await startSimNode({ files: { meminfo: MEMINFO } });
+    node = await startSimNode({ meminfo: MEMINFO });
     await node.run(podmanPullModule, pullArgs(node, { memory_check: false }), {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
     });
@@ -150,7 +155,9 @@ describe('podman_pull on a simulated ramdisk', () => {
   });
   it('wrong pull secret: a clear auth error, auth file still deleted, secret absent', async () => {
     node = await startSimNode({
-      files: { 'registry-auth': 'tester:other', 'image-size': '1000', meminfo: MEMINFO },
+      registryAuth: 'tester:other',
+      imageBytes: 1000,
+      meminfo: MEMINFO,
     });
     const err = await node
       .run(podmanPullModule, pullArgs(node), {
@@ -164,20 +171,20 @@ describe('podman_pull on a simulated ramdisk', () => {
     assertNoSecret(node, (err as Error).message);
   });
   it('a full auths JSON secret works too', async () => {
-    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const secret = JSON.stringify({ auths: { '10.88.0.1:5001': { auth: TOKEN } } });
     const r = await node.run(podmanPullModule, pullArgs(node), {
       instance_info: { image_source: IMAGE, image_pull_secret: secret },
     });
     expect(r.changed).toBe(true);
-    // No image-size file: the preflight degrades to a warning.
+    // The registry gives no manifest: the preflight degrades to a warning.
     expect(node.events.some((e) => e.kind === 'warn' && /memory preflight skipped/.test(e.message))).toBe(
       true,
     );
     assertNoSecret(node, r);
   });
   it('--retry-delay=5s only when podman supports it; --tls-verify=false; mirrors drop-in', async () => {
-    node = await startSimNode({ files: { 'podman-version': '5.2.1', meminfo: MEMINFO } });
+    node = await startSimNode({ podmanVersion: '5.2.1', meminfo: MEMINFO });
     await node.run(
       podmanPullModule,
       pullArgs(node, {
@@ -195,7 +202,8 @@ describe('podman_pull on a simulated ramdisk', () => {
   });
   it('memory preflight: a clear error with needed vs available, nothing pulled', async () => {
     node = await startSimNode({
-      files: { 'image-size': String(2 * 1024 ** 3), meminfo: 'MemAvailable:  1048576 kB\n' },
+      imageBytes: 2 * 1024 ** 3,
+      meminfo: 'MemAvailable:  1048576 kB\n',
     });
     await expect(node.run(podmanPullModule, pullArgs(node, { image: IMAGE }))).rejects.toThrow(
       /not enough memory to pull .*needs about \d+ MiB .* MemAvailable is 1024 MiB/,
@@ -222,16 +230,8 @@ describe('podman_pull on a simulated ramdisk', () => {
 });
 
 describe('bootc_install on a simulated ramdisk', () => {
-  async function pulled(
-    files: Record<string, string> = {},
-    diskMiB = 8192,
-    tools: Record<string, string> = {},
-  ): Promise<SimNode> {
-    const n = await startSimNode({
-      diskMiB,
-      files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO, ...files },
-      tools,
-    });
+  async function pulled(opts: SimNodeOptions = {}, diskMiB = 8192, tools: Record<string, string> = {}): Promise<SimNode> {
+    const n = await startSimNode({ diskMiB, registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO, ...opts, tools });
     await n.run(podmanPullModule, pullArgs(n, { memory_check: false }), {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
     });
@@ -272,16 +272,17 @@ describe('bootc_install on a simulated ramdisk', () => {
       '/dev/vda',
     ]);
     expect(existsSync(path.join(node.state, 'violations'))).toBe(false);
-    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], {
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', node.disk], {
       encoding: 'utf8',
     });
     expect(gpt).toMatch(/EFI-SYSTEM/);
-    // root = --root-size 7424 MiB = 15204352 sectors after the 512 MiB ESP
-    expect(gpt).toMatch(/\s2\s+1050624\s+16254975\s+7\.3 GiB\s+8300\s+root/);
+    // root = --root-size 7424 MiB = 15204352 sectors after the 512 MiB ESP (x86-64 root type, as bootc's)
+    expect(gpt).toMatch(/\s2\s+1050624\s+16254975\s+7\.3 GiB\s+8304\s+root/);
     // The table was read with partx (a third of sfdisk's CPU), in the install's round trip.
     const partx = 'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/vda';
     expect(ranSteps(node.host.commands).filter((c) => /^(partx|sfdisk|sgdisk)\b/.test(c))).toEqual([partx]);
-    expect(read(node, 'commands.log')).toContain(`${partx}\n`);
+    // ... and ran on the node (the stand-in records its arguments, the disk as the sandbox's file).
+    expect(read(node, 'partx-standin-args')).toContain(`-P -o NR,START,SECTORS,NAME,SCHEME ${node.disk}\n`);
     assertNoSecret(node, r);
   });
   it('a ramdisk without partx: the table is read with sfdisk --json instead', async () => {
@@ -292,10 +293,10 @@ describe('bootc_install on a simulated ramdisk', () => {
       'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/vda',
       'sfdisk --json /dev/vda',
     ]);
-    expect(read(node, 'commands.log')).toContain('sfdisk --json /dev/vda\n');
+    expect(read(node, 'sfdisk-standin-args')).toContain(`--json ${node.disk}\n`);
   });
   it('SELinux enforcing, tpm2, authorized keys via a 0600 /tmp file that is deleted, extra args', async () => {
-    node = await pulled({ selinux: 'Enforcing\n' });
+    node = await pulled({ selinux: 'Enforcing' });
     const vars = {
       instance_info: {
         image_source: IMAGE,
@@ -315,12 +316,12 @@ describe('bootc_install on a simulated ramdisk', () => {
     const keysArg = args.find((a) => a.startsWith('--root-ssh-authorized-keys='));
     const keysFile = keysArg?.split('=')[1] as string;
     expect(keysFile).toMatch(/^\/tmp\/tsbm-authorized-keys-/);
-    expect(existsSync(keysFile)).toBe(false);
+    expect(existsSync(path.join(node.root, keysFile))).toBe(false);
     expect(args.slice(-2)).toEqual(['--karg=console=ttyS0', '/dev/vda']);
     expect(r.selinux).toBe(true);
   });
   it('an image without bootc gives a clear error', async () => {
-    node = await pulled({ 'no-bootc': '' });
+    node = await pulled({ noBootc: true });
     await expect(
       node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }),
     ).rejects.toThrow(/image 10\.88\.0\.1:5001\/bootc\/test:1 is not a bootc image/);
@@ -329,10 +330,10 @@ describe('bootc_install on a simulated ramdisk', () => {
     node = await pulled();
     await expect(
       node.run(bootcInstallModule, { device: '/dev/sda', size_mib: 8192, image: IMAGE }),
-    ).rejects.toThrow(/bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to touch \/dev\/sda/);
+    ).rejects.toThrow(/bootc install to-disk \/dev\/sda failed \(rc 1\):\n.*refusing to install to \S+\/dev\/sda: the simulated node only has \/dev\/vda/);
   });
   it('a disk too small for the unpacked image is refused before bootc wipes it', async () => {
-    node = await pulled({ 'image-size': String(300 * 1024 * 1024) }, 1024);
+    node = await pulled({ imageBytes: 300 * 1024 * 1024 }, 1024);
     await expect(
       node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 1024, image: IMAGE }),
     ).rejects.toThrow(
@@ -354,14 +355,14 @@ describe('bootc_install on a simulated ramdisk', () => {
     expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
   });
   it('timeout kills podman and says so', async () => {
-    node = await pulled({ 'bootc-sleep': '30' });
+    node = await pulled({ bootcSleepS: 30 });
     const t0 = Date.now();
     await expect(
       node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE, timeout: 1 }),
     ).rejects.toThrow(/did not finish within 1s .*podman was killed/);
     expect(Date.now() - t0).toBeLessThan(10_000);
     // Killed before it laid out the disk.
-    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', path.join(node.state, 'disk.img')], {
+    const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', node.disk], {
       encoding: 'utf8',
     }).toString();
     expect(gpt).not.toMatch(/EFI-SYSTEM/);
@@ -387,17 +388,11 @@ describe('bootc_install on a simulated ramdisk', () => {
 });
 
 describe('wait_agent against a simulated ramdisk', () => {
-  const links = (mac: string) =>
-    JSON.stringify([
-      { ifname: 'lo', link_type: 'loopback', address: '00:00:00:00:00:00' },
-      { ifname: 'eth0', link_type: 'ether', address: mac },
-    ]);
-
   it('no product_uuid: falls back to MACs and says so', async () => {
-    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:01') } });
+    node = await startSimNode({ macs: ['52:54:00:00:00:01'] });
     const r = await node.run(
       waitAgentModule,
-      { timeout: 5, interval: 1, product_uuid_path: path.join(node.state, 'product_uuid') },
+      { timeout: 5, interval: 1, product_uuid_path: '/sys/class/dmi/id/product_uuid' },
       {
         power: {
           power_state: 'On',
@@ -411,16 +406,14 @@ describe('wait_agent against a simulated ramdisk', () => {
   });
   it('UUID mismatch is refused, naming both values', async () => {
     node = await startSimNode({
-      files: {
-        product_uuid: 'AAAAAAAA-0000-0000-0000-000000000001\n',
-        'ip-link.json': links('52:54:00:00:00:01'),
-      },
+      productUuid: 'AAAAAAAA-0000-0000-0000-000000000001\n',
+      macs: ['52:54:00:00:00:01'],
     });
     await expect(
       node.run(waitAgentModule, {
         timeout: 5,
         interval: 1,
-        product_uuid_path: path.join(node.state, 'product_uuid'),
+        product_uuid_path: '/sys/class/dmi/id/product_uuid',
         system_uuid: 'bbbbbbbb-0000-0000-0000-000000000002',
       }),
     ).rejects.toThrow(
@@ -429,7 +422,8 @@ describe('wait_agent against a simulated ramdisk', () => {
   });
   it('MAC mismatch is refused; podman and memory checks', async () => {
     node = await startSimNode({
-      files: { 'ip-link.json': links('52:54:00:00:00:09'), meminfo: 'MemAvailable: 1048576 kB\n' },
+      macs: ['52:54:00:00:00:09'],
+      meminfo: 'MemAvailable: 1048576 kB\n',
     });
     await expect(
       node.run(waitAgentModule, { timeout: 5, interval: 1, mac_addresses: ['52:54:00:00:00:01'] }),
@@ -440,7 +434,7 @@ describe('wait_agent against a simulated ramdisk', () => {
       identity: 'off',
       require_podman: true,
       min_memory_mib: 512,
-      meminfo_path: path.join(node.state, 'meminfo'),
+      meminfo_path: '/proc/meminfo',
     });
     expect(r).toMatchObject({ podman_version: 'podman version 4.3.1', mem_available_mib: 1024 });
     await expect(
@@ -449,12 +443,12 @@ describe('wait_agent against a simulated ramdisk', () => {
         interval: 1,
         identity: 'off',
         min_memory_mib: 4096,
-        meminfo_path: path.join(node.state, 'meminfo'),
+        meminfo_path: '/proc/meminfo',
       }),
     ).rejects.toThrow(/1024 MiB available, 4096 MiB needed/);
   });
   it('check mode against a running ramdisk still refuses the wrong machine (read-only)', async () => {
-    node = await startSimNode({ files: { 'ip-link.json': links('52:54:00:00:00:09') } });
+    node = await startSimNode({ macs: ['52:54:00:00:00:09'] });
     await expect(
       node.run(waitAgentModule, { mac_addresses: ['52:54:00:00:00:01'] }, {}, { check: true }),
     ).rejects.toThrow(/wrong machine/);

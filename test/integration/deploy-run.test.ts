@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
-import { ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
+import { onNode, ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Run-s3cret-pw';
 const TOKEN = Buffer.from(`tester:${PASSWORD}`).toString('base64');
@@ -35,9 +35,9 @@ function files(n: SimNode): { playbook: string; inventory: string } {
       register: root
     - name: Pull
       podman_pull:
-        auth_dir: "${n.root}/run/tsbm"
-        containers_conf_dir: "${n.root}/etc/containers/containers.conf.d"
-        meminfo_path: "${n.state}/meminfo"
+        auth_dir: /run/tsbm
+        containers_conf_dir: /etc/containers/containers.conf.d
+        meminfo_path: /proc/meminfo
         tls_verify: "{{ lab_tls_verify }}"
       register: pulled
     - name: Install
@@ -73,14 +73,10 @@ function files(n: SimNode): { playbook: string; inventory: string } {
 describe('ramdisk steps through the executor', () => {
   it('deploys to the simulated disk; the secret is in no event and no command', async () => {
     node = await startSimNode({
-      files: {
-        'registry-auth': `tester:${PASSWORD}`,
-        'image-size': '104857600',
-        meminfo: 'MemAvailable: 8000000 kB\n',
-        'ip-link.json': JSON.stringify([
-          { ifname: 'eth0', link_type: 'ether', address: '52:54:00:12:34:56' },
-        ]),
-      },
+      registryAuth: `tester:${PASSWORD}`,
+      imageBytes: 104857600,
+      meminfo: 'MemAvailable: 8000000 kB\n',
+      macs: ['52:54:00:12:34:56'],
     });
     const { playbook, inventory } = files(node);
     const redactor = new Redactor();
@@ -128,7 +124,7 @@ describe('ramdisk steps through the executor', () => {
     // The pull runs in a batch with the auth file's removal (one round trip).
     const pullLine =
       'podman pull --authfile ' +
-      readFileSync(path.join(node.state, 'last-authfile'), 'utf8').trim() +
+      onNode(node, readFileSync(path.join(node.state, 'last-authfile'), 'utf8').trim()) +
       ' --tls-verify=false 10.88.0.1:5001/bootc/test:1';
     expect(ranSteps(node.host.commands)).toContain(pullLine);
     expect(existsSync(path.join(node.state, 'violations'))).toBe(false);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultSecretDir } from '../../src/deploy/secret-dir.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
-import { ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
+import { onNode, ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Sup3r-s3cret-pw';
 const TOKEN = Buffer.from(`tester:${PASSWORD}`).toString('base64');
@@ -20,10 +20,11 @@ afterEach(async () => {
   node = undefined;
 });
 
-const args = (n: SimNode, extra: Record<string, unknown> = {}) => ({
-  auth_dir: path.join(n.root, 'run/tsbm'),
-  containers_conf_dir: path.join(n.root, 'etc/containers/containers.conf.d'),
-  registries_conf_dir: path.join(n.root, 'etc/containers/registries.conf.d'),
+// Paths on the node; the tests look at them in its sandbox (n.root).
+const args = (_n: SimNode, extra: Record<string, unknown> = {}) => ({
+  auth_dir: '/run/tsbm',
+  containers_conf_dir: '/etc/containers/containers.conf.d',
+  registries_conf_dir: '/etc/containers/registries.conf.d',
   memory_check: false,
   ...extra,
 });
@@ -40,7 +41,7 @@ function leftovers(n: SimNode): { dir: string; stale: string } {
 
 describe('the pull secret directory', () => {
   it('an existing 0755 directory is made anew as 0700, and podman saw it that way', async () => {
-    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const { dir } = leftovers(node);
     // podman (simulated) records the mode of the auth file's directory while it pulls.
     const r = await node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
@@ -51,7 +52,7 @@ describe('the pull secret directory', () => {
   });
 
   it('an auth file left by a killed run is removed first, with a warning, before the pull runs', async () => {
-    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const { stale } = leftovers(node);
     await node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } });
     expect(existsSync(stale)).toBe(false);
@@ -63,7 +64,7 @@ describe('the pull secret directory', () => {
   });
 
   it('a pull without a secret (a resumed run\'s, say) still removes the leftovers, and leaves the directory be', async () => {
-    node = await startSimNode({ files: { meminfo: MEMINFO } });
+    node = await startSimNode({ meminfo: MEMINFO });
     const { dir, stale } = leftovers(node);
     writeFileSync(path.join(dir, 'someone-elses'), 'x');
     const r = await node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE } });
@@ -73,7 +74,7 @@ describe('the pull secret directory', () => {
   });
 
   it('a directory holding foreign files, or a symlink, is refused for the secret; nothing is pulled', async () => {
-    node = await startSimNode({ files: { 'registry-auth': `tester:${PASSWORD}`, meminfo: MEMINFO } });
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const { dir } = leftovers(node);
     writeFileSync(path.join(dir, 'someone-elses'), 'x');
     await expect(node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } })).rejects.toThrow(
@@ -82,7 +83,7 @@ describe('the pull secret directory', () => {
     const link = path.join(node.root, 'run/link');
     symlinkSync(dir, link);
     await expect(
-      node.run(podmanPullModule, args(node, { auth_dir: link }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } }),
+      node.run(podmanPullModule, args(node, { auth_dir: onNode(node, link) }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } }),
     ).rejects.toThrow(/is a symbolic link/);
     expect(ranSteps(node.host.commands).some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
   });

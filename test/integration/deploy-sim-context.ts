@@ -1,6 +1,10 @@
-// Test harness for the deploy modules: a simulated ramdisk (in-process SSH server whose
-// commands see test/standin/ramdisk-tools first on PATH) and a ModuleContext over a real SSH connection
-// that records every event, so tests can check argv, files and secrecy end to end.
+// Test harness for the deploy modules: one simulated ramdisk node as the lab (`tsbm sim`) runs
+// it, without the BMC: an in-process SSH server whose commands run with the lab's ramdisk tools
+// (src/sim/ramdisk/bin, and the partitioning stand-ins in src/sim/ramdisk/standin, which record
+// what they ran) first on PATH, paths under /dev, /run, /tmp, /etc, /var, /sys and /proc mapped
+// into the node's sandbox directory, SFTP served from it; and a ModuleContext over a real SSH
+// connection that records every event, so tests can check argv, files and secrecy end to end.
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,18 +12,52 @@ import { openSsh } from '../../src/connection/ssh.js';
 import type { Connection } from '../../src/connection/types.js';
 import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/module-api/types.js';
 import { Redactor } from '../../src/output/redact.js';
+import { sandboxCommand } from '../../src/sim/lab/command-rewrite.js';
+import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../src/sim/lab/package-paths.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
-import { simToolsDir } from '../helpers/standin-tools.js';
 import type { Vars } from '../../src/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
 import { splitArgs } from '../../src/modules/lib/split-args.js';
 
+/** The registry and image the node's podman knows (the lab's catalogue format, src/sim/ramdisk/bin/README.md). */
+const SIM_REGISTRY = '10.88.0.1:5001';
+const SIM_REF = `${SIM_REGISTRY}/bootc/test:1`;
+
+export interface SimNodeOptions {
+  diskMiB?: number;
+  /** `user:password` the registry demands; absent: it asks for nothing. */
+  registryAuth?: string;
+  /** The image's compressed size in the registry's manifest (bytes); absent: the registry gives no manifest. */
+  imageBytes?: number;
+  /** The image has no bootc. */
+  noBootc?: boolean;
+  /** podman's version (default Debian 12's, 4.3.1). */
+  podmanVersion?: string;
+  /** What getenforce says; absent: the ramdisk has no getenforce. */
+  selinux?: string;
+  /** bootc hangs this many seconds before it writes anything. */
+  bootcSleepS?: number;
+  /** The node's NICs' MACs (`ip -j link`). */
+  macs?: string[];
+  /** The node's /proc/meminfo. */
+  meminfo?: string;
+  /** The node's /sys/class/dmi/id/product_uuid (absent: no such file). */
+  productUuid?: string;
+  /** More tools (name: sh script), first on PATH. */
+  tools?: Record<string, string>;
+  /** false: the ramdisk's sshd has no sftp subsystem (files then travel piped). */
+  sftp?: false;
+}
+
 export interface SimNode {
   host: SshHost;
-  state: string;
-  /** Scratch dir standing for the ramdisk's tmpfs (/run/tsbm) and /etc/containers. */
+  /** The node's sandbox: its /dev, /run, /tmp, /etc, ... are directories in here. */
   root: string;
+  /** What the tools record (`$TSBM_SIM_ROOT/sim`: podman-run-args, last-authfile, bootc-args, ...). */
+  state: string;
+  /** The node's disk, /dev/vda on the ramdisk. */
+  disk: string;
   conn: Connection;
   events: Array<{ kind: 'log' | 'warn' | 'progress'; message: string }>;
   redactor: Redactor;
@@ -33,38 +71,66 @@ export interface SimNode {
   close(): Promise<void>;
 }
 
-export async function startSimNode(
-  opts: {
-    diskMiB?: number;
-    files?: Record<string, string>;
-    /** More tools (name: sh script), first on PATH. */
-    tools?: Record<string, string>;
-    /** false: the ramdisk's sshd has no sftp subsystem (files then travel piped). */
-    sftp?: false;
-  } = {},
-): Promise<SimNode> {
-  const state = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-state-'));
-  const extraTools = path.join(state, 'tools');
-  mkdirSync(extraTools);
+/** The node's sandbox with its disk, node.env and the registry's catalogue (as src/sim/lab/node.ts lays it out). */
+function layOut(root: string, o: SimNodeOptions): void {
+  for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers/sim-images', 'sys/class/dmi/id', 'proc', 'sim/images']) {
+    mkdirSync(path.join(root, d), { recursive: true });
+  }
+  const diskBytes = (o.diskMiB ?? 8192) * 1024 * 1024;
+  writeFileSync(path.join(root, 'dev/vda'), '');
+  truncateSync(path.join(root, 'dev/vda'), diskBytes);
+  if (o.meminfo !== undefined) writeFileSync(path.join(root, 'proc/meminfo'), o.meminfo);
+  if (o.productUuid !== undefined) writeFileSync(path.join(root, 'sys/class/dmi/id/product_uuid'), o.productUuid);
+  const mib = o.imageBytes === undefined ? undefined : Math.ceil(o.imageBytes / 1024 / 1024);
+  writeFileSync(
+    path.join(root, 'sim/images', `${SIM_REF.replace(/[/:@]/g, '_')}.env`),
+    `ID=sha256:${createHash('sha256').update(SIM_REF).digest('hex')}\nSIZE_MIB=${2 * (mib ?? 100)}\nCOMPRESSED_MIB=${mib ?? ''}\nBOOTC=${o.noBootc ? 0 : 1}\n`,
+  );
+  const env = [
+    'TSBM_SIM_NODE=node1',
+    `TSBM_SIM_MACS="${(o.macs ?? []).join(' ')}"`,
+    `TSBM_SIM_REGISTRY=${SIM_REGISTRY}`,
+    `TSBM_SIM_REGISTRY_AUTH=${o.registryAuth ? Buffer.from(o.registryAuth).toString('base64') : ''}`,
+    `TSBM_SIM_IMAGES=${path.join(root, 'sim/images')}`,
+    `TSBM_SIM_DISK_BYTES=${diskBytes}`,
+    `TSBM_SIM_PODMAN_VERSION=${o.podmanVersion ?? '4.3.1'}`,
+    `TSBM_SIM_SELINUX=${o.selinux?.trim() ?? 'none'}`,
+    ...(o.bootcSleepS !== undefined ? [`TSBM_SIM_BOOTC_SLEEP=${o.bootcSleepS}`] : []),
+    'TSBM_SIM_TRACE=1',
+    '',
+  ];
+  writeFileSync(path.join(root, 'sim/node.env'), env.join('\n'));
+}
+
+export async function startSimNode(opts: SimNodeOptions = {}): Promise<SimNode> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-node-'));
+  layOut(root, opts);
+  const extraTools = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-tools-'));
   for (const [name, script] of Object.entries(opts.tools ?? {})) writeFileSync(path.join(extraTools, name), script, { mode: 0o755 });
-  const root = mkdtempSync(path.join(os.tmpdir(), 'tsbm-sim-root-'));
-  writeFileSync(path.join(state, 'disk.img'), '');
-  truncateSync(path.join(state, 'disk.img'), (opts.diskMiB ?? 8192) * 1024 * 1024);
-  for (const [f, c] of Object.entries(opts.files ?? {})) writeFileSync(path.join(state, f), c);
+  const shell = shellExecHandler({
+    cwd: root,
+    pathPrefix: [extraTools, RAMDISK_TOOLS_DIR, STANDIN_DIR],
+    env: {
+      ...(process.env as Record<string, string>),
+      TSBM_SIM_ROOT: root,
+      TSBM_SIM_ENV: path.join(root, 'sim/node.env'),
+      // The stand-ins run (and record their arguments) even where util-linux is installed.
+      TSBM_SIM_STANDINS: 'sfdisk,partx',
+      TSBM_SIM_NODE_BIN: process.execPath,
+    },
+  });
   const host = await startSshHost({
-    ...(opts.sftp === false ? { sftp: false } : {}),
-    exec: shellExecHandler({
-      pathPrefix: [extraTools, simToolsDir()],
-      env: { ...(process.env as Record<string, string>), TSBM_SIM_STATE: state },
-    }),
+    ...(opts.sftp === false ? { sftp: false } : { sftpRoot: root }),
+    exec: (command, session) => shell(sandboxCommand(command, root), session),
   });
   const conn = await openSsh(host.spec);
   const events: SimNode['events'] = [];
   const redactor = new Redactor();
   const node: SimNode = {
     host,
-    state,
     root,
+    state: path.join(root, 'sim'),
+    disk: path.join(root, 'dev/vda'),
     conn,
     events,
     redactor,
@@ -105,11 +171,16 @@ export async function startSimNode(
     async close() {
       await conn.close();
       await host.close();
-      rmSync(state, { recursive: true, force: true });
       rmSync(root, { recursive: true, force: true });
+      rmSync(extraTools, { recursive: true, force: true });
     },
   };
   return node;
+}
+
+/** A path on the node as the ramdisk names it (the sandbox directory taken off). */
+export function onNode(n: SimNode, hostPath: string): string {
+  return hostPath.startsWith(`${n.root}/`) ? hostPath.slice(n.root.length) : hostPath;
 }
 
 /**

@@ -1,7 +1,7 @@
 // What an operator reads when an SSH connection cannot be made: each socket or ssh2 failure
 // says what happened to which address, and what to check.
 import { describe, expect, it } from 'vitest';
-import { describeConnectError } from '../../src/connection/ssh.js';
+import { describeConnectError } from '../../src/connection/ssh-connect-errors.js';
 
 const hop = { address: '10.0.0.7', port: 22, user: 'root' };
 const err = (message: string, extra: { code?: string; level?: string } = {}) => Object.assign(new Error(message), extra);

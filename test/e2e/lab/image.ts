@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from 'node:path';
 import { sh } from './run.js';
 
-const STANDIN = resolve(import.meta.dirname, '../../standin/bootc');
+const STANDIN = resolve(import.meta.dirname, 'bootc-standin');
 /** Where the stand-in reads the devices it may write; baked into the image at build time. */
 const ALLOWED_DEVICES_FILE = '/etc/tsbm-standin/allowed-devices';
 /** The root partition starts at 65 MiB (1 MiB alignment + 64 MiB ESP); the stand-in records argv there. */
