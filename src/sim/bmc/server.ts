@@ -51,6 +51,8 @@ export interface FakeBmc {
   expireSessions(): void;
   /** Number of requests received, by method, and only those whose path and query contain `pathPart` when given. */
   requestCount(method?: string, pathPart?: string): number;
+  /** Every request received so far, as `METHOD /path?query`, in order. */
+  requests(): string[];
   close(): Promise<void>;
 }
 
@@ -268,6 +270,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       for (const p of sessions.values()) removeMember(sessionsPath, p);
       sessions.clear();
     },
+    requests: () => [...seen],
     requestCount: (m, pathPart) =>
       pathPart !== undefined
         ? seen.filter((r) => (!m || r.startsWith(`${m} `)) && r.includes(pathPart)).length
