@@ -134,6 +134,18 @@ export class RedfishClient {
     return { path, body, etag: etagFrom(res.headers, body) };
   }
 
+  /**
+   * The resource as an answer carries it (a PATCH answered 200 with the updated resource), or
+   * undefined when the answer is not that resource (204, a message, a task monitor's result):
+   * then only a read shows the state.
+   */
+  static representation(res: RedfishResponse, path: string): Resource | undefined {
+    const id = res.body?.['@odata.id'];
+    const same = (p: string) => p.replace(/\/+$/, '');
+    if (res.status !== 200 || typeof id !== 'string' || same(id) !== same(path)) return undefined;
+    return { path, body: res.body ?? {}, etag: etagFrom(res.headers, res.body) };
+  }
+
   async patch(path: string, body: unknown, knownEtag?: string): Promise<RedfishResponse> {
     const res = await patchWithEtag(
       {
