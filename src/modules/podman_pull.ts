@@ -100,7 +100,7 @@ export const podmanPullModule = defineModule({
     const { ociArch } = await import('../deploy/image-size.js');
     const { ImageRefError, parseImageSource } = await import('../deploy/image-ref.js');
     const { fmtMiB } = await import('../deploy/memory.js');
-    const { helpHasFlag } = await import('../deploy/podman-version.js');
+    const { helpHasFlag, pullHasRetryDelay } = await import('../deploy/podman-version.js');
     const { PullSecretError, buildAuthFile } = await import('../deploy/pull-secret.js');
     const { stepRan } = await import('../connection/exec-steps.js');
     const { defaultSecretDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
@@ -193,10 +193,16 @@ export const podmanPullModule = defineModule({
       // The ramdisk's facts and the first manifest probe, in one round trip.
       const probes = manifestProbes(authFile, tlsVerify, haveSkopeo);
       const firstProbe = probes[0] as ManifestProbe;
-      const [help, uname, meminfo, probed] = (await ctx.execSteps([
-        ['podman', 'pull', '--help'],
+      // The podman version wait_agent read tells whether pull takes --retry-delay; without it, its --help does.
+      const factsVar = ctx.vars.facts;
+      const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
+      const factSteps = [
+        ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
         ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
-      ])) as [ExecResult, ExecResult?, ExecResult?, ExecResult?];
+      ];
+      const gathered = factSteps.length ? ((await ctx.execSteps(factSteps)) as ExecResult[]) : [];
+      const help = knownRetry === undefined ? gathered.shift() : undefined;
+      const [uname, meminfo, probed] = gathered as [ExecResult?, ExecResult?, ExecResult?];
       if (memoryCheck && uname && meminfo && probed) {
         await memoryPreflight(ctx, img.ref, {
           probes,
@@ -206,7 +212,7 @@ export const podmanPullModule = defineModule({
           firstProbe: probed,
         });
       }
-      const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')
+      const retryFlags = (knownRetry ?? (help !== undefined && helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')))
         ? ['--retry-delay=5s']
         : [];
       ctx.progress({ message: `pulling ${img.ref}` });

@@ -1,10 +1,10 @@
 // Builds bootc test images without the internet: the few binaries the stand-in needs, with
 // their libraries (ldd), tarred into `podman import`, then pushed to the test registry.
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { sh } from './run.js';
+import { dirname, join } from 'node:path';
+import { repoRoot, sh } from './run.js';
 
-const STANDIN = resolve(import.meta.dirname, '../../standin/bootc');
+const STANDIN = join(repoRoot(), 'test/standin/bootc');
 /** Where the stand-in reads the devices it may write; baked into the image at build time. */
 const ALLOWED_DEVICES_FILE = '/etc/tsbm-standin/allowed-devices';
 /** The root partition starts at 65 MiB (1 MiB alignment + 64 MiB ESP); the stand-in records argv there. */
