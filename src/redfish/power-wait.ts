@@ -39,7 +39,7 @@ export function expectedChangeMs(client: RedfishClient, resetType: string): numb
 }
 
 export function recordChange(client: RedfishClient, resetType: string, ms: number): void {
-  let m = durations.get(client);
-  if (!m) durations.set(client, (m = new Map()));
+  const m = durations.get(client) ?? new Map<string, number>();
+  durations.set(client, m);
   m.set(resetType, ms);
 }
