@@ -45,6 +45,8 @@ export interface BmcNodeOptions {
   ramdisk?: 'openssh' | 'openssh-nosftp' | 'dropbear';
   /** How long the BMC's power changes take (default: at once). */
   powerDelayMs?: PowerDelay;
+  /** More environment for the ramdisk's SSH sessions (OpenSSH ramdisks). */
+  ramdiskEnv?: Record<string, string>;
 }
 
 export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
@@ -57,6 +59,7 @@ export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<Bmc
       : prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], {
           ...server,
           sftp: o.ramdisk !== 'openssh-nosftp',
+          ...(o.ramdiskEnv ? { env: o.ramdiskEnv } : {}),
         });
   const disk = createLoopDisk(o.diskBytes);
   const boots: string[] = [];
