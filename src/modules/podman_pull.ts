@@ -43,6 +43,12 @@ const args = Type.Object(
         default: true,
       }),
     ),
+    download_source: Type.Optional(
+      Type.Union([Type.Literal('http'), Type.Literal('local')], {
+        description:
+          'http: the ramdisk pulls from the registry itself; local: through a pull-through mirror (docker-registry) the controller runs for the run on image_mirror_address, the registry credentials staying on the controller. Default: the image_download_source var, else http',
+      }),
+    ),
     memory_check: Type.Optional(
       Type.Boolean({
         description: 'Compare the image size from the registry manifest with MemAvailable before pulling',
@@ -102,6 +108,7 @@ export const podmanPullModule = defineModule({
     const { fmtMiB } = await import('../deploy/memory.js');
     const { helpHasFlag, pullHasRetryDelay } = await import('../deploy/podman-version.js');
     const { PullSecretError, buildAuthFile } = await import('../deploy/pull-secret.js');
+    const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
     const { stepRan } = await import('../connection/exec-steps.js');
     const { defaultSecretDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
@@ -120,8 +127,16 @@ export const podmanPullModule = defineModule({
       throw e;
     }
     const rawSecret = firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret');
+    const viaMirror = (a.download_source ?? downloadSource(ctx.vars)) === 'local';
+    // Through the mirror the ramdisk logs in to the mirror only: the registry's credentials stay
+    // on the controller, in the mirror's config.
+    const mirror = viaMirror && !ctx.check ? await imageMirrorFor(ctx, img, rawSecret, a.tls_verify !== false) : undefined;
     let authJson: string | undefined;
-    if (rawSecret !== undefined) {
+    if (mirror) {
+      authJson = ctx.secret(
+        JSON.stringify({ auths: { [mirror.address]: { auth: Buffer.from(`${mirror.username}:${mirror.password}`).toString('base64') } } }),
+      );
+    } else if (rawSecret !== undefined) {
       const secret = ctx.secret(typeof rawSecret === 'string' ? rawSecret : JSON.stringify(rawSecret));
       try {
         const af = buildAuthFile(secret, img.registry);
@@ -147,8 +162,20 @@ export const podmanPullModule = defineModule({
     // Mirrors, and for tls_verify: false the image's registry marked insecure, so every podman
     // call (including ones without a --tls-verify flag) reaches a lab registry.
     const insecure = a.tls_verify === false ? [img.registry] : [];
-    const regDir =
-      a.registries?.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
+    // The run's mirror comes first for the image's registry (one table per registry: podman
+    // refuses two).
+    const given = a.registries ?? [];
+    const mirrors = mirror
+      ? [
+          ...given.filter((r) => r.prefix !== img.registry),
+          {
+            ...(given.find((r) => r.prefix === img.registry) ?? { prefix: img.registry }),
+            mirrors: [mirror.address, ...(given.find((r) => r.prefix === img.registry)?.mirrors ?? [])],
+            insecureMirrors: true,
+          },
+        ]
+      : given;
+    const regDir = mirrors.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
     const secretDir = a.auth_dir ?? defaultSecretDir(ctx.host);
     const authDir = authJson ? secretDir : undefined;
     // First, in the same round trip as the directories: auth files a killed run left behind
@@ -171,7 +198,7 @@ export const podmanPullModule = defineModule({
     const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
-      await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {
+      await ctx.put(registriesConf(mirrors, insecure), `${regDir}/50-tsbm-registries.conf`, {
         mode: 0o644,
       });
     }
@@ -225,7 +252,9 @@ export const podmanPullModule = defineModule({
         ...(rmArgv ? [rmArgv] : []),
         ['podman', 'image', 'inspect', '--format', 'json', img.ref],
       ];
-      const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
+      const run = () => ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal });
+      // Through the mirror, the first node's pull fills its cache before the others pull.
+      const results = await (mirror ? mirror.pullThrough(img.ref, run, ctx.signal) : run()).catch((e: unknown) => {
         // A lost connection is not a timeout: it keeps its own message (and unreachable status).
         if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
         throw hostError(
