@@ -12,7 +12,7 @@ export function helpHasFlag(help: string, flag: string): boolean {
 }
 
 /** podman pull has --retry and --retry-delay from 5.0 on (containers/podman#21659). */
-export const PULL_RETRY_SINCE: readonly [number, number, number] = [5, 0, 0];
+const PULL_RETRY_SINCE: readonly [number, number, number] = [5, 0, 0];
 
 /** Whether `podman --version` text says pull takes --retry-delay; undefined when it cannot tell. */
 export function pullHasRetryDelay(versionText: unknown): boolean | undefined {

@@ -49,7 +49,7 @@ function runClients(ctx: ModuleContext): Set<RedfishClient> {
  * made for this process, so the key (which may end up in a debugger or a dump) never holds it.
  */
 const KEY_SECRET = randomBytes(32);
-export function credentialKey(e: RedfishEndpoint, basicAuth = false): string {
+function credentialKey(e: RedfishEndpoint, basicAuth = false): string {
   const pw = e.password === undefined ? '-' : createHmac('sha256', KEY_SECRET).update(e.password).digest('base64url');
   const trust = e.verifyCa === true ? 'ca' : e.verifyCa === false ? 'none' : `file:${e.verifyCa}`;
   return `${e.baseUrl}#${e.username ?? ''}#${pw}#${trust}#${basicAuth ? 'basic' : 'auto'}`;

@@ -11,7 +11,7 @@ import { prepareDropbear } from './dropbear.js';
 import { repoRoot } from './run.js';
 import { type Sshd, prepareSshd } from './sshd.js';
 
-export const MOCKUP = join(repoRoot(), 'src/sim/mockups/dmtf-public-rackmount1');
+const MOCKUP = join(repoRoot(), 'src/sim/mockups/dmtf-public-rackmount1');
 
 export interface BmcNode {
   name: string;
