@@ -1,7 +1,7 @@
-// From a node's variables to the run's pull-through mirror for its image (src/images/oci-mirror.ts):
+// From a node's variables to the run's image mirror for its image (src/images/oci-mirror.ts):
 // `image_download_source: local` on a bootc deploy. One mirror per registry, upstream and
-// credentials for the whole run; the deploy preflight starts it (so a missing docker-registry or
-// an upstream it cannot use fails before any node is touched) and podman_pull pulls through it.
+// credentials for the whole run; the deploy preflight starts it (so a missing docker-registry
+// fails before any node is touched), podman_pull fills it (once per image) and pulls through it.
 import { createHmac, randomBytes } from 'node:crypto';
 import { TsbmError } from '../errors.js';
 import { isLoopback } from '../http/run-file-server.js';
@@ -64,7 +64,7 @@ export function imageMirrorFor(ctx: MirrorContext, img: ImageRef, pullSecret: un
       throw e;
     }
     if (login?.identityToken) {
-      throw new TsbmError('options', `the pull secret for ${img.registry} is an identity token; the pull-through mirror logs in with a user and password`, {
+      throw new TsbmError('options', `the pull secret for ${img.registry} is an identity token; the image mirror logs in to the registry with a user and password`, {
         hint: 'give image_pull_secret as user:password for this registry, or set image_download_source: http',
         host: ctx.host,
       });
@@ -80,33 +80,11 @@ export function imageMirrorFor(ctx: MirrorContext, img: ImageRef, pullSecret: un
   return ctx.services.get(key, () => {
     const started = (async () => {
       mirrorProgram(); // the clear error about a missing docker-registry comes first
-      await refuseBasicUpstream(upstreamUrl, img.registry, credentials !== undefined);
-      const m = await startOciMirror({ registry: img.registry, upstreamUrl, credentials, host, port });
+      const m = await startOciMirror({ registry: img.registry, upstreamUrl, credentials, tlsVerify, host, port });
       ctx.secret(m.password);
       return m;
     })();
     ctx.services.onClose(() => started.then((m) => m.stop(), () => undefined));
     return started;
   });
-}
-
-/**
- * docker-registry's proxy sends its credentials only to a token service (Bearer challenges, as
- * quay.io, ghcr.io, Docker Hub, Harbor answer); to a registry asking for Basic auth it would pull
- * anonymously and fail. Said before any node is touched.
- */
-async function refuseBasicUpstream(url: string, registry: string, withCredentials: boolean): Promise<void> {
-  if (!withCredentials) return;
-  let challenge: string | null = null;
-  try {
-    const r = await fetch(`${url}/v2/`, { signal: AbortSignal.timeout(15_000) });
-    challenge = r.status === 401 ? r.headers.get('www-authenticate') : null;
-  } catch {
-    return; // unreachable: docker-registry says so when it starts
-  }
-  if (challenge && /^\s*basic\b/i.test(challenge)) {
-    throw new TsbmError('runtime', `registry ${registry} (${url}) asks for Basic auth; docker-registry's pull-through mirror only logs in to registries with token auth (Bearer, as quay.io, ghcr.io, Docker Hub or Harbor use)`, {
-      hint: 'set image_download_source: http for nodes pulling from this registry (each pulls itself), or serve the image from a registry with token auth',
-    });
-  }
 }

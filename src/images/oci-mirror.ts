@@ -1,16 +1,15 @@
-// The pull-through mirror a bootc deploy with `image_download_source: local` pulls through: the
-// CNCF distribution registry (Debian's `docker-registry`) in proxy mode, started for the run on
-// the address the ramdisks reach and stopped when the run ends. The upstream credentials live
-// only in its config file (0600, in a private 0700 directory removed at the end); the ramdisks
-// log in to the mirror with a user and password made for this run (htpasswd, bcrypt).
-//
-// docker-registry 2.8 fetches a blob it does not hold twice (once into its cache, once streamed
-// to the client) and once more for every client asking while that runs. So the first node pulls
-// alone, the others wait until every blob it fetched is stored, then pull from the cache: the
-// upstream sends each blob twice per run, whatever the fleet's size (docs/deploy-choices.md).
+// The image mirror a bootc deploy with `image_download_source: local` pulls through: the CNCF
+// distribution registry (Debian's `docker-registry`) as a plain registry, started for the run on
+// the address the ramdisks reach and stopped (its storage removed) when the run ends. tsbm fills
+// it itself (src/images/oci-copy.ts), once per image for the whole fleet, before any node pulls:
+// the registry sends each blob once per run, whatever the fleet's size. (docker-registry's own
+// proxy mode was the first try: 2.8 fetches a blob it does not hold twice, once into its cache
+// and once streamed to the client, and once more for each client asking meanwhile.)
+// The registry's credentials stay in this process, never on disk; the ramdisks log in to the
+// mirror with a user and password made for this run (htpasswd, bcrypt).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { type Dirent, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +17,10 @@ import bcrypt from 'bcryptjs';
 import { stringify } from 'yaml';
 import { TsbmError } from '../errors.js';
 import { findProgram } from '../util/find-program.js';
+import { type CopyResult, copyImage } from './oci-copy.js';
 
-export const MIRROR_PROGRAM = 'docker-registry';
-export const MIRROR_PACKAGE_HINT =
+const MIRROR_PROGRAM = 'docker-registry';
+const MIRROR_PACKAGE_HINT =
   "install Debian's docker-registry package on the controller (apt-get install docker-registry; elsewhere the CNCF distribution registry as docker-registry on the PATH), or set image_download_source: http to let every node pull from the registry itself";
 
 export interface MirrorSpec {
@@ -29,6 +29,8 @@ export interface MirrorSpec {
   /** Where the controller reaches it: http(s)://host[:port]. */
   upstreamUrl: string;
   credentials?: { username: string; password: string } | undefined;
+  /** false: the registry's certificate is not checked (image_tls_verify: false). */
+  tlsVerify: boolean;
   /** The controller address the ramdisks reach; port 0: one the OS picks. */
   host: string;
   port: number;
@@ -41,10 +43,11 @@ export interface OciMirror {
   username: string;
   password: string;
   /**
-   * Runs `pull` for one image on one node: the first node's pull runs alone; later ones wait until
-   * it is done and its blobs are stored, so they come from the cache. `signal` ends a wait.
+   * Copies one image (repository and tag or digest, for nodes of OCI architecture `arch`) from the
+   * registry into the mirror, once for the run: the first caller copies, the others wait for it
+   * (`signal` ends a wait, not the copy). A failed copy is tried again by the next caller.
    */
-  pullThrough<T>(image: string, pull: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  fill(repository: string, reference: string, arch: string, signal?: AbortSignal, onBytes?: (done: number, total: number) => void): Promise<CopyResult>;
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export interface OciMirror {
 export function mirrorProgram(): string {
   const found = findProgram(MIRROR_PROGRAM);
   if (!found) {
-    throw new TsbmError('options', `image_download_source: local serves bootc images through a pull-through mirror, and ${MIRROR_PROGRAM} is not on this controller's PATH`, {
+    throw new TsbmError('options', `image_download_source: local serves bootc images from an image mirror on the controller, and ${MIRROR_PROGRAM} is not on this controller's PATH`, {
       hint: MIRROR_PACKAGE_HINT,
     });
   }
@@ -85,16 +88,16 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** Waits for `p`, or rejects when `signal` aborts first (no timer left behind). */
-function untilDone(p: Promise<void>, signal?: AbortSignal): Promise<void> {
+function untilDone<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return p;
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason ?? new Error('aborted'));
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
-      () => {
+      (v) => {
         signal.removeEventListener('abort', onAbort);
-        resolve();
+        resolve(v);
       },
       (e: unknown) => {
         signal.removeEventListener('abort', onAbort);
@@ -104,31 +107,10 @@ function untilDone(p: Promise<void>, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Uploads the mirror's cache is still writing (docker-registry commits each blob out of _uploads). */
-function uploadsInProgress(storage: string): number {
-  const repos = join(storage, 'docker', 'registry', 'v2', 'repositories');
-  let n = 0;
-  const walk = (dir: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (!e.isDirectory()) continue;
-      if (e.name === '_uploads') n += readdirSync(join(dir, e.name)).length;
-      else if (!e.name.startsWith('_')) walk(join(dir, e.name));
-    }
-  };
-  walk(repos);
-  return n;
-}
-
-/** Starts docker-registry as a pull-through mirror of one registry (with one set of credentials). */
+/** Starts docker-registry as the run's mirror of one registry (filled by fill()). */
 export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
   const program = mirrorProgram();
-  const dir = mkdtempSync(join(tmpdir(), 'tsbm-mirror-')); // 0700: the config holds the upstream password
+  const dir = mkdtempSync(join(tmpdir(), 'tsbm-mirror-')); // 0700: the image, and the mirror's login
   const storage = join(dir, 'storage');
   const username = 'tsbm';
   const password = randomBytes(18).toString('base64url');
@@ -142,10 +124,6 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
     storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
     http: { addr: address, secret: randomBytes(24).toString('base64url') },
     auth: { htpasswd: { realm: 'tsbm-mirror', path: join(dir, 'htpasswd') } },
-    proxy: {
-      remoteurl: spec.upstreamUrl,
-      ...(spec.credentials ? { username: spec.credentials.username, password: spec.credentials.password } : {}),
-    },
   };
   const configFile = join(dir, 'config.yml');
   writeFileSync(configFile, stringify(config), { mode: 0o600 });
@@ -158,25 +136,26 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const stopping = new AbortController();
   const stop = async () => {
+    stopping.abort();
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill('SIGTERM');
-      const killed = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
-      if (!killed) proc.kill('SIGKILL');
+      const hard = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(hard);
     }
     rmSync(dir, { recursive: true, force: true });
   };
 
-  // Up when /v2/ asks for the mirror's login; it exits at once when it cannot reach the upstream.
+  // Up when /v2/ asks for the mirror's login.
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
       await stop();
       const said = output.split('\n').find((l) => /panic:|level=fatal|error/i.test(l))?.replace(/^time="[^"]*" /, '') ?? output.trim().split('\n').pop() ?? '';
-      throw new TsbmError('runtime', `the pull-through mirror for ${spec.registry} (${MIRROR_PROGRAM}, upstream ${spec.upstreamUrl}) did not start: ${said.slice(0, 400)}`, {
-        hint: /dial tcp|no such host|connection refused|timeout/i.test(said)
-          ? `the controller must reach ${spec.upstreamUrl}: check the network, or registry_endpoints for where the controller reaches ${spec.registry}`
-          : /bind|address already in use|cannot assign/i.test(said)
+      throw new TsbmError('runtime', `the image mirror for ${spec.registry} (${MIRROR_PROGRAM}) did not start: ${said.slice(0, 400)}`, {
+        hint: /bind|address already in use|cannot assign/i.test(said)
             ? `check image_mirror_address (${address}): a free port on an address of this controller`
             : 'see the message; image_download_source: http pulls without the mirror',
       });
@@ -189,37 +168,34 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new TsbmError('runtime', `the pull-through mirror for ${spec.registry} did not answer on ${address} within 30 s`, { hint: 'check image_mirror_address' });
+      throw new TsbmError('runtime', `the image mirror for ${spec.registry} did not answer on ${address} within 30 s`, { hint: 'check image_mirror_address' });
     }
     await sleep(100);
   }
 
-  const firsts = new Map<string, Promise<void>>();
+  const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  const fills = new Map<string, Promise<CopyResult>>();
   return {
     address,
     username,
     password,
-    async pullThrough<T>(image: string, pull: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-      const first = firsts.get(image);
-      if (first) {
-        await untilDone(first, signal);
-        return pull();
+    fill(repository, reference, arch, signal, onBytes) {
+      const key = `${repository}\0${reference}\0${arch}`;
+      let f = fills.get(key);
+      if (!f) {
+        // The copy belongs to the run, not to the node that started it: a node's Ctrl-C or
+        // time-out does not cut it off for the others; the mirror's stop() does.
+        f = copyImage(
+          { registry: spec.registry, baseUrl: spec.upstreamUrl, repository, reference, credentials: spec.credentials, tlsVerify: spec.tlsVerify },
+          { baseUrl: `http://${address}`, authorization },
+          arch,
+          stopping.signal,
+          onBytes,
+        );
+        fills.set(key, f);
+        f.catch(() => fills.delete(key));
       }
-      let release = () => {};
-      firsts.set(
-        image,
-        new Promise<void>((r) => {
-          release = r;
-        }),
-      );
-      try {
-        return await pull();
-      } finally {
-        // The first pull is back; the cache is filled once its last blob is committed.
-        const until = Date.now() + 600_000;
-        while (uploadsInProgress(storage) > 0 && Date.now() < until) await sleep(100).catch(() => undefined);
-        release();
-      }
+      return untilDone(f, signal);
     },
     stop,
   };

@@ -6,7 +6,7 @@ import type { ExecResult } from '../connection/types.js';
 import type { ManifestSize } from '../deploy/image-size.js';
 import { firstSet } from '../inventory/node-data.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
-import { UnreachableError } from '../errors.js';
+import { TsbmError, UnreachableError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
@@ -129,7 +129,7 @@ export const podmanPullModule = defineModule({
     const rawSecret = firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret');
     const viaMirror = (a.download_source ?? downloadSource(ctx.vars)) === 'local';
     // Through the mirror the ramdisk logs in to the mirror only: the registry's credentials stay
-    // on the controller, in the mirror's config.
+    // on the controller, which fills the mirror.
     const mirror = viaMirror && !ctx.check ? await imageMirrorFor(ctx, img, rawSecret, a.tls_verify !== false) : undefined;
     let authJson: string | undefined;
     if (mirror) {
@@ -184,7 +184,7 @@ export const podmanPullModule = defineModule({
     const mkdirs = [['mkdir', '-p', confDir], ...(regDir ? [['mkdir', '-p', regDir]] : [])];
     // Whether skopeo is installed picks the first manifest probe, which rides in the facts
     // batch below: probing with a missing tool would cost a round trip of its own.
-    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo']]);
+    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo'], ...(mirror ? [['uname', '-m']] : [])]);
     const prepared = made[0] as ExecResult;
     for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
     if (prepared.rc !== 0 && authDir) {
@@ -196,6 +196,23 @@ export const podmanPullModule = defineModule({
     }
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
     const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
+    if (mirror) {
+      // The controller copies the image into the mirror once for the fleet (the first node to
+      // get here does; the others wait for it), so the registry sends each blob once per run.
+      const { coordinatesOf } = await import('../deploy/image-ref.js');
+      const c = coordinatesOf(img);
+      const arch = ociArch(made[mkdirs.length + 2]?.stdout ?? '') || 'amd64';
+      ctx.progress({ message: `filling the image mirror with ${img.ref}` });
+      const filled = await mirror
+        .fill(c.repository, c.reference, arch, ctx.signal, (done, total) =>
+          ctx.progress({ message: `filling the image mirror with ${img.ref}`, current: Math.round(done / 1048576), total: Math.round(total / 1048576), unit: 'MiB' }),
+        )
+        .catch((e: unknown) => {
+          if (ctx.signal.aborted || !(e instanceof TsbmError)) throw e;
+          throw hostError(ctx, `filling the image mirror with ${img.ref} failed: ${e.message}`, e.hint ?? 'set image_download_source: http to pull without the mirror');
+        });
+      if (filled.blobsCopied) ctx.log(`image mirror: ${filled.blobsCopied} blobs (${fmtMiB(filled.bytesCopied)}) copied from ${img.registry}`, 1);
+    }
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
       await ctx.put(registriesConf(mirrors, insecure), `${regDir}/50-tsbm-registries.conf`, {
@@ -252,9 +269,7 @@ export const podmanPullModule = defineModule({
         ...(rmArgv ? [rmArgv] : []),
         ['podman', 'image', 'inspect', '--format', 'json', img.ref],
       ];
-      const run = () => ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal });
-      // Through the mirror, the first node's pull fills its cache before the others pull.
-      const results = await (mirror ? mirror.pullThrough(img.ref, run, ctx.signal) : run()).catch((e: unknown) => {
+      const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
         // A lost connection is not a timeout: it keeps its own message (and unreachable status).
         if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
         throw hostError(
