@@ -3,13 +3,15 @@
 // a task under any_errors_fatal waits there until every host of the batch has run it too (or
 // can no longer reach it), so no host goes past it while its outcome elsewhere may still end
 // the play. The deploy playbooks' `preflight_on_failure: stop` relies on this: no node is
-// touched before every node has passed its preflight.
+// touched before every node has passed its preflight (with `continue`, the condition is false
+// and nobody waits).
 import { type Outcome, walkPlay } from './host-walker.js';
 import { flushHandlers } from './handlers.js';
 import type { PlayRuntime } from './play-runtime.js';
 import { runTaskGroup } from './task-group.js';
 import { walkEnv } from './walk-env.js';
-import { applyFailPolicy } from './fail-policy.js';
+import { applyFailPolicy, isFatal } from './fail-policy.js';
+import { taskVars } from './task-vars.js';
 import { effectiveKeywords } from './keywords.js';
 import { FreeBarrier } from './free-barrier.js';
 
@@ -42,7 +44,16 @@ export async function runFree(pr: PlayRuntime, batch: readonly string[]): Promis
           if (step.kind === 'task') {
             applyFailPolicy(pr, step, batch, res);
             // A host that skipped the task (its condition was false) has no outcome to wait for.
-            if (!o.notRun && effectiveKeywords(pr.play, step.chain, step.task).anyErrorsFatal) fatalAt = step.path;
+            // A conditional any_errors_fatal (a knob such as preflight_on_failure) is read with
+            // this host's variables: where it says false, no failure here can end the play.
+            const fatal = effectiveKeywords(pr.play, step.chain, step.task).anyErrorsFatal;
+            const task = step.task;
+            const waits =
+              fatal !== false &&
+              isFatal(pr, fatal, h, { pos: task.keyPos.any_errors_fatal ?? task.pos, task: task.name ?? task.module, baseDir: task.baseDir }, () =>
+                taskVars(pr, h, step.chain, task),
+              );
+            if (!o.notRun && waits) fatalAt = step.path;
           }
         }
       } finally {

@@ -140,6 +140,29 @@ describe('free strategy: any_errors_fatal is a barrier', () => {
     expect(r.lab.argvs('slow')).toEqual(['echo first', 'echo touch']);
   });
 
+  it("a conditional any_errors_fatal is read with each host's variables: false holds nobody, true is a barrier", async () => {
+    const run = async (knob: string) => {
+      const fastDone = latch(1500);
+      const lab = fakeLab({
+        respond: async (c) => {
+          if (c.host === 'fast' && c.argv[1] === 'touch') fastDone.open();
+          if (c.host === 'slow' && c.argv[1] === 'check') await fastDone.wait();
+          return ok();
+        },
+      });
+      const r = await runModel(playbook(play([gate({ anyErrorsFatal: "eq knob 'stop'" }), cmd('echo touch')], { strategy: 'free' })), {
+        inventory: { hosts: { fast: { knob }, slow: { knob } } },
+        lab,
+      });
+      expect(r.code).toBe(0);
+      return fastDone.outcome;
+    };
+    // continue: fast went past the check while slow was still in it
+    expect(await run('continue')).toBe('reached');
+    // stop: fast waited at the check until slow had passed it, so slow's wait timed out
+    expect(await run('stop')).toBe('timeout');
+  });
+
   it('a host that failed before the barrier does not hold the others', async () => {
     const lab = fakeLab({ respond: (c) => (c.host === 'early' && c.argv[1] === 'first' ? fail : ok()) });
     const r = await runModel(playbook(play([cmd('echo first'), gate(), cmd('echo touch')], { strategy: 'free' })), {
