@@ -14,7 +14,7 @@ export interface Mirror {
   /** Mirrors tried first, e.g. mirror.lab:5000. */
   mirrors: string[];
   insecure?: boolean;
-  /** The mirrors alone are plain HTTP (tsbm's own pull-through mirror), the registry not. */
+  /** The mirrors alone are plain HTTP (tsbm's own image mirror), the registry not. */
   insecureMirrors?: boolean;
 }
 

@@ -26,7 +26,7 @@ export function downloadSource(vars: Vars): 'http' | 'local' {
   const v = firstSet(undefined, vars, 'image_download_source', 'instance_info.image_download_source') ?? 'http';
   if (v === 'http' || v === 'local') return v;
   throw new TsbmError('options', `image_download_source ${JSON.stringify(v)} is neither http nor local`, {
-    hint: 'http: each node pulls from the registry; local: through a pull-through mirror the controller runs for the run',
+    hint: 'http: each node pulls from the registry; local: through an image mirror the controller runs and fills once for the run',
   });
 }
 

@@ -75,7 +75,7 @@ export interface PreflightServices {
   /** Runs `check` once per key for the whole run (a fleet shares one image and one ISO). */
   once<T>(key: string, check: () => Promise<T>): Promise<T>;
   /**
-   * With image_download_source: local: starts (once per run) the pull-through mirror the nodes
+   * With image_download_source: local: starts (once per run) the image mirror the nodes
    * will pull this image through; says where it listens, or throws what is wrong.
    */
   mirror?(img: ImageRef): Promise<string>;
@@ -332,7 +332,7 @@ async function checkKickstartOf(s: PreflightServices): Promise<Outcome> {
   return typeof r === 'string' ? ok(r) : { problems: r };
 }
 
-/** The pull-through mirror a bootc deploy with image_download_source: local pulls through. */
+/** The image mirror a bootc deploy with image_download_source: local pulls through. */
 async function checkMirror(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
   if (p.kind !== 'bootc' || !s.mirror || typeof p.image !== 'string') return skipped;
   let img: ImageRef;

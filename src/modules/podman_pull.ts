@@ -46,7 +46,7 @@ const args = Type.Object(
     download_source: Type.Optional(
       Type.Union([Type.Literal('http'), Type.Literal('local')], {
         description:
-          'http: the ramdisk pulls from the registry itself; local: through a pull-through mirror (docker-registry) the controller runs for the run on image_mirror_address, the registry credentials staying on the controller. Default: the image_download_source var, else http',
+          'http: the ramdisk pulls from the registry itself; local: from an image mirror (docker-registry) the controller runs for the run on image_mirror_address and fills from the registry once for the fleet, the registry credentials staying on the controller. Default: the image_download_source var, else http',
       }),
     ),
     memory_check: Type.Optional(
