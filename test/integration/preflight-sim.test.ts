@@ -147,7 +147,7 @@ describe('preflight_on_failure: stop', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(failuresOf(r).get('node05')?.msg).toMatch(/has no such tag or digest/);
     const fast = r.events.filter((e) => e.type === 'host_result' && e.host === 'node01').map((e) => e.task);
-    expect(fast).toContain('Check every node before touching any (BMC, image, ISO)');
+    expect(fast).toContain(PREFLIGHT);
     expect(fast).not.toContain('Power the node off');
     for (const h of ['node01', 'node05']) expect(touched(node(h), before.get(h)).resets, h).toEqual([]);
     expect(touched(node('node01')).media).toBe(0);
