@@ -6,7 +6,7 @@
 // `Basic` challenge takes them directly. Redirects (blob storage on a CDN) are followed without
 // the credentials when they leave the registry's origin, never from https down to http.
 import type { IncomingHttpHeaders } from 'node:http';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { TsbmError } from '../errors.js';
@@ -290,7 +290,8 @@ export async function copyImage(src: CopySource, to: CopyTarget, arch: string, s
             next(null, c);
           },
         });
-        await local.putBlob(src.repository, d, res.body.pipe(counted));
+        // pipeline: a registry connection that breaks mid-blob fails the upload, not hangs it.
+        await local.putBlob(src.repository, d, pipeline(res.body, counted, () => {}));
         copied++;
         bytes += d.size;
       }
@@ -304,6 +305,7 @@ export async function copyImage(src: CopySource, to: CopyTarget, arch: string, s
     }
     return { digest: pulled.digest, blobsCopied: copied, bytesCopied: bytes };
   } finally {
-    await http.close().catch(() => undefined);
+    // destroy, not close: after a failure, the other workers' transfers are dropped, not awaited.
+    await http.destroy().catch(() => undefined);
   }
 }
