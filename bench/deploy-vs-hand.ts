@@ -1,6 +1,7 @@
 // bench/deploy-vs-hand: `tsbm run playbooks/deploy-bootc.yml` against the same deploy done by
 // hand (curl + ssh, the same steps, no checks: bench/lib/hand-deploy.ts), on the e2e lab: real
-// sshd in network namespaces as ramdisks, podman, an htpasswd docker-registry, loop disks, and
+// sshd in network namespaces as ramdisks (each with a podman store of its own), podman, an
+// htpasswd docker-registry, loop disks, and
 // the project's fake BMC whose power changes take a set time. Both run in this one process tree
 // on the same nodes, one after the other, from the same state (powered off, no media, the image
 // not in podman's store) and with the same power delays (random ones replay per node from a
@@ -102,6 +103,16 @@ let registryStop: (() => Promise<void>) | undefined;
 let isoServer: ReturnType<typeof createServer> | undefined;
 const rows: string[] = [];
 
+/** A bench node's own podman store (its ramdisk's, in the lab). */
+function storeOf(name: string): { root: string; run: string } {
+  return { root: join(dir, `podman-${name}`, 'root'), run: join(dir, `podman-${name}`, 'run') };
+}
+
+function emptyStore(name: string): void {
+  const s = storeOf(name);
+  sh(['podman', '--root', s.root, '--runroot', s.run, 'rmi', '-a', '-f'], { allowFail: true });
+}
+
 async function main(): Promise<void> {
   const key = makeClientKey(join(dir, 'controller'));
   const regNs = createNetns('bhreg');
@@ -111,6 +122,11 @@ async function main(): Promise<void> {
   for (let i = 0; i < max; i++) {
     const d = new Delays(i);
     delays.push(d);
+    // Each ramdisk a podman store of its own, as machines have: in one shared store the nodes'
+    // pulls and podman commands would queue on its lock, and the first pull would serve the rest.
+    const conf = join(dir, `storage-bh${i + 1}.conf`);
+    const store = storeOf(`bh${i + 1}`);
+    writeFileSync(conf, `[storage]\ndriver = "overlay"\ngraphroot = "${store.root}"\nrunroot = "${store.run}"\n`);
     nodes.push(
       await startBmcNode(`bh${i + 1}`, {
         dir,
@@ -120,6 +136,7 @@ async function main(): Promise<void> {
         bmcUser: 'admin',
         bmcPassword: BMC_PASSWORD,
         powerDelayMs: () => d.ms(),
+        ramdiskEnv: { CONTAINERS_STORAGE_CONF: conf },
       }),
     );
   }
@@ -194,8 +211,8 @@ async function main(): Promise<void> {
 
   /** Every node as before a deploy: off, no media, no boot override, image not pulled. */
   const resetNodes = (count: number, kind: 'fixed' | 'random', seed: number) => {
-    sh(['podman', 'rmi', '-f', imageRef], { allowFail: true });
     for (const [i, n] of nodes.slice(0, count).entries()) {
+      emptyStore(n.name);
       n.sshd.stop();
       const sys = n.bmc.state.system;
       sys.PowerState = 'Off';
@@ -292,6 +309,7 @@ async function cleanup(): Promise<void> {
   destroyAllNetns();
   detachAll();
   removeImage(`${TAG}:bootc`);
+  for (const n of nodes) emptyStore(n.name);
   // tsbm's pulls write podman drop-ins on the "ramdisk", which shares this machine's /etc
   for (const d of CONF_DIRS) {
     if (!existsSync(d)) continue;
