@@ -46,6 +46,8 @@ export interface CopyResult {
   /** Blobs fetched from the registry, and their bytes (blobs the local registry held: not counted). */
   blobsCopied: number;
   bytesCopied: number;
+  /** The pulled manifest's compressed size (config and layers) and layer count. */
+  size: { compressed: number; layers: number };
 }
 
 interface Descriptor {
@@ -268,6 +270,8 @@ export async function copyImage(src: CopySource, to: CopyTarget, arch: string, s
       for (const d of [...(doc.config ? [doc.config] : []), ...(doc.layers ?? [])]) blobs.set(d.digest, d);
     }
     const total = [...blobs.values()].reduce((a, d) => a + d.size, 0);
+    const own = JSON.parse(pulled.bytes.toString('utf8')) as { config?: Descriptor; layers?: Descriptor[] };
+    const size = { compressed: (own.layers ?? []).reduce((a, d) => a + d.size, own.config?.size ?? 0), layers: own.layers?.length ?? 0 };
     let done = 0;
     let copied = 0;
     let bytes = 0;
@@ -303,7 +307,7 @@ export async function copyImage(src: CopySource, to: CopyTarget, arch: string, s
     } else {
       await local.putManifest(src.repository, src.reference, pulled.mediaType, pulled.bytes);
     }
-    return { digest: pulled.digest, blobsCopied: copied, bytesCopied: bytes };
+    return { digest: pulled.digest, blobsCopied: copied, bytesCopied: bytes, size };
   } finally {
     // destroy, not close: after a failure, the other workers' transfers are dropped, not awaited.
     await http.destroy().catch(() => undefined);

@@ -196,6 +196,7 @@ export const podmanPullModule = defineModule({
     }
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
     const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
+    let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
     if (mirror) {
       // The controller copies the image into the mirror once for the fleet (the first node to
       // get here does; the others wait for it), so the registry sends each blob once per run.
@@ -203,7 +204,7 @@ export const podmanPullModule = defineModule({
       const c = coordinatesOf(img);
       const arch = ociArch(made[mkdirs.length + 2]?.stdout ?? '') || 'amd64';
       ctx.progress({ message: `filling the image mirror with ${img.ref}` });
-      const filled = await mirror
+      filled = await mirror
         .fill(c.repository, c.reference, arch, ctx.signal, (done, total) =>
           ctx.progress({ message: `filling the image mirror with ${img.ref}`, current: Math.round(done / 1048576), total: Math.round(total / 1048576), unit: 'MiB' }),
         )
@@ -242,18 +243,20 @@ export const podmanPullModule = defineModule({
       const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
       const factSteps = [
         ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
-        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
+        // Through the mirror the controller read the manifest when it filled it: no probe.
+        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], ...(filled ? [] : [firstProbe.argv(img.ref)])] : []),
       ];
       const gathered = factSteps.length ? ((await ctx.execSteps(factSteps)) as ExecResult[]) : [];
       const help = knownRetry === undefined ? gathered.shift() : undefined;
       const [uname, meminfo, probed] = gathered as [ExecResult?, ExecResult?, ExecResult?];
-      if (memoryCheck && uname && meminfo && probed) {
+      if (memoryCheck && uname && meminfo && (probed || filled)) {
         await memoryPreflight(ctx, img.ref, {
           probes,
           arch: ociArch(uname.stdout),
           meminfo,
           meminfoPath,
           firstProbe: probed,
+          ...(filled ? { known: filled.size } : {}),
         });
       }
       const retryFlags = (knownRetry ?? (help !== undefined && helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')))
@@ -390,7 +393,9 @@ interface Gathered {
   meminfo: ExecResult;
   meminfoPath: string;
   /** The first probe's answer for the reference itself. */
-  firstProbe: ExecResult;
+  firstProbe: ExecResult | undefined;
+  /** The size the controller read from the registry (the image mirror's copy): no probe needed. */
+  known?: ManifestSize;
 }
 
 async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promise<{ size?: ManifestSize; why: string }> {
@@ -402,7 +407,7 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
     for (let depth = 0; depth < 2; depth++) {
       const argv = probe.argv(r);
       const res =
-        i === 0 && depth === 0
+        i === 0 && depth === 0 && g.firstProbe
           ? g.firstProbe
           : await ctx
               .exec(argv, probe.env ? { env: probe.env } : {})
@@ -425,7 +430,7 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
 
 async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<void> {
   const { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } = await import('../deploy/memory.js');
-  const { size, why } = await manifestSize(ctx, ref, g);
+  const { size, why } = g.known ? { size: g.known, why: '' } : await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
     return;

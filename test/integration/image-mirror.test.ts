@@ -225,6 +225,7 @@ describe.skipIf(!canRegistry)(
         digest: sha(single.manifest),
         blobsCopied: 2,
         bytesCopied: single.config.length + single.layer.length,
+        size: { compressed: single.config.length + single.layer.length, layers: 1 },
       });
       expect(results[1]).toBe(results[0]);
       // A later node: nothing more is fetched.
