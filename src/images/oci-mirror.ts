@@ -175,11 +175,23 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
 
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   const fills = new Map<string, Promise<CopyResult>>();
+  const tagArch = new Map<string, string>();
   return {
     address,
     username,
     password,
     fill(repository, reference, arch, signal, onBytes) {
+      // A tag is served as one platform's manifest: nodes of another architecture would get it.
+      const tagKey = `${repository}:${reference}`;
+      const other = reference.startsWith('sha256:') ? undefined : tagArch.get(tagKey);
+      if (other !== undefined && other !== arch) {
+        return Promise.reject(
+          new TsbmError('options', `${spec.registry}/${tagKey} is served by the image mirror for ${other} nodes, and this node is ${arch}`, {
+            hint: 'give nodes of each architecture the image by digest (image_source ...@sha256:...), or set image_download_source: http for them',
+          }),
+        );
+      }
+      if (!reference.startsWith('sha256:')) tagArch.set(tagKey, arch);
       const key = `${repository}\0${reference}\0${arch}`;
       let f = fills.get(key);
       if (!f) {

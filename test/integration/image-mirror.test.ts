@@ -256,7 +256,13 @@ describe.skipIf(!canRegistry)(
       expect(m.headers.get('docker-content-digest')).toBe(sha(arm.manifest));
     });
 
-    it('an index named by its digest is stored whole, so the nodes pull it by that digest', async () => {
+    it('the same tag for nodes of another architecture is refused with what to do (one tag serves one platform)', async () => {
+    const err = (await mirror.fill('os/multi', 'latest', 'amd64').catch((e: unknown) => e)) as Error & { hint?: string };
+    expect(err.message).toMatch(/os\/multi:latest is served by the image mirror for arm64 nodes, and this node is amd64/);
+    expect(err.hint).toMatch(/by digest/);
+  });
+
+  it('an index named by its digest is stored whole, so the nodes pull it by that digest', async () => {
       await mirror.fill('os/multi', sha(index), 'amd64');
       const m = await fromMirror(
         `/v2/os/multi/manifests/${sha(index)}`,
