@@ -14,6 +14,8 @@ export interface Mirror {
   /** Mirrors tried first, e.g. mirror.lab:5000. */
   mirrors: string[];
   insecure?: boolean;
+  /** The mirrors alone are plain HTTP (tsbm's own image mirror), the registry not. */
+  insecureMirrors?: boolean;
 }
 
 /** registries.conf.d drop-in: mirrors per registry and/or plain-HTTP (insecure) registries. */
@@ -26,7 +28,7 @@ export function registriesConf(mirrors: Mirror[], insecureRegistries: string[]):
     if (m.insecure || insecureRegistries.includes(m.prefix)) out.push('insecure = true');
     for (const mir of m.mirrors) {
       out.push('', '[[registry.mirror]]', `location = ${tomlString(mir)}`);
-      if (m.insecure) out.push('insecure = true');
+      if (m.insecure || m.insecureMirrors) out.push('insecure = true');
     }
   }
   for (const r of insecureRegistries) {

@@ -12,7 +12,7 @@ import type { CheckClient } from '../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
 import { qemuImgMissing } from '../images/raw-convert.js';
-import { coordinatesOf, ImageRefError, parseImageSource } from './image-ref.js';
+import { coordinatesOf, type ImageRef, ImageRefError, parseImageSource } from './image-ref.js';
 import { KsSourceError, planKickstartSource } from './kickstart-source.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-source.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
@@ -74,6 +74,11 @@ export interface PreflightServices {
   http: CheckClient;
   /** Runs `check` once per key for the whole run (a fleet shares one image and one ISO). */
   once<T>(key: string, check: () => Promise<T>): Promise<T>;
+  /**
+   * With image_download_source: local: starts (once per run) the image mirror the nodes
+   * will pull this image through; says where it listens, or throws what is wrong.
+   */
+  mirror?(img: ImageRef): Promise<string>;
   secret(value: string): void;
   signal: AbortSignal;
 }
@@ -327,6 +332,23 @@ async function checkKickstartOf(s: PreflightServices): Promise<Outcome> {
   return typeof r === 'string' ? ok(r) : { problems: r };
 }
 
+/** The image mirror a bootc deploy with image_download_source: local pulls through. */
+async function checkMirror(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
+  if (p.kind !== 'bootc' || !s.mirror || typeof p.image !== 'string') return skipped;
+  let img: ImageRef;
+  try {
+    img = parseImageSource(p.image);
+  } catch {
+    return skipped; // the image check says what is wrong with it
+  }
+  try {
+    return ok(await s.mirror(img));
+  } catch (e) {
+    if (!(e instanceof TsbmError)) throw e;
+    return bad('mirror', e.message, e.hint ?? 'set image_download_source: http to pull without the mirror');
+  }
+}
+
 export async function runPreflight(p: PreflightPlan, s: PreflightServices): Promise<PreflightReport> {
   const image =
     p.kind === 'bootc'
@@ -337,7 +359,7 @@ export async function runPreflight(p: PreflightPlan, s: PreflightServices): Prom
           ? checkAnacondaImage(p, s)
           : Promise.resolve(skipped);
   const kickstart = p.kind === 'anaconda' ? checkKickstartOf(s) : Promise.resolve(skipped);
-  const outcomes = await Promise.all([p.skip.has('bmc') ? Promise.resolve(skipped) : checkBmc(s), image, checkIso(p, s), kickstart]);
+  const outcomes = await Promise.all([p.skip.has('bmc') ? Promise.resolve(skipped) : checkBmc(s), image, checkIso(p, s), kickstart, checkMirror(p, s)]);
   return {
     problems: outcomes.flatMap((o) => o.problems),
     passed: outcomes.flatMap((o) => (o.passed ? [o.passed] : [])),

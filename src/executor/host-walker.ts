@@ -31,6 +31,8 @@ export interface Outcome {
   status: 'ok' | 'failed' | 'unreachable';
   /** An action a controller module asked for (meta: flush_handlers, ...). */
   meta?: string;
+  /** The task was skipped on this host (a false condition), not run nor done in an earlier run. */
+  notRun?: boolean;
 }
 
 export type Exit = 'ok' | 'failed' | 'unreachable' | 'ended';

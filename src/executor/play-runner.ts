@@ -50,7 +50,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     const s = rt.state.host(h);
     return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
-  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos });
+  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos, strategy: play.strategy });
   if (rt.deps.hooks?.beforePlay && hosts.length > 0) {
     try {
       await rt.deps.hooks.beforePlay(lockTargets(rt, play, hosts));

@@ -522,7 +522,9 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   // A rescued failure still sends the host into the rescue section.
   const outcome: Outcome['status'] =
     status === 'unreachable' ? 'unreachable' : status === 'failed' || status === 'rescued' ? 'failed' : 'ok';
-  return { status: outcome, ...(meta ? { meta } : {}) };
+  // Skipped here (a false condition, check mode), as opposed to done in the run a --resume continues.
+  const notRun = status === 'skipped' && !r.resumed;
+  return { status: outcome, ...(meta ? { meta } : {}), ...(notRun ? { notRun: true } : {}) };
 }
 
 function notify(pr: PlayRuntime, into: Set<object>, task: Task): void {

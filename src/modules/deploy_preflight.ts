@@ -2,6 +2,7 @@
 // image reference or URL, ISO), reports every problem with what to do, and changes nothing.
 // The checks live in src/deploy/preflight.ts; this file reads the node's data and the run's
 // shared HTTP client.
+import type { ImageRef } from '../deploy/image-ref.js';
 import { Type } from '../schema/type-builder.js';
 import { firstSet, truthy } from '../inventory/node-data.js';
 import type { PreflightPlan } from '../deploy/preflight.js';
@@ -121,6 +122,7 @@ export const deployPreflightModule = defineModule({
     skip: "{{ preflight_skip }}"`,
   async run(ctx, a) {
     const { problemLine, runPreflight } = await import('../deploy/preflight.js');
+    const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
     const { checkBmcReady } = await import('../deploy/preflight-bmc.js');
     const { checkKickstartTemplate } = await import('./lib/anaconda-preflight.js');
     const { clientFromArgs } = await import('../redfish/pool.js');
@@ -192,6 +194,16 @@ export const deployPreflightModule = defineModule({
         ctx.secret(v);
       },
       signal: ctx.signal,
+      // Started here, so a missing docker-registry or an upstream it cannot use is said before
+      // any node is touched; podman_pull finds it running.
+      ...(kind === 'bootc' && downloadSource(ctx.vars) === 'local'
+        ? {
+            mirror: async (img: ImageRef) => {
+              const m = await imageMirrorFor(ctx, img, plan.pullSecret, plan.tlsVerify);
+              return `image mirror for ${img.registry} on ${m.address}`;
+            },
+          }
+        : {}),
     });
     const problems = report.problems;
     if (problems.length === 0) {

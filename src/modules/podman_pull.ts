@@ -6,7 +6,7 @@ import type { ExecResult } from '../connection/types.js';
 import type { ManifestSize } from '../deploy/image-size.js';
 import { firstSet } from '../inventory/node-data.js';
 import { hostError, mustSucceed, randomName } from '../deploy/ramdisk-exec.js';
-import { UnreachableError } from '../errors.js';
+import { TsbmError, UnreachableError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
@@ -41,6 +41,12 @@ const args = Type.Object(
       Type.Boolean({
         description: 'false for lab registries with self-signed TLS or plain HTTP',
         default: true,
+      }),
+    ),
+    download_source: Type.Optional(
+      Type.Union([Type.Literal('http'), Type.Literal('local')], {
+        description:
+          'http: the ramdisk pulls from the registry itself; local: from an image mirror (docker-registry) the controller runs for the run on image_mirror_address and fills from the registry once for the fleet, the registry credentials staying on the controller. Default: the image_download_source var, else http',
       }),
     ),
     memory_check: Type.Optional(
@@ -100,8 +106,9 @@ export const podmanPullModule = defineModule({
     const { ociArch } = await import('../deploy/image-size.js');
     const { ImageRefError, parseImageSource } = await import('../deploy/image-ref.js');
     const { fmtMiB } = await import('../deploy/memory.js');
-    const { helpHasFlag } = await import('../deploy/podman-version.js');
+    const { helpHasFlag, pullHasRetryDelay } = await import('../deploy/podman-version.js');
     const { PullSecretError, buildAuthFile } = await import('../deploy/pull-secret.js');
+    const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
     const { stepRan } = await import('../connection/exec-steps.js');
     const { defaultSecretDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
@@ -120,8 +127,16 @@ export const podmanPullModule = defineModule({
       throw e;
     }
     const rawSecret = firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret');
+    const viaMirror = (a.download_source ?? downloadSource(ctx.vars)) === 'local';
+    // Through the mirror the ramdisk logs in to the mirror only: the registry's credentials stay
+    // on the controller, which fills the mirror.
+    const mirror = viaMirror && !ctx.check ? await imageMirrorFor(ctx, img, rawSecret, a.tls_verify !== false) : undefined;
     let authJson: string | undefined;
-    if (rawSecret !== undefined) {
+    if (mirror) {
+      authJson = ctx.secret(
+        JSON.stringify({ auths: { [mirror.address]: { auth: Buffer.from(`${mirror.username}:${mirror.password}`).toString('base64') } } }),
+      );
+    } else if (rawSecret !== undefined) {
       const secret = ctx.secret(typeof rawSecret === 'string' ? rawSecret : JSON.stringify(rawSecret));
       try {
         const af = buildAuthFile(secret, img.registry);
@@ -147,8 +162,20 @@ export const podmanPullModule = defineModule({
     // Mirrors, and for tls_verify: false the image's registry marked insecure, so every podman
     // call (including ones without a --tls-verify flag) reaches a lab registry.
     const insecure = a.tls_verify === false ? [img.registry] : [];
-    const regDir =
-      a.registries?.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
+    // The run's mirror comes first for the image's registry (one table per registry: podman
+    // refuses two).
+    const given = a.registries ?? [];
+    const mirrors = mirror
+      ? [
+          ...given.filter((r) => r.prefix !== img.registry),
+          {
+            ...(given.find((r) => r.prefix === img.registry) ?? { prefix: img.registry }),
+            mirrors: [mirror.address, ...(given.find((r) => r.prefix === img.registry)?.mirrors ?? [])],
+            insecureMirrors: true,
+          },
+        ]
+      : given;
+    const regDir = mirrors.length || insecure.length ? (a.registries_conf_dir ?? '/etc/containers/registries.conf.d') : undefined;
     const secretDir = a.auth_dir ?? defaultSecretDir(ctx.host);
     const authDir = authJson ? secretDir : undefined;
     // First, in the same round trip as the directories: auth files a killed run left behind
@@ -157,7 +184,7 @@ export const podmanPullModule = defineModule({
     const mkdirs = [['mkdir', '-p', confDir], ...(regDir ? [['mkdir', '-p', regDir]] : [])];
     // Whether skopeo is installed picks the first manifest probe, which rides in the facts
     // batch below: probing with a missing tool would cost a round trip of its own.
-    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo']]);
+    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo'], ...(mirror ? [['uname', '-m']] : [])]);
     const prepared = made[0] as ExecResult;
     for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
     if (prepared.rc !== 0 && authDir) {
@@ -169,9 +196,27 @@ export const podmanPullModule = defineModule({
     }
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
     const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
+    let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
+    if (mirror) {
+      // The controller copies the image into the mirror once for the fleet (the first node to
+      // get here does; the others wait for it), so the registry sends each blob once per run.
+      const { coordinatesOf } = await import('../deploy/image-ref.js');
+      const c = coordinatesOf(img);
+      const arch = ociArch(made[mkdirs.length + 2]?.stdout ?? '') || 'amd64';
+      ctx.progress({ message: `filling the image mirror with ${img.ref}` });
+      filled = await mirror
+        .fill(c.repository, c.reference, arch, ctx.signal, (done, total) =>
+          ctx.progress({ message: `filling the image mirror with ${img.ref}`, current: Math.round(done / 1048576), total: Math.round(total / 1048576), unit: 'MiB' }),
+        )
+        .catch((e: unknown) => {
+          if (ctx.signal.aborted || !(e instanceof TsbmError)) throw e;
+          throw hostError(ctx, `filling the image mirror with ${img.ref} failed: ${e.message}`, e.hint ?? 'set image_download_source: http to pull without the mirror');
+        });
+      if (filled.blobsCopied) ctx.log(`image mirror: ${filled.blobsCopied} blobs (${fmtMiB(filled.bytesCopied)}) copied from ${img.registry}`, 1);
+    }
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
-      await ctx.put(registriesConf(a.registries ?? [], insecure), `${regDir}/50-tsbm-registries.conf`, {
+      await ctx.put(registriesConf(mirrors, insecure), `${regDir}/50-tsbm-registries.conf`, {
         mode: 0o644,
       });
     }
@@ -193,20 +238,28 @@ export const podmanPullModule = defineModule({
       // The ramdisk's facts and the first manifest probe, in one round trip.
       const probes = manifestProbes(authFile, tlsVerify, haveSkopeo);
       const firstProbe = probes[0] as ManifestProbe;
-      const [help, uname, meminfo, probed] = (await ctx.execSteps([
-        ['podman', 'pull', '--help'],
-        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], firstProbe.argv(img.ref)] : []),
-      ])) as [ExecResult, ExecResult?, ExecResult?, ExecResult?];
-      if (memoryCheck && uname && meminfo && probed) {
+      // The podman version wait_agent read tells whether pull takes --retry-delay; without it, its --help does.
+      const factsVar = ctx.vars.facts;
+      const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
+      const factSteps = [
+        ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
+        // Through the mirror the controller read the manifest when it filled it: no probe.
+        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], ...(filled ? [] : [firstProbe.argv(img.ref)])] : []),
+      ];
+      const gathered = factSteps.length ? ((await ctx.execSteps(factSteps)) as ExecResult[]) : [];
+      const help = knownRetry === undefined ? gathered.shift() : undefined;
+      const [uname, meminfo, probed] = gathered as [ExecResult?, ExecResult?, ExecResult?];
+      if (memoryCheck && uname && meminfo && (probed || filled)) {
         await memoryPreflight(ctx, img.ref, {
           probes,
           arch: ociArch(uname.stdout),
           meminfo,
           meminfoPath,
           firstProbe: probed,
+          ...(filled ? { known: filled.size } : {}),
         });
       }
-      const retryFlags = helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')
+      const retryFlags = (knownRetry ?? (help !== undefined && helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')))
         ? ['--retry-delay=5s']
         : [];
       ctx.progress({ message: `pulling ${img.ref}` });
@@ -340,7 +393,9 @@ interface Gathered {
   meminfo: ExecResult;
   meminfoPath: string;
   /** The first probe's answer for the reference itself. */
-  firstProbe: ExecResult;
+  firstProbe: ExecResult | undefined;
+  /** The size the controller read from the registry (the image mirror's copy): no probe needed. */
+  known?: ManifestSize;
 }
 
 async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promise<{ size?: ManifestSize; why: string }> {
@@ -352,7 +407,7 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
     for (let depth = 0; depth < 2; depth++) {
       const argv = probe.argv(r);
       const res =
-        i === 0 && depth === 0
+        i === 0 && depth === 0 && g.firstProbe
           ? g.firstProbe
           : await ctx
               .exec(argv, probe.env ? { env: probe.env } : {})
@@ -375,7 +430,7 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
 
 async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<void> {
   const { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } = await import('../deploy/memory.js');
-  const { size, why } = await manifestSize(ctx, ref, g);
+  const { size, why } = g.known ? { size: g.known, why: '' } : await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
     return;

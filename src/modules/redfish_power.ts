@@ -13,7 +13,7 @@ const Args = Type.Object(
     wait: Type.Optional(Type.Boolean({ default: true, description: 'Poll PowerState until the wanted state holds' })),
     timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 300, description: 'Seconds to wait for the power state' })),
     force_after: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'graceful_off/graceful_restart: force after this many seconds without effect' })),
-    poll_interval: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 2, description: 'Seconds between PowerState reads (the first come sooner: after 0.25, 0.5 and 1 s)' })),
+    poll_interval: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 2, description: 'Longest pause between PowerState reads; they start every 0.25 s (never faster than the BMC answers) and space out to a tenth of the time waited' })),
     ...commonRedfishArgs,
   },
   { additionalProperties: false },
@@ -42,6 +42,7 @@ async function waitFor(
   ctx: ModuleContext,
   client: RedfishClient,
   want: 'On' | 'Off',
+  resetType: string,
   timeoutMs: number,
   intervalMs: number,
   escalate?: { afterMs: number; run: () => Promise<void> },
@@ -49,13 +50,17 @@ async function waitFor(
   const { findSystem } = await import('../redfish/discovery.js');
   const { powerStateOf } = await import('../redfish/power.js');
   const { waitUntil } = await import('../util/wait.js');
+  const { expectedChangeMs, firstPollAfterMs, powerPollPauseMs, recordChange } = await import('../redfish/power-wait.js');
   const start = Date.now();
   let escalated = false;
   return waitUntil(
     async () => {
       const sys = await findSystem(client);
       const s = powerStateOf(sys);
-      if (s === want) return sys;
+      if (s === want) {
+        if (!escalated) recordChange(client, resetType, Date.now() - start);
+        return sys;
+      }
       if (escalate && !escalated && Date.now() - start >= escalate.afterMs) {
         escalated = true;
         await escalate.run();
@@ -65,9 +70,9 @@ async function waitFor(
     {
       timeoutMs,
       intervalMs,
-      // Many BMCs settle within a second or two of the reset: look again after 0.25 s, 0.5 s,
-      // 1 s, then every poll_interval.
-      firstIntervalMs: Math.min(250, intervalMs),
+      // Paced to this BMC (src/redfish/power-wait.ts): soon at first, later more rarely.
+      firstProbeAfterMs: firstPollAfterMs(expectedChangeMs(client, resetType)),
+      pauseMs: ({ elapsedMs, probeMs }) => powerPollPauseMs({ elapsedMs, probeMs, intervalMs }),
       signal: ctx.signal,
       what: `PowerState ${want}`,
       onProgress: ({ elapsedMs }) => ctx.progress({ message: `waiting for PowerState ${want}`, current: Math.round(elapsedMs / 1000), total: Math.round(timeoutMs / 1000), unit: 's' }),
@@ -129,7 +134,7 @@ export const redfishPowerModule = defineModule({
             }
           : undefined;
       try {
-        final = await waitFor(ctx, client, want, timeoutMs, intervalMs, escalate);
+        final = await waitFor(ctx, client, want, choice.type, timeoutMs, intervalMs, escalate);
       } catch (e) {
         if (e instanceof WaitTimeoutError) {
           throw new TsbmError('runtime', `BMC ${client.endpoint.bmc}: PowerState did not become ${want} within ${args.timeout ?? 300}s after ${choice.type} (${e.message})`, {

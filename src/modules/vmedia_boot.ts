@@ -1,5 +1,6 @@
 // vmedia_boot: put an ISO in the node's virtual CD and make the next boot use it (or eject).
-// A local ISO is served by the run's built-in HTTP server. Everything is read back.
+// A local ISO is served by the run's built-in HTTP server. Everything is read back (from the
+// BMC's own answer where it shows the resource).
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../schema/type-builder.js';
@@ -57,16 +58,14 @@ export const vmediaBootModule = defineModule({
     const { ejectMedia, insertMedia, mediaImage, mediaInserted } = await import('../redfish/virtual-media.js');
     const { clientFromArgs } = await import('../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
-    const system = await findSystem(client);
-    const slot = await findCdSlot(client, system);
-    const current = mediaImage(slot);
-    const inserted = mediaInserted(slot);
-
     if (args.state === 'ejected') {
-      const changed = inserted || current !== undefined;
+      // The System is not read: only the slot matters (found through it once per run).
+      const slot = await findCdSlot(client);
+      const current = mediaImage(slot);
+      const changed = mediaInserted(slot) || current !== undefined;
       if (ctx.check || !changed) return { changed, msg: changed ? `would eject ${current ?? 'media'}` : 'no media inserted', media_slot: slot.path };
-      await ejectMedia(client, slot);
-      const after = await client.get(slot.path);
+      const shown = await ejectMedia(client, slot);
+      const after = typeof shown === 'object' ? shown : await client.get(slot.path);
       if (mediaInserted(after)) {
         throw new TsbmError('runtime', `BMC ${client.endpoint.bmc} still shows media in ${slot.path} after ejecting`, { hint: 'eject it in the BMC console', host: ctx.host });
       }
@@ -74,6 +73,10 @@ export const vmediaBootModule = defineModule({
     }
 
     if (!args.image) throw new TsbmError('options', 'vmedia_boot needs `image` unless state is ejected', { host: ctx.host, task: ctx.task });
+    const system = await findSystem(client);
+    const slot = await findCdSlot(client, system);
+    const current = mediaImage(slot);
+    const inserted = mediaInserted(slot);
     const url = await imageUrl(ctx, args.image, client.endpoint.bmc);
     const needMedia = !(inserted && current === url);
     const mode = args.mode === 'legacy' ? 'Legacy' : 'UEFI';
@@ -84,9 +87,13 @@ export const vmediaBootModule = defineModule({
       return { changed, msg: changed ? `would insert ${url}${plan?.patch ? ` and boot ${plan.target} once` : ''}` : 'already inserted and set', image_url: url, media_slot: slot.path };
     }
     if (needMedia) {
-      if (inserted || current !== undefined) await ejectMedia(client, slot);
-      await insertMedia(client, slot, url);
-      const after = await client.get(slot.path);
+      let target = slot;
+      if (inserted || current !== undefined) {
+        // The eject changed the slot: its answer's ETag, or none (the PATCH then reads it).
+        const shown = await ejectMedia(client, slot);
+        target = typeof shown === 'object' ? { ...slot, etag: shown.etag } : { ...slot, etag: undefined };
+      }
+      const after = (await insertMedia(client, target, url)) ?? (await client.get(slot.path));
       if (!mediaInserted(after) || mediaImage(after) !== url) {
         throw new TsbmError('runtime', `BMC ${client.endpoint.bmc} accepted the image but ${slot.path} reads back Image ${JSON.stringify(after.body.Image)}, Inserted ${JSON.stringify(after.body.Inserted)}`, {
           hint: 'check that the BMC can reach the image URL (tsbm_http_address must be an address the BMC can reach)',
@@ -96,8 +103,9 @@ export const vmediaBootModule = defineModule({
     }
     let bootTarget: string | undefined;
     if (plan) {
-      const sys = plan.patch ? await findSystem(client) : system;
-      await applyBoot(client, sys, plan, want, (m) => ctx.warn(m));
+      // The System read above: inserting media changes the slot, not the System (a BMC whose
+      // System ETag moved anyway answers 412, and the PATCH reads it once and tries again).
+      await applyBoot(client, system, plan, want, (m) => ctx.warn(m));
       bootTarget = plan.target;
     }
     return {

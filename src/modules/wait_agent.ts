@@ -242,7 +242,10 @@ export const waitAgentModule = defineModule({
       // The checked connection serves the next tasks; only a host that failed its checks drops it.
       if (ctx.keepConnection && !ctx.check) ctx.keepConnection(conn);
       else await conn.close().catch(() => undefined);
-      return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts };
+      // The ramdisk's podman version also goes into the host's `facts`: podman_pull decides its
+      // flags from it instead of starting podman once more to read its --help.
+      const hostFacts = typeof facts.podman_version === 'string' ? { facts: { ramdisk_podman_version: facts.podman_version } } : {};
+      return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts, ...hostFacts };
     } catch (e) {
       await conn.close().catch(() => undefined);
       throw e;

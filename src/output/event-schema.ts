@@ -60,6 +60,11 @@ const playStartEvent = event('play_start', 'A play begins', {
   play: Type.String(),
   hosts: Type.Array(Type.String(), { description: 'Hosts the play targets after --limit' }),
   pos: Type.Optional(SourcePosSchema),
+  strategy: Type.Optional(
+    Type.Union([Type.Literal('linear'), Type.Literal('free')], {
+      description: 'free: each host at its own pace, so results of different tasks interleave',
+    }),
+  ),
 });
 
 const taskStartEvent = event('task_start', 'A task begins (on all hosts of the batch)', {

@@ -1,7 +1,8 @@
 // Boot source override: which target to ask for, a PATCH of only what must change, and a
-// read-back so a BMC that silently ignores the override is caught.
+// read-back so a BMC that silently ignores the override is caught (the PATCH's own answer when
+// it carries the updated System; a GET otherwise).
 import { TsbmError } from '../errors.js';
-import type { RedfishClient, Resource } from './client.js';
+import { RedfishClient, type Resource } from './client.js';
 import type { BootDevice } from './module-args.js';
 import type { Json } from './transport.js';
 
@@ -89,8 +90,10 @@ function planClear(boot: Json): BootPlan {
 
 /** Applies the plan and reads it back. Throws when the target did not stick; warns on Continuous-for-Once. */
 export async function applyBoot(client: RedfishClient, system: Resource, plan: BootPlan, want: BootWant, warn: (m: string) => void): Promise<Resource> {
-  if (plan.patch) await client.patch(system.path, { Boot: plan.patch }, system.etag);
-  const after = await client.get(system.path);
+  // Nothing to change: the System was just read and showed the override as wanted.
+  if (!plan.patch) return system;
+  const res = await client.patch(system.path, { Boot: plan.patch }, system.etag);
+  const after = RedfishClient.representation(res, system.path) ?? (await client.get(system.path));
   const boot = bootOf(after);
   const bmc = client.endpoint.bmc;
   if (plan.enabled === 'Disabled') {

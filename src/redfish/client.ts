@@ -1,9 +1,9 @@
 // RedfishClient: one BMC, authenticated, with ETag-aware PATCH, task-following actions and
 // errors that name the BMC and what it said. Discovery and vendor differences live beside it.
+import { BmcSession } from './bmc-session.js';
 import { extendedInfo, RedfishError } from './errors.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { etagFrom, patchWithEtag } from './etag.js';
-import { Auth } from './session.js';
 import { followTask, TaskMonitorTimeout } from './task-monitor.js';
 import { type Json, type RedfishResponse, Transport, type TransportOptions } from './transport.js';
 
@@ -26,25 +26,26 @@ export interface Resource {
 
 export class RedfishClient {
   readonly transport: Transport;
-  private readonly auth: Auth;
-  private root: Json | undefined;
-  private connecting: Promise<void> | undefined;
+  /** The BMC's service root and login, shared with the run's other clients of this BMC. */
+  readonly session: BmcSession;
+  private connected: Promise<void> | undefined;
   private closed = false;
 
   constructor(
     readonly endpoint: RedfishEndpoint,
     private readonly opts: ClientOptions = {},
+    /** Another client's session on the same BMC with the same credentials; default: its own. */
+    session?: BmcSession,
   ) {
     if (endpoint.password) opts.onSecret?.(endpoint.password);
-    if (endpoint.verifyCa === false && endpoint.baseUrl.startsWith('https:')) {
-      opts.onWarn?.(`TLS certificate verification is off for BMC ${endpoint.bmc} (redfish_verify_ca: false); anyone on the path can impersonate it`);
-    }
     this.transport = new Transport(endpoint, opts);
-    this.auth = new Auth(this.transport, endpoint, (v) => opts.onSecret?.(v), (m) => this.log(m, 2));
+    this.session =
+      session ?? new BmcSession(endpoint, (v) => opts.onSecret?.(v), (m) => this.log(m, 2), opts.basicAuth ?? false, (m) => opts.onWarn?.(m));
+    this.session.join();
   }
 
   get authKind(): 'none' | 'session' | 'basic' {
-    return this.auth.kind;
+    return this.session.auth.kind;
   }
 
   log(message: string, level: 1 | 2 | 3 = 2): void {
@@ -55,19 +56,18 @@ export class RedfishClient {
     this.opts.onWarn?.(message);
   }
 
-  /** Reads the service root (no auth needed by the spec) and logs in; done once, lazily. */
+  /** Reads the service root (no auth needed by the spec) and logs in; once per BMC session, lazily. */
   connect(): Promise<void> {
-    this.connecting ??= (async () => {
-      const res = await this.transport.request('GET', '/redfish/v1/');
-      if (res.status === 401) this.root = {}; // some BMCs protect even the root
-      else this.root = this.check(res, 'GET', '/redfish/v1/', 'did not answer the service root').body ?? {};
-      await this.auth.login(this.root, this.opts.basicAuth ?? false);
-      if (res.status === 401) this.root = this.check(await this.raw('GET', '/redfish/v1/'), 'GET', '/redfish/v1/').body ?? {};
-    })().catch((e: unknown) => {
-      this.connecting = undefined;
-      throw e;
-    });
-    return this.connecting;
+    this.connected ??= this.session
+      .connect(this.transport, (res) => this.check(res, 'GET', '/redfish/v1/', 'did not answer the service root').body ?? {})
+      .then(
+        () => undefined,
+        (e: unknown) => {
+          this.connected = undefined;
+          throw e;
+        },
+      );
+    return this.connected;
   }
 
   private readonly memo = new Map<string, Promise<unknown>>();
@@ -89,18 +89,20 @@ export class RedfishClient {
 
   async serviceRoot(): Promise<Json> {
     await this.connect();
-    return this.root ?? {};
+    return this.session.serviceRoot;
   }
 
   /** An authenticated request; a 401 triggers one fresh login and one repeat. No status check. */
   async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RedfishResponse> {
     if (this.closed) throw new Error(`Redfish client for ${this.endpoint.bmc} is closed`);
     await this.connect();
-    let res = await this.transport.request(method, path, body, { ...headers, ...this.auth.headers() });
-    if (res.status === 401 && this.auth.kind !== 'none') {
+    const auth = this.session.auth;
+    const sent = auth.headers();
+    let res = await this.transport.request(method, path, body, { ...headers, ...sent });
+    if (res.status === 401 && auth.kind !== 'none') {
       this.log(`BMC ${this.endpoint.bmc} answered 401 to ${method} ${path}; logging in again`, 2);
-      await this.auth.login(this.root ?? {}, this.auth.kind === 'basic');
-      res = await this.transport.request(method, path, body, { ...headers, ...this.auth.headers() });
+      await this.session.relogin(this.transport, sent);
+      res = await this.transport.request(method, path, body, { ...headers, ...auth.headers() });
     }
     return res;
   }
@@ -130,6 +132,18 @@ export class RedfishClient {
     if (res.status === 404) return undefined;
     const body = this.check(res, 'GET', path).body ?? {};
     return { path, body, etag: etagFrom(res.headers, body) };
+  }
+
+  /**
+   * The resource as an answer carries it (a PATCH answered 200 with the updated resource), or
+   * undefined when the answer is not that resource (204, a message, a task monitor's result):
+   * then only a read shows the state.
+   */
+  static representation(res: RedfishResponse, path: string): Resource | undefined {
+    const id = res.body?.['@odata.id'];
+    const same = (p: string) => p.replace(/\/+$/, '');
+    if (res.status !== 200 || typeof id !== 'string' || same(id) !== same(path)) return undefined;
+    return { path, body: res.body ?? {}, etag: etagFrom(res.headers, res.body) };
   }
 
   async patch(path: string, body: unknown, knownEtag?: string): Promise<RedfishResponse> {
@@ -180,12 +194,11 @@ export class RedfishClient {
     }
   }
 
-  /** Logs out and drops connections. Safe to call twice. */
+  /** Drops its connection; the last client of a session logs out first. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.connecting) await this.connecting.catch(() => undefined);
-    await this.auth.logout();
     this.closed = true;
+    await this.session.leave(this.transport);
     this.transport.close();
   }
 }

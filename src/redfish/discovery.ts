@@ -101,11 +101,12 @@ const CD_TYPES = ['CD', 'DVD'];
  * Picks the CD/DVD virtual media slot: by MediaTypes, else by an Id/Name that says CD/DVD.
  * Found once per client (one run); later calls read only that slot, for its current state.
  */
-export async function findCdSlot(client: RedfishClient, system: Resource): Promise<MediaSlot> {
-  // The walk that finds the slot reads it too; later calls read only the slot.
+export async function findCdSlot(client: RedfishClient, system?: Resource): Promise<MediaSlot> {
+  // The walk that finds the slot reads it too; later calls read only the slot (and need the
+  // System only when no walk was made yet: an eject reads nothing else).
   let found: Resource | undefined;
   const path = await client.remember('cd slot', async () => {
-    found = await discoverCdSlot(client, system);
+    found = await discoverCdSlot(client, system ?? (await findSystem(client)));
     return found.path;
   });
   const pick = found ?? (await client.get(path));

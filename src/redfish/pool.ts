@@ -1,9 +1,12 @@
-// One RedfishClient per BMC per run, shared through the run's services and logged out when
-// the run ends. Log/retry/warning callbacks go to whichever task is using the client now.
+// One RedfishClient per System per run and one login per BMC, shared through the run's services
+// and logged out when the run ends. Log/retry/warning callbacks go to whichever task is using
+// the client now.
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ModuleContext } from '../module-api/types.js';
-import { RedfishClient } from './client.js';
 import { limitFromVars } from '../util/limits.js';
-import { endpointFromDriverInfo } from './endpoint.js';
+import { BmcSession } from './bmc-session.js';
+import { RedfishClient } from './client.js';
+import { endpointFromDriverInfo, type RedfishEndpoint } from './endpoint.js';
 import type { CommonRedfishArgs } from './module-args.js';
 import type { RetryPolicy } from './transport.js';
 
@@ -40,14 +43,31 @@ function runClients(ctx: ModuleContext): Set<RedfishClient> {
   });
 }
 
+/**
+ * Who logs in where: BMC, user, password and how the BMC is trusted. Two inventory hosts on one
+ * BMC with different passwords are two logins. The password enters only as an HMAC under a key
+ * made for this process, so the key (which may end up in a debugger or a dump) never holds it.
+ */
+const KEY_SECRET = randomBytes(32);
+function credentialKey(e: RedfishEndpoint, basicAuth = false): string {
+  const pw = e.password === undefined ? '-' : createHmac('sha256', KEY_SECRET).update(e.password).digest('base64url');
+  const trust = e.verifyCa === true ? 'ca' : e.verifyCa === false ? 'none' : `file:${e.verifyCa}`;
+  return `${e.baseUrl}#${e.username ?? ''}#${pw}#${trust}#${basicAuth ? 'basic' : 'auto'}`;
+}
+
 /** The run's client for the BMC in `driverInfo` (Ironic field names), bound to this task's ctx. */
 export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning: ClientTuning = {}): RedfishClient {
   const endpoint = endpointFromDriverInfo(driverInfo);
   if (endpoint.password) ctx.secret(endpoint.password);
-  // The System id is part of the key: a chassis BMC serving several nodes keeps one client per node.
-  const key = `redfish:${endpoint.baseUrl}#${endpoint.username ?? ''}#${endpoint.systemId ?? ''}`;
+  const login = credentialKey(endpoint, tuning.basicAuth);
+  // The System id is part of the key: a chassis BMC serving several nodes keeps one client per
+  // node (its own connection and discovered paths), all on the BMC's one session.
+  const key = `redfish:${login}#${endpoint.systemId ?? ''}`;
   const pooled = ctx.services.get<Pooled>(key, () => {
     const sink = { ctx };
+    const session = ctx.services.get(`redfish-session:${login}`, () =>
+      new BmcSession(endpoint, (v) => sink.ctx.secret(v), (m) => sink.ctx.log(m, 2), tuning.basicAuth ?? false, (m) => sink.ctx.warn(m)),
+    );
     const client = new RedfishClient(endpoint, {
       ...tuning,
       node: ctx.host,
@@ -60,7 +80,7 @@ export function redfishClientFor(ctx: ModuleContext, driverInfo: unknown, tuning
         if (sink.ctx.retry) sink.ctx.retry({ attempt, retries, message });
         else sink.ctx.log(message, 1);
       },
-    });
+    }, session);
     runClients(ctx).add(client);
     return { client, sink };
   });

@@ -1,7 +1,7 @@
 // Virtual media: eject and insert through the standard actions, HPE's OEM actions, or a
 // PATCH of the slot where a BMC has no actions (the DMTF reference tree).
 import { TsbmError } from '../errors.js';
-import type { RedfishClient } from './client.js';
+import { RedfishClient, type Resource } from './client.js';
 import type { MediaSlot } from './discovery.js';
 import { RedfishError } from './errors.js';
 import type { Json } from './transport.js';
@@ -15,12 +15,15 @@ export function mediaInserted(slot: { body: Json }): boolean {
   return slot.body.Inserted === true || (slot.body.Inserted === undefined && mediaImage(slot) !== undefined);
 }
 
-/** Ejects whatever is in the slot. Returns false when it was already empty. */
-export async function ejectMedia(client: RedfishClient, slot: MediaSlot): Promise<boolean> {
+/**
+ * Ejects whatever is in the slot. Returns false when it was already empty, else the slot as the
+ * BMC's answer shows it (a PATCH answered with the resource), or true when only a read can tell.
+ */
+export async function ejectMedia(client: RedfishClient, slot: MediaSlot): Promise<Resource | boolean> {
   if (!mediaInserted(slot) && mediaImage(slot) === undefined) return false;
   if (slot.eject) await client.post(slot.eject.target, {});
   else if (slot.oem.eject) await client.post(slot.oem.eject, {});
-  else await client.patch(slot.path, { Image: null, Inserted: false }, slot.etag);
+  else return RedfishClient.representation(await client.patch(slot.path, { Image: null, Inserted: false }, slot.etag), slot.path) ?? true;
   return true;
 }
 
@@ -62,7 +65,8 @@ async function postInsert(client: RedfishClient, slot: MediaSlot, target: string
   }
 }
 
-export async function insertMedia(client: RedfishClient, slot: MediaSlot, image: string): Promise<void> {
+/** Inserts the image; returns the slot when the BMC's answer shows it (a PATCH answered with the resource). */
+export async function insertMedia(client: RedfishClient, slot: MediaSlot, image: string): Promise<Resource | undefined> {
   if (slot.insert) {
     const body = insertBody(slot, image);
     try {
@@ -77,6 +81,8 @@ export async function insertMedia(client: RedfishClient, slot: MediaSlot, image:
   } else if (slot.oem.insert) {
     await postInsert(client, slot, slot.oem.insert, { Image: image }, image);
   } else {
-    await client.patch(slot.path, { Image: image, Inserted: true, WriteProtected: true });
+    // The slot's ETag as last seen (its read, or the eject's answer): no read just for the ETag.
+    return RedfishClient.representation(await client.patch(slot.path, { Image: image, Inserted: true, WriteProtected: true }, slot.etag), slot.path);
   }
+  return undefined;
 }

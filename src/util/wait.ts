@@ -35,6 +35,13 @@ export interface WaitOptions {
    * interval (a fake BMC's power-on, a quick one's) is seen early, at the cost of a few probes.
    */
   firstIntervalMs?: number;
+  /**
+   * Decides each pause instead of the doubling (bounded by intervalMs and the timeout), from the
+   * time waited so far and how long the last probe took.
+   */
+  pauseMs?: (info: { elapsedMs: number; attempt: number; probeMs: number }) => number;
+  /** Wait this long before the first probe (default: probe at once). */
+  firstProbeAfterMs?: number;
   signal?: AbortSignal;
   /** Called after each unsuccessful attempt with the elapsed time and the last error, if any. */
   onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown }) => void;
@@ -50,8 +57,10 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
   const start = Date.now();
   let lastError: unknown;
   let pauseMs = Math.min(opts.firstIntervalMs ?? opts.intervalMs, opts.intervalMs);
+  if (opts.firstProbeAfterMs) await sleep(Math.min(opts.firstProbeAfterMs, opts.timeoutMs), opts.signal);
   for (let attempt = 1; ; attempt++) {
     opts.signal?.throwIfAborted();
+    const probeStart = Date.now();
     try {
       const v = await probe();
       if (v !== undefined) return v;
@@ -62,6 +71,7 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
     }
     const elapsedMs = Date.now() - start;
     opts.onProgress?.({ elapsedMs, attempt, lastError });
+    if (opts.pauseMs) pauseMs = Math.min(Math.max(0, opts.pauseMs({ elapsedMs, attempt, probeMs: Date.now() - probeStart })), opts.intervalMs);
     if (elapsedMs + pauseMs > opts.timeoutMs) {
       const last = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
       throw new WaitTimeoutError(

@@ -200,6 +200,20 @@ describe('podman_pull on a simulated ramdisk', () => {
     );
     expect(conf).toContain('location = "mirror.lab:5000"');
   });
+  it('the podman version wait_agent read decides --retry-delay: no podman --help is started', async () => {
+    for (const [version, flag] of [
+      ['podman version 5.2.1', '--retry-delay=5s '],
+      ['podman version 4.3.1', ''],
+    ] as const) {
+      node = await startSimNode({ podmanVersion: '5.2.1', meminfo: MEMINFO });
+      await node.run(podmanPullModule, pullArgs(node, { image: IMAGE, tls_verify: false }), { facts: { ramdisk_podman_version: version } });
+      const ran = ranSteps(node.host.commands);
+      expect(ran.some((c) => c.includes('podman pull --help'))).toBe(false);
+      expect(ran).toContain(`podman pull ${flag}--tls-verify=false ${REF}`);
+      await node.close();
+    }
+    node = await startSimNode({ meminfo: MEMINFO });
+  });
   it('memory preflight: a clear error with needed vs available, nothing pulled', async () => {
     node = await startSimNode({
       imageBytes: 2 * 1024 ** 3,

@@ -47,7 +47,8 @@ async function run(playbook: string, inventory: string, extra: string[] = []): P
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tsbm-preflight-'));
-  lab = await startLab({ nodes: 6, dir: join(dir, 'lab'), bootDelayMs: 150, powerDelayMs: 30 });
+  // node05's BMC answers slowly: its preflight takes seconds where the others take a fraction.
+  lab = await startLab({ nodes: 6, dir: join(dir, 'lab'), bootDelayMs: 150, powerDelayMs: 30, faults: 'node05:bmc_latency=700' });
   const s = createServer();
   await new Promise<void>((ok) => s.listen(0, '127.0.0.1', () => ok()));
   closedPort = (s.address() as AddressInfo).port;
@@ -136,6 +137,22 @@ describe('preflight_on_failure: stop', () => {
     expect(tasks).not.toContain('Power the node off');
   }, 120_000);
 
+  it('each node at its own pace, yet a fast node that passed waits for a slow one that fails', async () => {
+    const before = new Map(lab.nodes.map((n) => [n.cfg.name, n.bmc!.state.resets.length]));
+    const inv = inventoryWith('stop-slow', (doc) => {
+      const hosts = doc.all.children.sim.hosts;
+      hosts.node05!.instance_info = { ...doc.all.vars.instance_info, image_source: 'oci://registry.sim.tsbm:5000/tsbm/bootc-demo:no-such-tag' };
+    });
+    const r = await run(DEPLOY, inv, ['-e', 'preflight_on_failure=stop', '-l', 'node01,node05']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(failuresOf(r).get('node05')?.msg).toMatch(/has no such tag or digest/);
+    const fast = r.events.filter((e) => e.type === 'host_result' && e.host === 'node01').map((e) => e.task);
+    expect(fast).toContain(PREFLIGHT);
+    expect(fast).not.toContain('Power the node off');
+    for (const h of ['node01', 'node05']) expect(touched(node(h), before.get(h)).resets, h).toEqual([]);
+    expect(touched(node('node01')).media).toBe(0);
+  }, 120_000);
+
   it('any other value is refused before anything is checked', async () => {
     const r = await run(DEPLOY, lab.inventory, ['-e', 'preflight_on_failure=sometimes', '-l', 'node01']);
     expect(r.code).toBe(2);
@@ -152,4 +169,19 @@ describe('deploy-image.yml with an oci:// source', () => {
     expect(failuresOf(r).get('node01')?.msg).toMatch(/image: image_source is an OCI reference.*use playbooks\/deploy-bootc\.yml for oci:\/\/ images/);
     expect(touched(node('node01'), before).resets).toEqual([]);
   }, 60_000);
+});
+
+describe('preflight_on_failure: continue under strategy: free', () => {
+  it("a slow node's preflight holds no other node up", async () => {
+    const r = await run(DEPLOY, lab.inventory, ['-l', 'node01,node05']);
+    expect(r.code, r.stderr).toBe(0);
+    const at = (host: string, task: string) =>
+      (r.events.find((e) => e.type === 'host_result' && e.host === host && e.task === task) as { time?: number } | undefined)?.time;
+    const fastOff = at('node01', 'Power the node off');
+    const slowChecked = at('node05', PREFLIGHT);
+    expect(fastOff).toBeDefined();
+    expect(slowChecked).toBeDefined();
+    // node01 was powering and booting while node05's BMC was still being asked
+    expect(fastOff!).toBeLessThan(slowChecked!);
+  }, 150_000);
 });

@@ -99,3 +99,15 @@ describe("podman 4.3's manifest inspect error", () => {
     expect(quotedManifest('Error: unauthorized')).toBeUndefined();
   });
 });
+
+describe('pull --retry-delay from the podman version wait_agent read', () => {
+  it('5.0 and later have it, 4.x not; unreadable text decides nothing', async () => {
+    const { pullHasRetryDelay } = await import('../../src/deploy/podman-version.js');
+    expect(pullHasRetryDelay('podman version 5.0.0')).toBe(true);
+    expect(pullHasRetryDelay('podman version 5.2.2')).toBe(true);
+    expect(pullHasRetryDelay('podman version 4.9.4')).toBe(false);
+    expect(pullHasRetryDelay('podman version 4.3.1')).toBe(false);
+    expect(pullHasRetryDelay('podman')).toBeUndefined();
+    expect(pullHasRetryDelay(undefined)).toBeUndefined();
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/output/events.js';
 import { attach } from '../../src/output/renderers/plain.js';
-import { MemoryStream, sampleRun } from './output-sequence.js';
+import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
 
 function render(verbosity: 0 | 1 | 2 | 3, color = false): string {
   const bus = new EventBus();
@@ -162,5 +162,45 @@ describe('plain renderer with hostile text', () => {
     ]);
     expect(lines.indexOf('ok: [node1] Power off (0.0s): already Off')).toBe(lines.findIndex((l) => l.startsWith('retried: [node1]')) + 1);
     expect(run(1).filter((l) => l.startsWith('retrying: '))).toHaveLength(60);
+  });
+});
+
+describe('plain renderer under strategy: free', () => {
+  it("prints a task's header before each run of its lines, so every line stands under its own task", () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false });
+    const res = (host: string, taskId: string, task: string) =>
+      bus.emit({ type: 'host_result', time: T0, host, task, taskId, status: 'ok', changed: false, durationMs: 100 });
+    bus.emit({ type: 'play_start', time: T0, play: 'Deploy', hosts: ['fast', 'slow'], strategy: 'free' });
+    bus.emit({ type: 'task_start', time: T0, play: 'Deploy', task: 'A', taskId: 'a', module: 'm' });
+    res('fast', 'a', 'A');
+    bus.emit({ type: 'task_start', time: T0, play: 'Deploy', task: 'B', taskId: 'b', module: 'm' });
+    bus.emit({ type: 'progress', time: T0, host: 'fast', task: 'B', taskId: 'b', message: 'waiting' });
+    res('slow', 'a', 'A');
+    res('fast', 'b', 'B');
+    res('slow', 'b', 'B');
+    void r.done();
+    const head = (t: string) => `TASK [${t}] ${'*'.repeat(80 - t.length - 8)}`;
+    expect(out.text).toBe(
+      [
+        '',
+        `PLAY [Deploy] ${'*'.repeat(66)}`,
+        '',
+        head('A'),
+        'ok: [fast] A (0.1s)',
+        '',
+        head('B'),
+        'progress: [fast] B: waiting',
+        '',
+        head('A'),
+        'ok: [slow] A (0.1s)',
+        '',
+        head('B'),
+        'ok: [fast] B (0.1s)',
+        'ok: [slow] B (0.1s)',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -272,6 +272,9 @@ describe('tty renderer with the free strategy', () => {
     expect(text).toContain('    ✔ slow  ok 0.1s');
     expect(text.match(/^✔ A /gm)).toHaveLength(2);
     expect(text.match(/^✔ B /gm)).toHaveLength(1);
+    // the second entry says it continues the first: its count is not the task's whole story
+    expect(text).toMatch(/^✔ A {2}[\d.]+s {2}\(1 ok\)$/m);
+    expect(text).toMatch(/^✔ A {2}[\d.]+s {2}\(1 ok; 1 more above\)$/m);
   });
 });
 

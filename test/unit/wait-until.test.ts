@@ -1,5 +1,6 @@
 // src/util/wait.ts: the one wait loop's pacing.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { firstPollAfterMs, powerPollPauseMs } from '../../src/redfish/power-wait.js';
 import { waitUntil, WaitTimeoutError } from '../../src/util/wait.js';
 
 afterEach(() => {
@@ -7,7 +8,10 @@ afterEach(() => {
 });
 
 /** When (ms after the start) each probe ran, until the `n`th says done. */
-async function probeTimes(n: number, opts: { intervalMs: number; firstIntervalMs?: number }): Promise<number[]> {
+async function probeTimes(
+  n: number,
+  opts: { intervalMs: number; firstIntervalMs?: number; firstProbeAfterMs?: number; pauseMs?: (i: { elapsedMs: number; probeMs: number }) => number },
+): Promise<number[]> {
   vi.useFakeTimers();
   const start = Date.now();
   const at: number[] = [];
@@ -40,5 +44,37 @@ describe('waitUntil', () => {
     const e = await caught;
     expect(e).toBeInstanceOf(WaitTimeoutError);
     expect((e as Error).message).toMatch(/^timed out after \ds waiting for PowerState On$/);
+  });
+});
+
+describe('PowerState polling paced to the BMC (src/redfish/power-wait.ts)', () => {
+  const paced = (probeMs = 0) => ({
+    intervalMs: 2000,
+    pauseMs: ({ elapsedMs }: { elapsedMs: number }) => powerPollPauseMs({ elapsedMs, probeMs, intervalMs: 2000 }),
+  });
+
+  it('looks every 0.25 s at first, then at a tenth of the time waited, up to poll_interval', async () => {
+    const at = await probeTimes(30, paced());
+    expect(at.slice(0, 11)).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2500]);
+    // a change seen at most ~10% (or 0.25 s) after it happened, wherever it happens
+    for (let i = 1; i < at.length; i++) {
+      const gap = at[i]! - at[i - 1]!;
+      expect(gap).toBeLessThanOrEqual(Math.max(250, at[i - 1]! * 0.1) + 1);
+      expect(gap).toBeLessThanOrEqual(2000);
+    }
+    // a long wait costs few reads: 30 of them cover about 15 s
+    expect(at.at(-1)!).toBeGreaterThan(14_000);
+  });
+
+  it('asks a slow BMC no faster than it answers', () => {
+    expect(powerPollPauseMs({ elapsedMs: 500, probeMs: 1300, intervalMs: 2000 })).toBe(1300);
+    expect(powerPollPauseMs({ elapsedMs: 500, probeMs: 5000, intervalMs: 2000 })).toBe(2000);
+  });
+
+  it("a change this BMC made before in the run is first looked at shortly before it is due", async () => {
+    expect(firstPollAfterMs(undefined)).toBe(0);
+    expect(firstPollAfterMs(300)).toBe(0); // quick: look at once
+    expect(firstPollAfterMs(3000)).toBe(2400);
+    expect((await probeTimes(3, { ...paced(), firstProbeAfterMs: 2400 })).slice(0, 2)).toEqual([2400, 2650]);
   });
 });

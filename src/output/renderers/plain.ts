@@ -70,6 +70,17 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
     retries.delete(key);
     return [retriedLine(r.host, r.task, r, paint)];
   };
+  // Under strategy: free the hosts are at different tasks, so a task's header is printed before
+  // each run of its lines (again when lines of another task came between), never ahead of them.
+  let free = false;
+  const headers = new Map<string, string>(); // taskId -> its header line
+  let shownHeader: string | undefined; // taskId whose header the last lines stand under
+  const under = (taskId: string): string[] => {
+    if (!free || shownHeader === taskId) return [];
+    shownHeader = taskId;
+    const h = headers.get(taskId);
+    return h ? ['', h] : [];
+  };
 
   const onEvent = (raw: TsbmEvent): void => {
     if (!printed(raw, verbosity)) return;
@@ -79,16 +90,21 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write([`tsbm ${e.version}: run ${e.runId} of ${e.playbook}`]);
         return;
       case 'play_start':
+        free = e.strategy === 'free';
+        shownHeader = undefined;
         write(['', paint('bold', header('PLAY', e.play))]);
         return;
-      case 'task_start':
-        write(['', paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task))]);
+      case 'task_start': {
+        const line = paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task));
+        if (free) headers.set(e.taskId, line);
+        else write(['', line]);
         return;
+      }
       case 'host_task_start':
-        write([`  args: [${e.host}] ${compactJson(e.args)}`]);
+        write([...under(e.taskId), `  args: [${e.host}] ${compactJson(e.args)}`]);
         return;
       case 'host_result': {
-        const lines = [...retriesOf(e.host, e.taskId), resultLine(e, paint)];
+        const lines = [...under(e.taskId), ...retriesOf(e.host, e.taskId), resultLine(e, paint)];
         if (e.diff) lines.push(...diffLines(e.diff.before, e.diff.after, e.diff.path ?? e.task));
         if (verbosity >= 1 && e.result && Object.keys(e.result).length > 0) {
           lines.push(`  result: [${e.host}] ${compactJson(e.result)}`);
@@ -98,7 +114,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       }
       case 'retry': {
         if (verbosity >= 1) {
-          write([`${paint('yellow', 'retrying:')} [${e.host}] ${e.task} (${e.attempt}/${e.retries})${e.msg ? `: ${oneLine(e.msg)}` : ''}`]);
+          write([...under(e.taskId), `${paint('yellow', 'retrying:')} [${e.host}] ${e.task} (${e.attempt}/${e.retries})${e.msg ? `: ${oneLine(e.msg)}` : ''}`]);
           return;
         }
         const key = `${e.host}\0${e.taskId}`;
@@ -114,7 +130,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         const finished = e.total !== undefined && e.current === e.total;
         if (last !== undefined && e.time - last < PROGRESS_EVERY_MS && !finished) return;
         lastProgress.set(key, e.time);
-        write([`progress: [${e.host}] ${e.task}: ${formatProgress(e)}`]);
+        write([...under(e.taskId), `progress: [${e.host}] ${e.task}: ${formatProgress(e)}`]);
         return;
       }
       case 'log': {

@@ -42,6 +42,8 @@ interface TaskView {
   lt: ListrTask;
   /** "… N more hosts" under a live task taller than the terminal allows. */
   more?: ListrTask;
+  /** Hosts shown for this task in earlier entries (free strategy: it was settled, then more hosts came). */
+  earlier: number;
 }
 
 const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
@@ -68,6 +70,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const tasks: TaskView[] = []; // unfinished (live) tasks, in start order
   let permanent: ListrTask[] = []; // finished tasks and text lines not yet printed
   let shownLive = '';
+  /** Hosts of each task already in the permanent output (a task reopened under free strategy says so). */
+  const settledHosts = new Map<string, number>();
   let chain: Promise<void> = viewReady.then((v) => {
     view = v;
   });
@@ -169,8 +173,10 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       task.lt,
       listed.map((h) => h.lt),
     );
-    const counts = task.hosts.size ? `  (${summary(task)})` : '';
+    const earlier = task.earlier ? `; ${task.earlier} more above` : '';
+    const counts = task.hosts.size ? `  (${summary(task)}${earlier})` : '';
     task.lt.title$ = `${taskTitle(task)}  ${formatDuration(task.endedAt - task.startedAt)}${counts}`;
+    settledHosts.set(task.taskId, task.earlier + task.hosts.size);
     v.setState(task.lt, STATE[worst ?? 'ok']);
     permanent.push(task.lt);
   };
@@ -208,6 +214,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         endedAt: e.time,
         hosts: new Map(),
         lt,
+        earlier: settledHosts.get(e.taskId) ?? 0,
       };
       tasks.push(task);
     }

@@ -9,7 +9,7 @@ import { expandResource } from './expand.js';
 import { type BmcFaults, FaultInjector } from './faults.js';
 import { BmcHttpError, errorBody } from './messages.js';
 import { applyPatch, checkIfMatch } from './patch.js';
-import { type BootInfo, etagOf, FakeBmcState, taggedJson, findAction, type Json, loadTree, normPath, odataId, ROOT } from './state.js';
+import { type BootInfo, type PowerDelay, etagOf, FakeBmcState, taggedJson, findAction, type Json, loadTree, normPath, odataId, ROOT } from './state.js';
 import { selfSignedCert } from './tls.js';
 
 export interface FakeBmcOptions {
@@ -22,8 +22,11 @@ export interface FakeBmcOptions {
   sessions?: boolean;
   /** PATCH without a matching If-Match is refused with 412. */
   requireEtag?: boolean;
-  /** How long PoweringOn/PoweringOff lasts (default 0: immediate). */
-  powerDelayMs?: number;
+  /**
+   * How long PoweringOn/PoweringOff lasts (default 0: immediate); a function is asked at every
+   * transition (a BMC whose power changes take a different time each time).
+   */
+  powerDelayMs?: PowerDelay;
   /** Actions answer 202 with a task monitor that completes after `taskPolls` polls. */
   asyncTasks?: boolean;
   taskPolls?: number;
@@ -48,6 +51,8 @@ export interface FakeBmc {
   expireSessions(): void;
   /** Number of requests received, by method, and only those whose path and query contain `pathPart` when given. */
   requestCount(method?: string, pathPart?: string): number;
+  /** Every request received so far, as `METHOD /path?query`, in order. */
+  requests(): string[];
   close(): Promise<void>;
 }
 
@@ -265,6 +270,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       for (const p of sessions.values()) removeMember(sessionsPath, p);
       sessions.clear();
     },
+    requests: () => [...seen],
     requestCount: (m, pathPart) =>
       pathPart !== undefined
         ? seen.filter((r) => (!m || r.startsWith(`${m} `)) && r.includes(pathPart)).length

@@ -135,6 +135,9 @@ export interface BootInfo {
   otherMedia: { path: string; image: string; types: string[] }[];
 }
 
+/** Milliseconds a power transition takes: fixed, or asked at every transition. */
+export type PowerDelay = number | ((to: 'On' | 'Off') => number);
+
 export interface StateHooks {
   /** `system` is the System's path: a BMC managing several Systems runs one machine each. */
   onPower?(state: 'On' | 'Off', system: string): void;
@@ -157,7 +160,7 @@ export class FakeBmcState {
 
   constructor(
     tree: Map<string, Json>,
-    private readonly powerDelayMs: number,
+    private readonly powerDelayMs: PowerDelay,
     private readonly hooks: StateHooks = {},
   ) {
     this.tree = tree;
@@ -235,7 +238,8 @@ export class FakeBmcState {
       if (to === 'On') this.booted(path);
       if (then) this.transition(then, undefined, path);
     };
-    if (this.powerDelayMs <= 0) {
+    const delayMs = typeof this.powerDelayMs === 'function' ? this.powerDelayMs(to) : this.powerDelayMs;
+    if (delayMs <= 0) {
       finish();
       return;
     }
@@ -243,7 +247,7 @@ export class FakeBmcState {
     const t = setTimeout(() => {
       this.timers.delete(t);
       finish();
-    }, this.powerDelayMs);
+    }, delayMs);
     this.timers.add(t);
   }
 

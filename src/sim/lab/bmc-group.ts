@@ -3,8 +3,9 @@
 // puts that many nodes behind one BMC address, each node one System, told apart by
 // `redfish_system_id` as an operator's inventory does.
 import { type FakeBmc, startFakeBmc } from '../bmc/server.js';
-import { type BootInfo, loadTree, normPath, odataId, ROOT } from '../bmc/state.js';
+import { type BootInfo, loadTree, normPath, odataId, type PowerDelay, ROOT } from '../bmc/state.js';
 import { TsbmError } from '../../errors.js';
+import { seededRandom } from '../../util/seeded-random.js';
 import type { NodeFaults } from './faults.js';
 
 export interface SystemHooks {
@@ -17,8 +18,10 @@ export interface BmcGroupOptions {
   username: string;
   password: string;
   powerDelayMs: number;
-  /** BMC faults (503s, latency, resets) act on the BMC, so on every node behind it: the first node's. */
+  /** BMC faults (503s, latency, resets, power_delay) act on the BMC, so on every node behind it: the first node's. */
   faults: NodeFaults;
+  /** Seeds a random power_delay (the first node's index), so a run can be repeated. */
+  seed: number;
 }
 
 /** The Systems a tree's BMC manages (the Systems collection's members that exist in it). */
@@ -71,7 +74,7 @@ export class BmcGroup {
       port: 0,
       username: this.opts.username,
       password: this.opts.password,
-      powerDelayMs: this.opts.powerDelayMs,
+      powerDelayMs: this.powerDelay(),
       faults: {
         ...(f.bmc503 !== undefined ? { rate503: f.bmc503 } : {}),
         ...(f.bmcLatencyMs !== undefined ? { latencyMs: f.bmcLatencyMs } : {}),
@@ -84,6 +87,15 @@ export class BmcGroup {
     });
     this.checkMedia();
     return this.bmc;
+  }
+
+  /** The lab's power delay, or the power_delay fault's: fixed, or random per change. */
+  private powerDelay(): PowerDelay {
+    const own = this.opts.faults.powerDelayMs;
+    if (!own) return this.opts.powerDelayMs;
+    if (own.min === own.max) return own.min;
+    const next = seededRandom(this.opts.seed);
+    return () => Math.round(own.min + next() * (own.max - own.min));
   }
 
   /** Each System needs a CD slot of its own, or its nodes would insert into each other's. */

@@ -2,7 +2,9 @@
 // SPEC is `;`-separated entries `SELECTOR:fault[=value],fault...` where SELECTOR is a node name
 // (node02), a 1-based index (2), `*` for every node, or `every:N` for every Nth node.
 // Faults: bmc_503=RATE (0..1), bmc_latency=MS, bmc_reset=RATE, never_boots, ssh_drop=N (cut
-// the ramdisk's connection during its Nth command), pull_fail, bootc_fail, wrong_uuid; for the
+// the ramdisk's connection during its Nth command), pull_fail, bootc_fail, wrong_uuid,
+// power_delay=MS or MIN-MAX (this node's BMC's power changes take MS, or a random time in the
+// range, drawn anew for each change from a generator seeded by the node's index); for the
 // simulated installer: ks_error (its install fails: %onerror fires), installer_silent (it never
 // runs the kickstart, so never calls back), wrong_token (its callbacks carry a wrong token).
 import { TsbmError } from '../../errors.js';
@@ -19,6 +21,8 @@ export interface NodeFaults {
   ksError?: boolean;
   installerSilent?: boolean;
   wrongToken?: boolean;
+  /** This node's power transitions take this long (a range: random, per transition). */
+  powerDelayMs?: { min: number; max: number };
 }
 
 interface Entry {
@@ -35,6 +39,14 @@ const COUNT = (name: string, v: string | undefined): number => {
   const n = Number(v);
   if (v === undefined || !Number.isInteger(n) || n < 0) throw bad(`${name} needs a whole number, got "${v ?? ''}"`);
   return n;
+};
+
+const RANGE = (name: string, v: string | undefined): { min: number; max: number } => {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(v ?? '');
+  const min = Number(m?.[1]);
+  const max = m?.[2] !== undefined ? Number(m[2]) : min;
+  if (!m || max < min) throw bad(`${name} needs milliseconds (MS) or a range (MIN-MAX), got "${v ?? ''}"`);
+  return { min, max };
 };
 
 function bad(message: string): TsbmError {
@@ -68,8 +80,9 @@ export function parseFaultSpec(spec: string | undefined): Entry[] {
           case 'ks_error': faults.ksError = true; break;
           case 'installer_silent': faults.installerSilent = true; break;
           case 'wrong_token': faults.wrongToken = true; break;
+          case 'power_delay': faults.powerDelayMs = RANGE(name, value); break;
           default:
-            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, ks_error, installer_silent, wrong_token)`);
+            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, power_delay, ks_error, installer_silent, wrong_token)`);
         }
       }
       return { selector, faults };

@@ -100,10 +100,10 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   for (const m of new Set(mockups)) systems.set(m, await systemsOf(m));
   const groups: BmcGroup[] = [];
   const filling = new Map<string, BmcGroup>();
-  const groupFor = (mockupDir: string, faults: NodeFaults): BmcGroup => {
+  const groupFor = (mockupDir: string, faults: NodeFaults, seed: number): BmcGroup => {
     let g = filling.get(mockupDir);
     if (!g || g.full) {
-      g = new BmcGroup({ mockupDir, username: 'admin', password: bmcPassword, powerDelayMs: opts.powerDelayMs ?? 300, faults }, systems.get(mockupDir)!);
+      g = new BmcGroup({ mockupDir, username: 'admin', password: bmcPassword, powerDelayMs: opts.powerDelayMs ?? 300, faults, seed }, systems.get(mockupDir)!);
       filling.set(mockupDir, g);
       groups.push(g);
     }
@@ -123,7 +123,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         name,
         index: i,
         dir: join(nodeDir.path, 'nodes', name),
-        bmcGroup: groupFor(mockups[(i - 1) % mockups.length]!, faults),
+        bmcGroup: groupFor(mockups[(i - 1) % mockups.length]!, faults, i),
         // The OS picks each port as the node listens: ports probed free beforehand could be
         // taken by anyone (a test, an outgoing connection) before a large lab got to them.
         bmcPort: 0,

@@ -78,6 +78,8 @@ export class SimNode {
   private lastBoot: BootInfo | undefined;
   /** A simulated installer at work, and how to stop it (power off, lab stop). */
   private install: { abort: AbortController; done: Promise<void> } | undefined;
+  /** SSH exec requests (round trips) of the SSH servers this node ran and stopped. */
+  private execsBefore = 0;
 
   constructor(readonly cfg: SimNodeConfig) {
     const n = cfg.index;
@@ -350,6 +352,7 @@ export class SimNode {
     this.ssh = undefined;
     this.servingPort = 0;
     if (s) {
+      this.execsBefore += s.execs;
       s.dropConnections();
       await s.close();
     }
@@ -385,6 +388,10 @@ export class SimNode {
       disk: layout.summary,
       lastBoot: this.lastBoot?.bootSourceOverrideTarget ?? null,
       installer: installerSummary(this.installRecord()),
+      // What tsbm cost this node: every request its BMC answered, every SSH exec (a round trip;
+      // batched commands ride in one) its ramdisk and instance servers ran.
+      bmcRequests: this.bmc?.requestCount() ?? 0,
+      sshExecs: this.execsBefore + (this.ssh?.execs ?? 0),
     };
   }
 

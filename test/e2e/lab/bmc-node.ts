@@ -2,14 +2,16 @@
 // the fake Redfish BMC whose power-on from virtual CD starts that server and power-off stops it.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type FakeBmc, startFakeBmc } from '../../../src/sim/bmc/server.js';
+import type { PowerDelay } from '../../../src/sim/bmc/state.js';
 import { type LoopDisk, createLoopDisk } from './loopdisk.js';
 import { type Netns, createNetns } from './netns.js';
 import { prepareDropbear } from './dropbear.js';
+import { repoRoot } from './run.js';
 import { type Sshd, prepareSshd } from './sshd.js';
 
-const MOCKUP = resolve(import.meta.dirname, '../../../src/sim/mockups/dmtf-public-rackmount1');
+const MOCKUP = join(repoRoot(), 'src/sim/mockups/dmtf-public-rackmount1');
 
 export interface BmcNode {
   name: string;
@@ -41,6 +43,10 @@ export interface BmcNodeOptions {
    * line, or dropbear (no sftp-server, as on minimal ramdisks).
    */
   ramdisk?: 'openssh' | 'openssh-nosftp' | 'dropbear';
+  /** How long the BMC's power changes take (default: at once). */
+  powerDelayMs?: PowerDelay;
+  /** More environment for the ramdisk's SSH sessions (OpenSSH ramdisks). */
+  ramdiskEnv?: Record<string, string>;
 }
 
 export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<BmcNode> {
@@ -53,6 +59,7 @@ export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<Bmc
       : prepareSshd(ns, join(o.dir, `${name}-sshd`), [o.authorizedKey], {
           ...server,
           sftp: o.ramdisk !== 'openssh-nosftp',
+          ...(o.ramdiskEnv ? { env: o.ramdiskEnv } : {}),
         });
   const disk = createLoopDisk(o.diskBytes);
   const boots: string[] = [];
@@ -61,6 +68,7 @@ export async function startBmcNode(name: string, o: BmcNodeOptions): Promise<Bmc
     host: '127.0.0.1',
     username: o.bmcUser,
     password: o.bmcPassword,
+    ...(o.powerDelayMs !== undefined ? { powerDelayMs: o.powerDelayMs } : {}),
     hooks: {
       onPower: (s) => {
         if (s === 'Off') sshd.stop();

@@ -1,5 +1,6 @@
 // Builds bootc test images without the internet: the few binaries the stand-in needs, with
 // their libraries (ldd), tarred into `podman import`, then pushed to the test registry.
+import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sh } from './run.js';
@@ -58,6 +59,21 @@ export function buildStandinImage(o: BuildOptions): void {
 
 export function pushImage(localTag: string, remoteRef: string, authFile: string): void {
   sh(['podman', 'push', '--quiet', '--authfile', authFile, localTag, `docker://${remoteRef}`]);
+}
+
+/**
+ * Pushes without blocking the event loop: for a registry whose token server lives in this
+ * process (lab/token-registry.ts), a synchronous push would wait forever for its token.
+ */
+export function pushImageAsync(localTag: string, remoteRef: string, authFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('podman', ['push', '--quiet', '--tls-verify=false', '--authfile', authFile, localTag, `docker://${remoteRef}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    p.on('close', (rc) => (rc === 0 ? resolve() : reject(new Error(`lab: podman push ${remoteRef} failed (rc ${rc}): ${err.trim()}`))));
+  });
 }
 
 export function removeImage(tag: string): void {

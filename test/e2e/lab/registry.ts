@@ -15,7 +15,7 @@ export interface Registry {
   stop(): Promise<void>;
 }
 
-function authJson(address: string, user: string, password: string): string {
+export function authJson(address: string, user: string, password: string): string {
   return JSON.stringify({
     auths: { [address]: { auth: Buffer.from(`${user}:${password}`).toString('base64') } },
   });

@@ -1,5 +1,7 @@
 // Runs a command on the test machine for lab helpers: argv only, throws with stderr on failure.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export interface RunOpts {
   input?: string | Buffer;
@@ -27,3 +29,14 @@ export function sh(argv: string[], opts: RunOpts = {}): { rc: number; stdout: st
 export const isRoot = process.getuid?.() === 0;
 export const haveTool = (tool: string): boolean =>
   sh(['sh', '-c', `command -v ${tool}`], { allowFail: true }).rc === 0;
+
+/**
+ * The checkout these helpers belong to, found upwards from here: they run from test/e2e/lab
+ * under vitest and from dist-bench/test/e2e/lab in the compiled benchmarks.
+ */
+export function repoRoot(from = import.meta.dirname): string {
+  for (let d = from; ; d = dirname(d)) {
+    if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'src', 'sim', 'mockups'))) return d;
+    if (dirname(d) === d) throw new Error(`lab: no tsbm checkout above ${from}`);
+  }
+}

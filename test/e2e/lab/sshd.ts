@@ -46,6 +46,8 @@ export interface SshdOptions {
   productUuid?: string;
   /** false: no `Subsystem sftp` line, as in many minimal ramdisks (default true). */
   sftp?: boolean;
+  /** More environment for every session (sshd's SetEnv), e.g. a container storage of its own. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -163,7 +165,7 @@ export function prepareSshd(
       'MaxStartups 100',
       ...(sftp ? [wrapper ? 'Subsystem sftp /usr/lib/openssh/sftp-server' : 'Subsystem sftp internal-sftp'] : []),
       ...(wrapper ? [`ForceCommand ${wrapper}`] : []),
-      `SetEnv TSBM_TEST_HOST=${ns.name}`,
+      `SetEnv TSBM_TEST_HOST=${ns.name}${Object.entries(opts.env ?? {}).map(([k, v]) => ` ${k}=${v}`).join('')}`,
       '',
     ].join('\n'),
   );

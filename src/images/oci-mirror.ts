@@ -1,0 +1,214 @@
+// The image mirror a bootc deploy with `image_download_source: local` pulls through: the CNCF
+// distribution registry (Debian's `docker-registry`) as a plain registry, started for the run on
+// the address the ramdisks reach and stopped (its storage removed) when the run ends. tsbm fills
+// it itself (src/images/oci-copy.ts), once per image for the whole fleet, before any node pulls:
+// the registry sends each blob once per run, whatever the fleet's size. (docker-registry's own
+// proxy mode was the first try: 2.8 fetches a blob it does not hold twice, once into its cache
+// and once streamed to the client, and once more for each client asking meanwhile.)
+// The registry's credentials stay in this process, never on disk; the ramdisks log in to the
+// mirror with a user and password made for this run (htpasswd, bcrypt).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { stringify } from 'yaml';
+import { TsbmError } from '../errors.js';
+import { findProgram } from '../util/find-program.js';
+import { type CopyResult, copyImage } from './oci-copy.js';
+
+const MIRROR_PROGRAM = 'docker-registry';
+const MIRROR_PACKAGE_HINT =
+  "install Debian's docker-registry package on the controller (apt-get install docker-registry; elsewhere the CNCF distribution registry as docker-registry on the PATH), or set image_download_source: http to let every node pull from the registry itself";
+
+export interface MirrorSpec {
+  /** The registry as the image names it (host[:port]). */
+  registry: string;
+  /** Where the controller reaches it: http(s)://host[:port]. */
+  upstreamUrl: string;
+  credentials?: { username: string; password: string } | undefined;
+  /** false: the registry's certificate is not checked (image_tls_verify: false). */
+  tlsVerify: boolean;
+  /** The controller address the ramdisks reach; port 0: one the OS picks. */
+  host: string;
+  port: number;
+}
+
+export interface OciMirror {
+  /** host:port, as registries.conf names the mirror. */
+  address: string;
+  /** The ramdisks' login to the mirror (this run only). */
+  username: string;
+  password: string;
+  /**
+   * Copies one image (repository and tag or digest, for nodes of OCI architecture `arch`) from the
+   * registry into the mirror, once for the run: the first caller copies, the others wait for it
+   * (`signal` ends a wait, not the copy). A failed copy is tried again by the next caller.
+   */
+  fill(repository: string, reference: string, arch: string, signal?: AbortSignal, onBytes?: (done: number, total: number) => void): Promise<CopyResult>;
+  stop(): Promise<void>;
+}
+
+/** The docker-registry binary, or a clear error naming the package. */
+export function mirrorProgram(): string {
+  const found = findProgram(MIRROR_PROGRAM);
+  if (!found) {
+    throw new TsbmError('options', `image_download_source: local serves bootc images from an image mirror on the controller, and ${MIRROR_PROGRAM} is not on this controller's PATH`, {
+      hint: MIRROR_PACKAGE_HINT,
+    });
+  }
+  return found;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason ?? new Error('aborted'));
+      },
+      { once: true },
+    );
+  });
+
+/** Waits for `p`, or rejects when `signal` aborts first (no timer left behind). */
+function untilDone<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Starts docker-registry as the run's mirror of one registry (filled by fill()). */
+export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
+  const program = mirrorProgram();
+  const dir = mkdtempSync(join(tmpdir(), 'tsbm-mirror-')); // 0700: the image, and the mirror's login
+  const storage = join(dir, 'storage');
+  const username = 'tsbm';
+  const password = randomBytes(18).toString('base64url');
+  const port = spec.port || (await freePort(spec.host));
+  const hostPart = spec.host.includes(':') ? `[${spec.host}]` : spec.host;
+  const address = `${hostPart}:${port}`;
+  writeFileSync(join(dir, 'htpasswd'), `${username}:${bcrypt.hashSync(password, 10)}\n`, { mode: 0o600 });
+  const config = {
+    version: 0.1,
+    log: { level: 'warn', accesslog: { disabled: true } },
+    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
+    http: { addr: address, secret: randomBytes(24).toString('base64url') },
+    auth: { htpasswd: { realm: 'tsbm-mirror', path: join(dir, 'htpasswd') } },
+  };
+  const configFile = join(dir, 'config.yml');
+  writeFileSync(configFile, stringify(config), { mode: 0o600 });
+
+  let output = '';
+  const proc: ChildProcess = spawn(program, ['serve', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-4000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const stopping = new AbortController();
+  const stop = async () => {
+    stopping.abort();
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      const hard = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(hard);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  // Up when /v2/ asks for the mirror's login.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await stop();
+      const said = output.split('\n').find((l) => /panic:|level=fatal|error/i.test(l))?.replace(/^time="[^"]*" /, '') ?? output.trim().split('\n').pop() ?? '';
+      throw new TsbmError('runtime', `the image mirror for ${spec.registry} (${MIRROR_PROGRAM}) did not start: ${said.slice(0, 400)}`, {
+        hint: /bind|address already in use|cannot assign/i.test(said)
+            ? `check image_mirror_address (${address}): a free port on an address of this controller`
+            : 'see the message; image_download_source: http pulls without the mirror',
+      });
+    }
+    try {
+      const r = await fetch(`http://${address}/v2/`);
+      if (r.status === 401 || r.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new TsbmError('runtime', `the image mirror for ${spec.registry} did not answer on ${address} within 30 s`, { hint: 'check image_mirror_address' });
+    }
+    await sleep(100);
+  }
+
+  const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  const fills = new Map<string, Promise<CopyResult>>();
+  const tagArch = new Map<string, string>();
+  return {
+    address,
+    username,
+    password,
+    fill(repository, reference, arch, signal, onBytes) {
+      // A tag is served as one platform's manifest: nodes of another architecture would get it.
+      const tagKey = `${repository}:${reference}`;
+      const other = reference.startsWith('sha256:') ? undefined : tagArch.get(tagKey);
+      if (other !== undefined && other !== arch) {
+        return Promise.reject(
+          new TsbmError('options', `${spec.registry}/${tagKey} is served by the image mirror for ${other} nodes, and this node is ${arch}`, {
+            hint: 'give nodes of each architecture the image by digest (image_source ...@sha256:...), or set image_download_source: http for them',
+          }),
+        );
+      }
+      if (!reference.startsWith('sha256:')) tagArch.set(tagKey, arch);
+      const key = `${repository}\0${reference}\0${arch}`;
+      let f = fills.get(key);
+      if (!f) {
+        // The copy belongs to the run, not to the node that started it: a node's Ctrl-C or
+        // time-out does not cut it off for the others; the mirror's stop() does.
+        f = copyImage(
+          { registry: spec.registry, baseUrl: spec.upstreamUrl, repository, reference, credentials: spec.credentials, tlsVerify: spec.tlsVerify },
+          { baseUrl: `http://${address}`, authorization },
+          arch,
+          stopping.signal,
+          onBytes,
+        );
+        fills.set(key, f);
+        f.catch(() => fills.delete(key));
+      }
+      return untilDone(f, signal);
+    },
+    stop,
+  };
+}
