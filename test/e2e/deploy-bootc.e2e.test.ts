@@ -7,7 +7,6 @@
 // registry rejects), untouched; the others after the ramdisk boot, then powered off with their
 // media ejected. Then undeploy.yml erases node1's loop disk (named by its root device hint) and
 // no other.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +25,7 @@ import {
 import { detachAll, readAt } from './lab/loopdisk.js';
 import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
 import { type Registry, startRegistry } from './lab/registry.js';
-import { haveTool, isRoot, sh } from './lab/run.js';
+import { haveTool, isRoot, runCli, sh } from './lab/run.js';
 import { type ClientKey, makeClientKey, stopAllSshd } from './lab/sshd.js';
 
 const MiB = 1024 * 1024;
@@ -50,30 +49,6 @@ const TAG = `localhost/tsbm-deploy-e2e-${process.pid}`;
 const WRONG_UUID = '0badc0de-0000-4000-8000-00000000e2e0';
 const CONF_DIRS = ['/etc/containers/containers.conf.d', '/etc/containers/registries.conf.d'];
 
-function runCli(
-  args: string[],
-  timeoutMs: number,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('node', args, {
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
 interface Event {
   type: string;

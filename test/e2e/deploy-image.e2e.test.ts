@@ -4,7 +4,6 @@
 // machine side of a veth. In one run: two raw deploys (one URL with credentials), a qcow2
 // deploy, a wrong checksum, three nodes through the controller cache, and a 2 GiB sparse raw
 // image whose ramdisk-side pipeline must stay under 100 MB of RSS.
-import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -31,7 +30,7 @@ import {
 import { type BmcNode, startBmcNode } from './lab/bmc-node.js';
 import { detachAll, readAt } from './lab/loopdisk.js';
 import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
-import { haveTool, isRoot, sh } from './lab/run.js';
+import { haveTool, isRoot, runCli, sh } from './lab/run.js';
 import { type ClientKey, makeClientKey, stopAllSshd } from './lab/sshd.js';
 
 const MiB = 1024 * 1024;
@@ -50,30 +49,6 @@ interface Event {
   result?: Record<string, unknown>;
 }
 
-function runCli(
-  args: string[],
-  timeoutMs: number,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('node', args, {
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
 /** Hash of a loop disk's first `len` bytes, streamed through dd (no big buffers in the test). */
 function diskSha(device: string, offset: number, len: number): string {

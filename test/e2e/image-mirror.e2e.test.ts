@@ -5,7 +5,6 @@
 // times. Then through the controller's image mirror (image_download_source: local), which tsbm
 // fills once for the fleet: every blob is sent once; the ramdisks never see the registry's
 // credentials, the mirror's files are gone after the run.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { type BmcNode, startBmcNode } from './lab/bmc-node.js';
 import { buildStandinImage, pushImageAsync, removeImage } from './lab/image.js';
 import { detachAll } from './lab/loopdisk.js';
 import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
-import { haveTool, isRoot, sh } from './lab/run.js';
+import { haveTool, isRoot, runCli, sh } from './lab/run.js';
 import { type ClientKey, makeClientKey, stopAllSshd } from './lab/sshd.js';
 import { startTokenRegistry, type TokenRegistry } from './lab/token-registry.js';
 
@@ -27,24 +26,6 @@ const TAG = `localhost/tsbm-mirror-e2e-${process.pid}`;
 const CONF_DIRS = ['/etc/containers/containers.conf.d', '/etc/containers/registries.conf.d'];
 const BMC_PASSWORD = 'bmc-mirror-e2e-Pa55';
 
-function runCli(args: string[], timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('node', args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
 describe.skipIf(!ready)('image_download_source: local pulls a bootc image once per fleet (needs root, podman, docker-registry, openssl)', { timeout: 900_000 }, () => {
   let dir: string;

@@ -1,5 +1,5 @@
-// Runs a command on the test machine for lab helpers: argv only, throws with stderr on failure.
-import { spawnSync } from 'node:child_process';
+// Runs commands on the test machine for lab helpers and e2e tests: argv only.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -39,4 +39,24 @@ export function repoRoot(from = import.meta.dirname): string {
     if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'src', 'sim', 'mockups'))) return d;
     if (dirname(d) === d) throw new Error(`lab: no tsbm checkout above ${from}`);
   }
+}
+
+/** Runs `node ARGS` (the CLI as an operator runs it, no colours), killed after `timeoutMs`. */
+export function runCli(args: string[], timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('node', args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
