@@ -13,6 +13,7 @@ import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
 import { qemuImgMissing } from '../images/raw-convert.js';
 import { coordinatesOf, type ImageRef, ImageRefError, parseImageSource } from './image-ref.js';
+import { type SizeFor, sizesFromManifest } from './image-size-known.js';
 import { KsSourceError, planKickstartSource } from './kickstart-source.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-source.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
@@ -79,6 +80,8 @@ export interface PreflightServices {
    * will pull this image through; says where it listens, or throws what is wrong.
    */
   mirror?(img: ImageRef): Promise<string>;
+  /** Keeps what the registry said about an image (its manifest) for the pull's memory check. */
+  imageSize?(ref: string, sizes: SizeFor): void;
   secret(value: string): void;
   signal: AbortSignal;
 }
@@ -263,17 +266,17 @@ async function checkBootcImage(p: PreflightPlan, s: PreflightServices): Promise<
   // The key holds a hash of the credentials, never the credentials.
   const who = login ? createHash('sha256').update(JSON.stringify(login)).digest('hex') : '-';
   const key = `registry:${JSON.stringify([where, insecure, endpointFor(img.registry) ?? '', who])}`;
-  const answer = await s.once(key, () =>
-    resolveManifest(s.http, {
-      ...where,
-      credentials: login,
-      endpointFor,
-      insecure,
-      timeoutMs: p.timeoutMs,
-      signal: s.signal,
+  const query = { ...where, credentials: login, endpointFor, insecure, timeoutMs: p.timeoutMs };
+  const answer = await s.once(key, () => resolveManifest(s.http, { ...query, signal: s.signal }));
+  if (!answer.ok) return manifestProblem(img.ref, img.registry, where.repository, login !== undefined, answer);
+  // The pull's memory check reads the size from here, not from a probe on every ramdisk.
+  s.imageSize?.(
+    img.ref,
+    sizesFromManifest(answer.body, async (digest, signal) => {
+      const a = await resolveManifest(s.http, { ...query, reference: digest, signal });
+      return a.ok ? a.body : undefined;
     }),
   );
-  if (!answer.ok) return manifestProblem(img.ref, img.registry, where.repository, login !== undefined, answer);
   return ok(`image ${img.ref} resolves${answer.digest ? ` (${answer.digest.slice(0, 19)}…)` : ''}`);
 }
 

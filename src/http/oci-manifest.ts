@@ -44,7 +44,7 @@ type ManifestFailure =
   | 'status';
 
 export type ManifestAnswer =
-  | { ok: true; digest?: string; mediaType?: string; url: string }
+  | { ok: true; digest?: string; mediaType?: string; url: string; /** The manifest itself (JSON). */ body: string }
   | { ok: false; why: ManifestFailure; message: string; status?: number; url: string };
 
 const ACCEPT = [
@@ -216,7 +216,7 @@ async function resolveAt(client: CheckClient, q: ManifestQuery, base: string, tl
   if (res.status === 200) {
     const digest = headerOf(res.headers, 'docker-content-digest');
     const mediaType = headerOf(res.headers, 'content-type')?.split(';')[0];
-    return { ok: true, ...(digest ? { digest } : {}), ...(mediaType ? { mediaType } : {}), url: shown };
+    return { ok: true, ...(digest ? { digest } : {}), ...(mediaType ? { mediaType } : {}), url: shown, body: res.body.toString('utf8') };
   }
   const err = registryError(res);
   if (res.status === 404 || err.code === 'MANIFEST_UNKNOWN' || err.code === 'NAME_UNKNOWN') {

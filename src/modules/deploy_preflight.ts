@@ -110,7 +110,7 @@ export const deployPreflightModule = defineModule({
   name: 'deploy_preflight',
   summary: 'Check a node from the controller before a deploy touches it (BMC, image, ISO); changes nothing',
   description:
-    "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry); checks that an image URL and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
+    "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry; the manifest is kept in memory for podman_pull's memory check, so the ramdisks need not ask again); checks that an image URL and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
   runsOn: 'controller',
   args,
   checkMode: true,
@@ -124,6 +124,7 @@ export const deployPreflightModule = defineModule({
     const { problemLine, runPreflight } = await import('../deploy/preflight.js');
     const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
     const { checkBmcReady } = await import('../deploy/preflight-bmc.js');
+    const { rememberImageSize } = await import('../deploy/image-size-known.js');
     const { checkKickstartTemplate } = await import('./lib/anaconda-preflight.js');
     const { clientFromArgs } = await import('../redfish/pool.js');
     const kind = a.deploy;
@@ -193,6 +194,7 @@ export const deployPreflightModule = defineModule({
       secret: (v) => {
         ctx.secret(v);
       },
+      imageSize: (ref, sizes) => rememberImageSize(ctx.services, ref, sizes),
       signal: ctx.signal,
       // Started here, so a missing docker-registry or an upstream it cannot use is said before
       // any node is touched; podman_pull finds it running.

@@ -91,7 +91,7 @@ export const podmanPullModule = defineModule({
   summary:
     'Pull the bootc image onto the ramdisk (pull secret via a temporary 0600 auth file, memory preflight)',
   description:
-    'Strips oci:// from instance_info.image_source, writes the no_pivot_root containers.conf drop-in a ramdisk needs, optional registry mirrors, checks the image size from the registry manifest against MemAvailable, pulls with --authfile (and --retry-delay=5s when the podman supports it) and deletes the auth file in all cases. Returns image_id, ref, bytes, duration_s.',
+    'Strips oci:// from instance_info.image_source, writes the no_pivot_root containers.conf drop-in a ramdisk needs, optional registry mirrors, checks the image size from the registry manifest against MemAvailable (the manifest deploy_preflight read on the controller in this run, else asked for on the ramdisk with skopeo or podman), pulls with --authfile (and --retry-delay=5s when the podman supports it) and deletes the auth file in all cases. Returns image_id, ref, compressed_bytes (when the size was read), duration_s.',
   runsOn: 'target',
   args,
   checkMode: true,
@@ -182,9 +182,32 @@ export const podmanPullModule = defineModule({
     // go, and the auth directory is made fresh (tmpfs, 0700, checked) when this pull needs it.
     const secretStep = secretDirArgv(secretDir, authDir ? 'fresh' : 'clean');
     const mkdirs = [['mkdir', '-p', confDir], ...(regDir ? [['mkdir', '-p', regDir]] : [])];
-    // Whether skopeo is installed picks the first manifest probe, which rides in the facts
-    // batch below: probing with a missing tool would cost a round trip of its own.
-    const made = await ctx.execSteps([secretStep, ...mkdirs, ['command', '-v', 'skopeo'], ...(mirror ? [['uname', '-m']] : [])]);
+    const memoryCheck = a.memory_check !== false;
+    const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
+    // The podman version wait_agent read tells whether pull takes --retry-delay; without it, its --help does.
+    const factsVar = ctx.vars.facts;
+    const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
+    // The image size as the controller read it in the deploy preflight: then the memory check
+    // needs no manifest probe on the ramdisk (a skopeo or podman start or two).
+    const { knownImageSize } = await import('../deploy/image-size-known.js');
+    const sizes = memoryCheck && !mirror ? knownImageSize(ctx.services, img.ref) : undefined;
+    // Without it, the ramdisk's architecture and MemAvailable ride with the first manifest
+    // probe, which needs the auth file; with it (or the mirror's copy), they come here, in the
+    // directories' round trip, as does whether skopeo is installed (a shell builtin: it picks
+    // the first probe) and, with the podman version unknown, whether pull takes --retry-delay.
+    const factsNow = mirror !== undefined || sizes !== undefined;
+    const unameStep = memoryCheck || mirror ? ['uname', '-m'] : undefined;
+    const meminfoStep = memoryCheck ? ['cat', meminfoPath] : undefined;
+    const facts = [
+      ...(memoryCheck && !mirror ? [['command', '-v', 'skopeo']] : []),
+      ...(factsNow ? [unameStep, meminfoStep] : []),
+      ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
+    ].filter((step): step is string[] => step !== undefined);
+    const made = await ctx.execSteps([secretStep, ...mkdirs, ...facts]);
+    const fact = (argv0: string) => {
+      const i = facts.findIndex((f) => f[0] === argv0);
+      return i < 0 ? undefined : made[1 + mkdirs.length + i];
+    };
     const prepared = made[0] as ExecResult;
     for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
     if (prepared.rc !== 0 && authDir) {
@@ -195,17 +218,19 @@ export const podmanPullModule = defineModule({
       );
     }
     for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
-    const haveSkopeo = made[mkdirs.length + 1]?.rc === 0;
+    let arch = ociArch(fact('uname')?.stdout ?? '');
+    let meminfo = fact('cat');
+    const help = fact('podman');
+    const haveSkopeo = fact('command')?.rc === 0;
     let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
     if (mirror) {
       // The controller copies the image into the mirror once for the fleet (the first node to
       // get here does; the others wait for it), so the registry sends each blob once per run.
       const { coordinatesOf } = await import('../deploy/image-ref.js');
       const c = coordinatesOf(img);
-      const arch = ociArch(made[mkdirs.length + 2]?.stdout ?? '') || 'amd64';
       ctx.progress({ message: `filling the image mirror with ${img.ref}` });
       filled = await mirror
-        .fill(c.repository, c.reference, arch, ctx.signal, (done, total) =>
+        .fill(c.repository, c.reference, arch || 'amd64', ctx.signal, (done, total) =>
           ctx.progress({ message: `filling the image mirror with ${img.ref}`, current: Math.round(done / 1048576), total: Math.round(total / 1048576), unit: 'MiB' }),
         )
         .catch((e: unknown) => {
@@ -213,6 +238,13 @@ export const podmanPullModule = defineModule({
           throw hostError(ctx, `filling the image mirror with ${img.ref} failed: ${e.message}`, e.hint ?? 'set image_download_source: http to pull without the mirror');
         });
       if (filled.blobsCopied) ctx.log(`image mirror: ${filled.blobsCopied} blobs (${fmtMiB(filled.bytesCopied)}) copied from ${img.registry}`, 1);
+    }
+    // The size the controller read from the registry (filling the mirror, or in the deploy
+    // preflight): the memory check needs no probe, and fails before anything is written.
+    let size: ManifestSize | undefined;
+    if (memoryCheck && meminfo) {
+      const known = filled?.size ?? (await sizes?.(arch, ctx.signal));
+      if (known) size = await memoryPreflight(ctx, img.ref, { probes: [], arch, meminfo, meminfoPath, known });
     }
     await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
     if (regDir) {
@@ -225,53 +257,35 @@ export const podmanPullModule = defineModule({
     let authRemoved = false;
     const start = Date.now();
     let pull: ExecResult;
-    let inspect: ExecResult | undefined;
     try {
       if (authDir && authJson) {
         authFile = `${authDir}/auth-${randomName()}.json`;
         await ctx.put(authJson, authFile, { mode: 0o600 });
       }
       const authFlags = authFile ? ['--authfile', authFile] : [];
-      const memoryCheck = a.memory_check !== false;
-      const tlsVerify = a.tls_verify !== false;
-      const meminfoPath = a.meminfo_path ?? '/proc/meminfo';
-      // The ramdisk's facts and the first manifest probe, in one round trip.
-      const probes = manifestProbes(authFile, tlsVerify, haveSkopeo);
-      const firstProbe = probes[0] as ManifestProbe;
-      // The podman version wait_agent read tells whether pull takes --retry-delay; without it, its --help does.
-      const factsVar = ctx.vars.facts;
-      const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
-      const factSteps = [
-        ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
-        // Through the mirror the controller read the manifest when it filled it: no probe.
-        ...(memoryCheck ? [['uname', '-m'], ['cat', meminfoPath], ...(filled ? [] : [firstProbe.argv(img.ref)])] : []),
-      ];
-      const gathered = factSteps.length ? ((await ctx.execSteps(factSteps)) as ExecResult[]) : [];
-      const help = knownRetry === undefined ? gathered.shift() : undefined;
-      const [uname, meminfo, probed] = gathered as [ExecResult?, ExecResult?, ExecResult?];
-      if (memoryCheck && uname && meminfo && (probed || filled)) {
-        await memoryPreflight(ctx, img.ref, {
-          probes,
-          arch: ociArch(uname.stdout),
-          meminfo,
-          meminfoPath,
-          firstProbe: probed,
-          ...(filled ? { known: filled.size } : {}),
-        });
+      if (memoryCheck && !size) {
+        // The controller did not read the manifest (or could not tell this architecture's
+        // size): the ramdisk asks the registry, with the auth file, before pulling; the first
+        // probe rides with the ramdisk's facts when they are still to read.
+        const probes = manifestProbes(authFile, a.tls_verify !== false, haveSkopeo);
+        let firstProbe: ExecResult | undefined;
+        if (!meminfo) {
+          const [uname, mi, probed] = (await ctx.execSteps([['uname', '-m'], ['cat', meminfoPath], (probes[0] as ManifestProbe).argv(img.ref)])) as ExecResult[];
+          arch = ociArch(uname?.stdout ?? '');
+          meminfo = mi;
+          firstProbe = probed;
+        }
+        if (meminfo) size = await memoryPreflight(ctx, img.ref, { probes, arch, meminfo, meminfoPath, firstProbe });
       }
       const retryFlags = (knownRetry ?? (help !== undefined && helpHasFlag(`${help.stdout}\n${help.stderr}`, '--retry-delay')))
         ? ['--retry-delay=5s']
         : [];
       ctx.progress({ message: `pulling ${img.ref}` });
       const timeoutS = a.timeout ?? 1800;
-      // The pull, then the auth file's removal and the image's inspect, in one round trip (the
-      // inspect of a failed pull is ignored).
+      // The pull and the auth file's removal in one round trip. Its output's last line is the
+      // image ID: no `podman image inspect` after it (bootc_install inspects the image anyway).
       const rmArgv = authFile ? ['rm', '-f', authFile] : undefined;
-      const steps = [
-        ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref],
-        ...(rmArgv ? [rmArgv] : []),
-        ['podman', 'image', 'inspect', '--format', 'json', img.ref],
-      ];
+      const steps = [['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], ...(rmArgv ? [rmArgv] : [])];
       const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
         // A lost connection is not a timeout: it keeps its own message (and unreachable status).
         if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
@@ -289,7 +303,6 @@ export const podmanPullModule = defineModule({
         authRemoved = stepRan(rm);
         if (authRemoved) warnIfNotRemoved(ctx, authFile, rm);
       }
-      if (pull.rc === 0) inspect = results[results.length - 1];
     } finally {
       if (authFile && !authRemoved) {
         const rm = await ctx
@@ -323,22 +336,15 @@ export const podmanPullModule = defineModule({
         'check the image reference, the registry and the ramdisk network',
       );
     }
-    let imageId = pull.stdout.trim().split('\n').pop() ?? '';
-    let bytes: number | undefined;
-    try {
-      const doc = JSON.parse(inspect?.stdout ?? '') as Array<{ Id?: string; Size?: number }>;
-      imageId = doc[0]?.Id ?? imageId;
-      bytes = doc[0]?.Size;
-    } catch {
-      ctx.warn(`podman image inspect ${img.ref} gave no JSON; image size unknown`);
-    }
+    // podman prints the image's ID (64 hex digits) as the last line of its standard output.
+    const imageId = (pull.stdout.trim().split('\n').pop() ?? '').trim().replace(/^sha256:/, '');
     return {
       changed: true,
-      msg: `pulled ${img.ref} (${bytes === undefined ? 'size unknown' : fmtMiB(bytes)}) in ${durationS}s`,
+      msg: `pulled ${img.ref}${size ? ` (${fmtMiB(size.compressed)} compressed)` : ''} in ${durationS}s`,
       ref: img.ref,
       registry: img.registry,
       image_id: imageId,
-      bytes,
+      ...(size ? { compressed_bytes: size.compressed } : {}),
       duration_s: durationS,
     };
   },
@@ -385,16 +391,16 @@ function manifestProbes(authFile: string | undefined, tlsVerify: boolean, skopeo
   ];
 }
 
-/** What the batched fact-gathering step already read from the ramdisk. */
+/** What the memory check works from: the ramdisk's facts, and the size or how to probe for it. */
 interface Gathered {
-  /** The manifest probes to try, in order (the first one's answer is firstProbe). */
+  /** The manifest probes to try on the ramdisk, in order, when the size is not known. */
   probes: ManifestProbe[];
   arch: string;
   meminfo: ExecResult;
   meminfoPath: string;
-  /** The first probe's answer for the reference itself. */
-  firstProbe: ExecResult | undefined;
-  /** The size the controller read from the registry (the image mirror's copy): no probe needed. */
+  /** The first probe's answer, when it rode with the facts. */
+  firstProbe?: ExecResult | undefined;
+  /** The size the controller read from the registry (preflight, or the image mirror's copy): no probe. */
   known?: ManifestSize;
 }
 
@@ -428,19 +434,20 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
   return { why: reasons.join('; ') };
 }
 
-async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<void> {
+/** Ironic's "not enough memory" check; returns the image size it went by, if it could read one. */
+async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<ManifestSize | undefined> {
   const { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } = await import('../deploy/memory.js');
   const { size, why } = g.known ? { size: g.known, why: '' } : await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);
-    return;
+    return undefined;
   }
   const meminfoPath = g.meminfoPath;
   const mi = g.meminfo;
   const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
   if (avail === undefined) {
     ctx.warn(`no MemAvailable in ${meminfoPath} on the ramdisk; memory preflight skipped`);
-    return;
+    return size;
   }
   const needed = neededBytes({ compressed: size.compressed }) ?? 0;
   ctx.log(
@@ -454,4 +461,5 @@ async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Pr
       'give the node more RAM, use a smaller image, or set memory_check: false if the ramdisk stores images on disk',
     );
   }
+  return size;
 }

@@ -1,10 +1,13 @@
 // The deploy modules against a simulated ramdisk over real SSH: one node of the simulated lab,
 // with the lab's ramdisk tools (src/sim/ramdisk) on its PATH (deploy-sim-context.ts).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootcInstallModule } from '../../src/modules/bootc_install.js';
+import { rememberImageSize, sizesFromManifest } from '../../src/deploy/image-size-known.js';
+import type { ModuleContext } from '../../src/module-api/types.js';
 import { podmanPullModule } from '../../src/modules/podman_pull.js';
 import { rootDeviceModule } from '../../src/modules/root_device.js';
 import { waitAgentModule } from '../../src/modules/wait_agent.js';
@@ -31,6 +34,21 @@ const pullArgs = (_n: SimNode, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const MEMINFO = 'MemTotal: 16000000 kB\nMemAvailable:   8000000 kB\n';
+
+/** The node's context in a run whose deploy preflight read REF's manifest on the controller. */
+function afterPreflight(n: SimNode, vars: Record<string, unknown>, compressed: number): ModuleContext {
+  const kept = new Map<string, unknown>();
+  const services = {
+    ...n.ctx(vars).services,
+    get: <T>(k: string, create: () => T): T => {
+      if (!kept.has(k)) kept.set(k, create());
+      return kept.get(k) as T;
+    },
+  };
+  const manifest = JSON.stringify({ schemaVersion: 2, config: { size: 1024 }, layers: [{ size: compressed - 1024 }] });
+  rememberImageSize(services, REF, sizesFromManifest(manifest, async () => undefined));
+  return { ...n.ctx(vars), services };
+}
 
 function assertNoSecret(n: SimNode, ...texts: unknown[]) {
   for (const c of ranSteps(n.host.commands)) {
@@ -84,7 +102,9 @@ describe('podman_pull on a simulated ramdisk', () => {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
     });
     expect(r).toMatchObject({ changed: true, ref: REF, registry: '10.88.0.1:5001' });
-    expect(r.image_id).toMatch(/^[0-9a-f]{64}$/);
+    // From the pull's own output: no `podman image inspect` after it.
+    expect(r.image_id).toBe(createHash('sha256').update(REF).digest('hex'));
+    expect(ranSteps(node.host.commands).some((c) => c.includes('image inspect'))).toBe(false);
     const authfile = read(node, 'last-authfile').trim();
     const authfileOnNode = onNode(node, authfile);
     expect(authfile).toMatch(new RegExp(`^${node.root}/run/tsbm/auth-[a-z0-9]+\\.json$`));
@@ -109,6 +129,33 @@ describe('podman_pull on a simulated ramdisk', () => {
     ).toBe(true);
     assertNoSecret(node, r);
     expect(node.redactor.redact(`x ${TOKEN} ${PASSWORD} y`)).toBe('x ******** ******** y');
+  });
+  it('with the size the preflight read on the controller: no manifest probe, no image inspect, two round trips', async () => {
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, imageBytes: 104857600, meminfo: MEMINFO });
+    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } };
+    const r = await podmanPullModule.run(afterPreflight(node, vars, 50 * 1048576), pullArgs(node));
+    // The catalogue's ID, from the pull's own output.
+    expect(r).toMatchObject({ changed: true, ref: REF, image_id: createHash('sha256').update(REF).digest('hex'), compressed_bytes: 50 * 1048576 });
+    expect(node.events.some((e) => e.kind === 'log' && /50 MiB compressed in 1 layers; needs ~\d+ MiB, ramdisk has 7813 MiB/.test(e.message))).toBe(true);
+    const ran = ranSteps(node.host.commands);
+    expect(ran.filter((c) => /manifest inspect|skopeo inspect|image inspect/.test(c))).toEqual([]);
+    // The directories with the ramdisk's facts; the pull with the auth file's removal.
+    expect(node.host.commands).toHaveLength(2);
+    expect(ran).toContain(`podman pull --authfile ${onNode(node, read(node, 'last-authfile').trim())} ${REF}`);
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
+    assertNoSecret(node, r);
+  });
+  it('the size the preflight read still refuses a pull the ramdisk has no memory for, before anything is written there', async () => {
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: 'MemAvailable:  1048576 kB\n' });
+    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } };
+    await expect(podmanPullModule.run(afterPreflight(node, vars, 2 * 1024 ** 3), pullArgs(node))).rejects.toThrow(
+      /not enough memory to pull .*needs about \d+ MiB \(compressed layers 2048 MiB.* MemAvailable is 1024 MiB/,
+    );
+    const ran = ranSteps(node.host.commands);
+    expect(ran.some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
+    expect(ran.some((c) => /manifest inspect|skopeo inspect/.test(c))).toBe(false);
+    expect(existsSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'))).toBe(false);
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
   });
   it('with skopeo installed, its manifest probe rides in the facts batch and podman is not asked', async () => {
     node = await startSimNode({

@@ -61,7 +61,7 @@ describe('simulated lab: deploy-bootc.yml', () => {
 
   it('deploys three nodes: GPT from bootc, a config-2 partition, the instance reads its meta_data.json', async () => {
     const report = join(dir, 'report.html');
-    const r = await deploy(lab, ['-e', '{"wait_for_instance": true, "instance_ssh_timeout": 60}', '--report', report]);
+    const r = await deploy(lab, ['-e', '{"wait_for_instance": true, "instance_ssh_timeout": 60}', '--report', report, '-vvv']);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect([...r.failures.values()]).toEqual([]);
     expect(r.code).toBe(0);
@@ -79,6 +79,16 @@ describe('simulated lab: deploy-bootc.yml', () => {
       expect(args).toMatch(/--wipe --skip-fetch-check --root-size=\d+M/);
       expect(args).toContain('--root-ssh-authorized-keys=');
       expect(n.phase).toBe('instance');
+    }
+    // The pull's memory check went by the manifest the preflight read on the controller: no
+    // manifest probe on any ramdisk; the only image inspect is bootc_install's.
+    for (const n of lab.nodes) {
+      const ran = r.events.filter((e) => e.type === 'log' && e.host === n.cfg.name && String(e.message).startsWith('exec: ')).map((e) => String(e.message));
+      expect(ran.join('\n')).toMatch(/podman pull /);
+      expect(ran.filter((c) => /manifest inspect|skopeo inspect/.test(c))).toEqual([]);
+      expect(ran.join('\n').match(/podman image inspect/g)).toHaveLength(1);
+      const pulled = r.events.find((e) => e.type === 'host_result' && e.host === n.cfg.name && e.task === 'Pull the image') as { result?: Record<string, unknown> } | undefined;
+      expect(pulled?.result).toMatchObject({ compressed_bytes: 620 * 1048576 + 1024 });
     }
     // The pull secret never reached an output line, and its auth file is gone.
     const secret = readFileSync(lab.inventory, 'utf8').match(/image_pull_secret: (\S+)/)![1]!;

@@ -2,10 +2,11 @@
 // their libraries (ldd), tarred into `podman import`, then pushed to the test registry.
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { sh } from './run.js';
+import { dirname, join } from 'node:path';
+import { repoRoot, sh } from './run.js';
 
-const STANDIN = resolve(import.meta.dirname, 'bootc-standin');
+// From the checkout: the compiled benchmarks run this from dist-bench/, which has no copy.
+const STANDIN = join(repoRoot(), 'test', 'e2e', 'lab', 'bootc-standin');
 /** Where the stand-in reads the devices it may write; baked into the image at build time. */
 const ALLOWED_DEVICES_FILE = '/etc/tsbm-standin/allowed-devices';
 /** The root partition starts at 65 MiB (1 MiB alignment + 64 MiB ESP); the stand-in records argv there. */
