@@ -259,7 +259,7 @@ async function waitForSsh(
   intervalS: number,
   connectS: number,
 ): Promise<Connection> {
-  const { WaitTimeoutError, waitUntil } = await import('../util/wait.js');
+  const { pacedPauseMs, WaitTimeoutError, waitUntil } = await import('../util/wait.js');
   // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
   // still booting: no retry fixes it, so it fails now instead of after the whole timeout.
   let settingError: TsbmError | undefined;
@@ -274,15 +274,17 @@ async function waitForSsh(
       throw e;
     }
   };
+  // A short timeout still gets several attempts.
+  const intervalMs = Math.min(intervalS * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3)));
   let conn: Connection | null;
   try {
     conn = await waitUntil(tryConnect, {
       timeoutMs: timeoutS * 1000,
-      // A short timeout still gets several attempts.
-      intervalMs: Math.min(intervalS * 1000, Math.max(1000, Math.floor((timeoutS * 1000) / 3))),
-      // A ramdisk that is a moment from up (the node was powered on just before) is tried again
-      // after 0.5 s, 1 s, 2 s..., not a whole interval later; a refused connect costs little.
-      firstIntervalMs: 500,
+      intervalMs,
+      // A ramdisk that is a moment from up (the node was powered on just before) is seen within a
+      // quarter second, a slow one at most ~10% late: a refused connect costs little. A doubling
+      // backoff (0.5, 1, 2, 4 s) made a ramdisk up at 1.6 s wait until 3.5 s.
+      pauseMs: ({ elapsedMs, probeMs }) => pacedPauseMs({ elapsedMs, probeMs, intervalMs }),
       signal: ctx.signal,
       what: `${ctx.host}'s ramdisk to accept SSH`,
       onProgress: ({ elapsedMs, attempt, lastError }) =>

@@ -5,10 +5,10 @@
 // costs few requests), never faster than the BMC answers, never slower than poll_interval; and
 // once this BMC has made a change of a kind in this run, the next one of that kind is first
 // looked at shortly before it is due.
+import { pacedPauseMs } from '../util/wait.js';
 import type { RedfishClient } from './client.js';
 
 const FLOOR_MS = 250;
-const LATE_SHARE = 0.1;
 /** The first look at a change of a known duration: this share of it (it may go faster now). */
 const EARLY_SHARE = 0.8;
 
@@ -21,8 +21,7 @@ export interface PauseInput {
 
 /** The pause before the next PowerState read. */
 export function powerPollPauseMs(p: PauseInput): number {
-  const floor = Math.max(FLOOR_MS, p.probeMs);
-  return Math.min(p.intervalMs, Math.max(floor, p.elapsedMs * LATE_SHARE));
+  return pacedPauseMs(p);
 }
 
 /** When to look first: at once, unless this BMC's last change of this kind took a while. */

@@ -27,6 +27,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The pace for waiting on something that may be ready any moment and costs little to ask (a
+ * power change, a ramdisk's sshd): every quarter second at first, then a tenth of the time
+ * waited so far (so ready is seen at most about 10% late, and a long wait asks rarely), never
+ * faster than the last probe took, never slower than intervalMs.
+ */
+export function pacedPauseMs(p: { elapsedMs: number; probeMs: number; intervalMs: number }): number {
+  const floor = Math.max(250, p.probeMs);
+  return Math.min(p.intervalMs, Math.max(floor, p.elapsedMs * 0.1));
+}
+
 export interface WaitOptions {
   timeoutMs: number;
   intervalMs: number;

@@ -228,6 +228,22 @@ describe('podman_pull and wait_agent check mode', () => {
     );
     expect(attempts).toBeGreaterThanOrEqual(3);
   });
+  it('wait_agent sees a ramdisk that comes up a moment after power-on within a quarter second, not after a doubling backoff', async () => {
+    const { ctx } = fakeCtx([]);
+    const started = Date.now();
+    let attempts = 0;
+    const booting = {
+      ...ctx,
+      connect: () => {
+        attempts++;
+        // Up 1.6 s after the wait began: a doubling backoff tried at 0, 0.5, 1.5 and 3.5 s (4 attempts).
+        // Once up, a setting error ends the wait at once: this test is about when the wait sees it.
+        return Promise.reject(Date.now() - started < 1600 ? new Error('connection refused') : new TsbmError('options', 'up now'));
+      },
+    };
+    await expect(waitAgentModule.run(booting, { timeout: 60 })).rejects.toThrow('up now');
+    expect(attempts).toBeGreaterThanOrEqual(5);
+  });
   it('wait_agent does not wait out its timeout on a setting that no retry fixes (bad connection vars, unreadable key)', async () => {
     const { ctx } = fakeCtx([]);
     for (const e of [
