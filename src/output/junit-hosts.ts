@@ -5,7 +5,7 @@
 // unreachable; a rescued or ignored failure is a step, as the recap counts it); it is skipped
 // when nothing ran on it.
 import { formatDuration } from './format.js';
-import { checksSuite, isFailure, type JUnitPlay, type JUnitProblem, type JUnitResult, RANK, seconds, timestamp } from './junit-model.js';
+import { isFailure, type JUnitPlay, type JUnitProblem, type JUnitResult, junitDocument, type PlayCases, RANK, seconds } from './junit-model.js';
 import type { HostStatus } from './events.js';
 import { xmlEscape, xmlText } from './xml.js';
 
@@ -66,38 +66,25 @@ function hostCase(host: string, results: JUnitResult[]): HostCase {
 const stepLine = (s: Step) =>
   `${s.status}: ${s.task} (${formatDuration(s.durationMs)})${s.msg ? `: ${s.msg}` : ''}`;
 
+function hostCaseLines(c: HostCase, classname: string): string[] {
+  const out = [`    <testcase name="${xmlEscape(c.host)}" classname="${xmlEscape(classname)}" time="${seconds(c.timeMs)}">`];
+  if (c.failure) {
+    out.push(`      <failure message="${xmlEscape(c.failure.message)}" type="${c.failure.type}">${xmlText(c.failure.message)}</failure>`);
+  } else if (c.status === 'skipped') {
+    out.push(`      <skipped message="${c.steps.length ? 'every task was skipped' : 'no task ran on this host in this play'}"/>`);
+  }
+  if (c.steps.length) out.push(`      <system-out>${xmlText(c.steps.map(stepLine).join('\n'))}</system-out>`);
+  out.push('    </testcase>');
+  return out;
+}
+
 export function renderHostCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number): string {
-  const all = plays.map((p) => {
+  const cases = plays.map((p): PlayCases => {
     const by = new Map<string, JUnitResult[]>(p.hosts.map((h) => [h, []]));
     for (const r of p.results) (by.get(r.host) ?? by.set(r.host, []).get(r.host)!).push(r);
-    return [...by].map(([h, rs]) => hostCase(h, rs));
+    const cs = [...by].map(([h, rs]) => hostCase(h, rs));
+    const count = (st: HostCase['status']) => cs.filter((c) => c.status === st).length;
+    return { tests: cs.length, failures: count('failed'), skipped: count('skipped'), lines: cs.flatMap((c) => hostCaseLines(c, p.classname)) };
   });
-  const flat = all.flat();
-  const count = (cs: HostCase[], st: HostCase['status']) => cs.filter((c) => c.status === st).length;
-  const out = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tsbm" tests="${flat.length + problems.length}" failures="${count(flat, 'failed') + problems.length}" errors="0" skipped="${count(flat, 'skipped')}" time="${seconds(totalMs)}">`,
-    ...checksSuite(problems, 0),
-  ];
-  const first = problems.length ? 1 : 0;
-  plays.forEach((p, n) => {
-    const i = n + first;
-    const cs = all[n]!;
-    out.push(
-      `  <testsuite name="${xmlEscape(p.name)}" id="${i}" tests="${cs.length}" failures="${count(cs, 'failed')}" errors="0" skipped="${count(cs, 'skipped')}" time="${seconds(p.endedAt - p.startedAt)}" timestamp="${timestamp(p.startedAt)}">`,
-    );
-    for (const c of cs) {
-      out.push(`    <testcase name="${xmlEscape(c.host)}" classname="${xmlEscape(p.classname)}" time="${seconds(c.timeMs)}">`);
-      if (c.failure) {
-        out.push(`      <failure message="${xmlEscape(c.failure.message)}" type="${c.failure.type}">${xmlText(c.failure.message)}</failure>`);
-      } else if (c.status === 'skipped') {
-        out.push(`      <skipped message="${c.steps.length ? 'every task was skipped' : 'no task ran on this host in this play'}"/>`);
-      }
-      if (c.steps.length) out.push(`      <system-out>${xmlText(c.steps.map(stepLine).join('\n'))}</system-out>`);
-      out.push('    </testcase>');
-    }
-    out.push('  </testsuite>');
-  });
-  out.push('</testsuites>', '');
-  return out.join('\n');
+  return junitDocument(plays, cases, problems, totalMs);
 }

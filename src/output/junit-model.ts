@@ -39,7 +39,7 @@ export const RANK: Record<HostStatus, number> = {
 };
 
 export const seconds = (ms: number) => (ms / 1000).toFixed(3);
-export const timestamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, '');
+const timestamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, '');
 export const isFailure = (s: HostStatus) => s === 'failed' || s === 'unreachable';
 
 /** A problem `tsbm run` found before its first task (a validation_error event). */
@@ -55,7 +55,7 @@ export interface JUnitProblem {
 const CHECKS_SUITE = 'tsbm checks before the run';
 
 /** That suite, one failed testcase per problem (the same in both forms); nothing when none. */
-export function checksSuite(problems: readonly JUnitProblem[], id: number): string[] {
+function checksSuite(problems: readonly JUnitProblem[], id: number): string[] {
   if (problems.length === 0) return [];
   const at = problems[0]!.time;
   return [
@@ -67,4 +67,38 @@ export function checksSuite(problems: readonly JUnitProblem[], id: number): stri
     ]),
     '  </testsuite>',
   ];
+}
+
+/** One play's testcases, as a form renders them: the counts its testsuite line carries, and the XML. */
+export interface PlayCases {
+  tests: number;
+  failures: number;
+  skipped: number;
+  /** The testcase elements, indented four spaces. */
+  lines: string[];
+}
+
+/**
+ * The document both forms share: the testsuites line with the run's totals, the checks suite,
+ * then one testsuite per play (its wall time: hosts run side by side, so summing case times
+ * would overstate it) around that play's cases.
+ */
+export function junitDocument(plays: readonly JUnitPlay[], cases: readonly PlayCases[], problems: readonly JUnitProblem[], totalMs: number): string {
+  const sum = (k: 'tests' | 'failures' | 'skipped') => cases.reduce((n, c) => n + c[k], 0);
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="tsbm" tests="${sum('tests') + problems.length}" failures="${sum('failures') + problems.length}" errors="0" skipped="${sum('skipped')}" time="${seconds(totalMs)}">`,
+    ...checksSuite(problems, 0),
+  ];
+  const first = problems.length ? 1 : 0;
+  plays.forEach((p, n) => {
+    const c = cases[n]!;
+    out.push(
+      `  <testsuite name="${xmlEscape(p.name)}" id="${n + first}" tests="${c.tests}" failures="${c.failures}" errors="0" skipped="${c.skipped}" time="${seconds(p.endedAt - p.startedAt)}" timestamp="${timestamp(p.startedAt)}">`,
+      ...c.lines,
+      '  </testsuite>',
+    );
+  });
+  out.push('</testsuites>', '');
+  return out.join('\n');
 }

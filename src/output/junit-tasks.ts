@@ -3,7 +3,7 @@
 // failed item of an ignored loop is no failure); results of one task run again (a handler, an
 // included file) fold, the worst winning. Tasks a host never reached have no testcase, so the
 // set varies with where a run failed.
-import { checksSuite, isFailure, type JUnitPlay, type JUnitProblem, RANK, seconds, timestamp } from './junit-model.js';
+import { isFailure, type JUnitPlay, type JUnitProblem, junitDocument, type PlayCases, RANK, seconds } from './junit-model.js';
 import type { HostStatus } from './events.js';
 import { xmlEscape, xmlText } from './xml.js';
 
@@ -40,41 +40,26 @@ function casesOf(play: JUnitPlay): Case[] {
   return [...cases.values()];
 }
 
+function taskCaseLines(c: Case, classname: string): string[] {
+  const head = `    <testcase name="${xmlEscape(`${c.host}: ${c.task}`)}" classname="${xmlEscape(classname)}" time="${seconds(c.timeMs)}"`;
+  const msg = c.messages.join('\n');
+  if (isFailure(c.status)) {
+    return [`${head}>`, `      <failure message="${xmlEscape(msg || c.status)}" type="${c.status}">${xmlText(msg)}</failure>`, '    </testcase>'];
+  }
+  if (c.status === 'skipped') return [`${head}>`, `      <skipped${msg ? ` message="${xmlEscape(msg)}"` : ''}/>`, '    </testcase>'];
+  if (msg) return [`${head}>`, `      <system-out>${xmlText(`${c.status}: ${msg}`)}</system-out>`, '    </testcase>'];
+  return [`${head}/>`];
+}
+
 export function renderTaskCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number): string {
-  const all = plays.map(casesOf);
-  const flat = all.flat();
-  const failures = (cs: Case[]) => cs.filter((c) => isFailure(c.status)).length;
-  const skipped = (cs: Case[]) => cs.filter((c) => c.status === 'skipped').length;
-  const out = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tsbm" tests="${flat.length + problems.length}" failures="${failures(flat) + problems.length}" errors="0" skipped="${skipped(flat)}" time="${seconds(totalMs)}">`,
-    ...checksSuite(problems, 0),
-  ];
-  const first = problems.length ? 1 : 0;
-  plays.forEach((p, n) => {
-    const i = n + first;
-    const cs = all[n]!;
-    // the play's wall time: hosts run side by side, so summing case times would overstate it
-    out.push(
-      `  <testsuite name="${xmlEscape(p.name)}" id="${i}" tests="${cs.length}" failures="${failures(cs)}" errors="0" skipped="${skipped(cs)}" time="${seconds(p.endedAt - p.startedAt)}" timestamp="${timestamp(p.startedAt)}">`,
-    );
-    for (const c of cs) {
-      const head = `    <testcase name="${xmlEscape(`${c.host}: ${c.task}`)}" classname="${xmlEscape(p.classname)}" time="${seconds(c.timeMs)}"`;
-      const msg = c.messages.join('\n');
-      if (isFailure(c.status)) {
-        out.push(`${head}>`);
-        out.push(`      <failure message="${xmlEscape(msg || c.status)}" type="${c.status}">${xmlText(msg)}</failure>`);
-        out.push('    </testcase>');
-      } else if (c.status === 'skipped') {
-        out.push(`${head}>`, `      <skipped${msg ? ` message="${xmlEscape(msg)}"` : ''}/>`, '    </testcase>');
-      } else if (msg) {
-        out.push(`${head}>`, `      <system-out>${xmlText(`${c.status}: ${msg}`)}</system-out>`, '    </testcase>');
-      } else {
-        out.push(`${head}/>`);
-      }
-    }
-    out.push('  </testsuite>');
+  const cases = plays.map((p): PlayCases => {
+    const cs = casesOf(p);
+    return {
+      tests: cs.length,
+      failures: cs.filter((c) => isFailure(c.status)).length,
+      skipped: cs.filter((c) => c.status === 'skipped').length,
+      lines: cs.flatMap((c) => taskCaseLines(c, p.classname)),
+    };
   });
-  out.push('</testsuites>', '');
-  return out.join('\n');
+  return junitDocument(plays, cases, problems, totalMs);
 }
