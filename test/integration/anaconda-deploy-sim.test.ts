@@ -14,14 +14,13 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPlaybook } from '../../src/executor/run.js';
-import { EventBus, type TsbmEvent } from '../../src/output/events.js';
-import { Redactor } from '../../src/output/redact.js';
+import type { TsbmEvent } from '../../src/output/events.js';
 import { buildInstallerIso, SIM_INSTALLER_FILES } from '../../src/sim/installer/installer-iso.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import { MOCKUPS_DIR } from '../../src/sim/lab/package-paths.js';
 import { type ImageServer, serveFiles } from '../helpers/image-fixture.js';
+import { resultsOf, runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const PLAYBOOK = path.resolve(import.meta.dirname, '../../playbooks/deploy-anaconda.yml');
@@ -74,37 +73,10 @@ function inventory(l: Lab, name: string, info: Record<string, unknown> = {}, var
 }
 
 async function run(inv: string, extraVars: Record<string, unknown> = {}): Promise<{ code: number; events: TsbmEvent[]; text: string }> {
-  const redactor = new Redactor();
-  const bus = new EventBus(redactor);
-  const events: TsbmEvent[] = [];
-  bus.on((e) => events.push(e));
-  const code = await runPlaybook(
-    {
-      playbook: PLAYBOOK,
-      inventories: [inv],
-      tags: [],
-      skipTags: [],
-      extraVars,
-      forks: 10,
-      check: false,
-      diff: false,
-      listHosts: false,
-      listTasks: false,
-      listTags: false,
-      syntaxCheck: false,
-      output: 'json',
-      verbosity: 1,
-    },
-    { bus, redactor },
-  );
+  const { code, events } = await runEvents({ playbook: PLAYBOOK, inventories: [inv], extraVars, forks: 10 });
   return { code, events, text: JSON.stringify(events) };
 }
 
-function results(events: TsbmEvent[], task: string): Record<string, { status: string; msg: string; result: Record<string, unknown> }> {
-  const out: Record<string, { status: string; msg: string; result: Record<string, unknown> }> = {};
-  for (const e of events) if (e.type === 'host_result' && e.task === task) out[e.host] = { status: e.status, msg: e.msg ?? '', result: e.result as Record<string, unknown> };
-  return out;
-}
 
 function lastFailure(events: TsbmEvent[], host: string): string {
   const f = events.filter((e) => e.type === 'host_result' && e.host === host && e.status === 'failed').at(-1);
@@ -129,10 +101,10 @@ function anyMediaInserted(l: Lab, i: number): boolean {
 describe('deploy-anaconda.yml on the simulated lab', () => {
   it('installs a bootc image with ostreecontainer on three nodes (iLO and DMTF trees), callbacks over HTTP, then boots the disk', async () => {
     const { code, events, text } = await run(inventory(lab, 'oci'), { wait_for_instance: true });
-    const w = results(events, WAIT);
+    const w = resultsOf(events, WAIT);
     expect(Object.values(w).map((r) => r.status), JSON.stringify(w)).toEqual(['changed', 'changed', 'changed']);
     expect(code).toBe(0);
-    const media = results(events, 'Attach the kickstart');
+    const media = resultsOf(events, 'Attach the kickstart');
     expect(media.node01?.result.media_slot).toBe('/redfish/v1/Managers/1/VirtualMedia/1'); // iLO: the USB stick slot
     expect(media.node02?.result.media_slot).toBe('/redfish/v1/Systems/437XR1138R2/VirtualMedia/CD2'); // DMTF: the second CD
     const secret = Buffer.from(lab.nodes[0]!.cfg.registryAuth).toString('base64');
@@ -170,7 +142,7 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     // Progress while waiting, with the elapsed time.
     expect(events.some((e) => e.type === 'progress' && e.task === WAIT && e.unit === 's' && /installer: (waiting|installing)/.test(e.message))).toBe(true);
     expect(w.node01?.msg).toMatch(/^installed in \d+s \(started after \d+s\) on \/dev\/vda; the installer powered the node off$/);
-    expect(results(events, 'Wait for the installed system to answer SSH').node01?.status).toBe('ok');
+    expect(resultsOf(events, 'Wait for the installed system to answer SSH').node01?.status).toBe('ok');
   }, 180_000);
 
   it('liveimg from a tarball (sha256 checked by the installer), an install tree, and a file:// image served by tsbm', async () => {
@@ -184,7 +156,7 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
         [c!]: { instance_info: { image_source: `file://${tarball}` } },
       }),
     );
-    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(code, JSON.stringify(resultsOf(events, WAIT))).toBe(0);
     expect(installed(lab, 0)).toMatchObject({ result: 'installed', source: { kind: 'liveimg', url: `${files.url}/os.tar.gz`, checksum: tarSha, bytes: 3 * 1024 * 1024 } });
     expect(installed(lab, 1)).toMatchObject({ result: 'installed', source: { kind: 'url', url: `${files.url}/` } });
     expect(installed(lab, 2)).toMatchObject({ result: 'installed', source: { kind: 'liveimg', bytes: 3 * 1024 * 1024 } });
@@ -211,8 +183,8 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
         [c!]: { instance_info: filesForm },
       }),
     );
-    expect(code, JSON.stringify(results(events, WAIT))).toBe(2);
-    const chosen = results(events, "Choose the installer's boot ISO");
+    expect(code, JSON.stringify(resultsOf(events, WAIT))).toBe(2);
+    const chosen = resultsOf(events, "Choose the installer's boot ISO");
     expect(chosen[a!]?.result).toMatchObject({ form: 'files', kernel_args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] });
     expect(chosen[a!]?.msg).toMatch(/^built the installer boot ISO from .* with the bootloader of http/);
     expect(installed(lab, 0)).toMatchObject({ result: 'installed', boot: { via: 'el-torito', stage2: filesForm.stage2, args: [`inst.stage2=${filesForm.stage2}`, 'console=ttyS0,115200'] } });
@@ -223,13 +195,13 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     expect(text).not.toContain(served.split('/files/')[1]!);
     // The boot ISO went into the CD, served by tsbm like the other media; its URL (whoever has
     // it reads the command line, a served stage2's token included) is not printed.
-    expect(results(events, 'Insert the installer ISO and boot once from it')[a!]?.status).toBe('changed');
+    expect(resultsOf(events, 'Insert the installer ISO and boot once from it')[a!]?.status).toBe('changed');
     expect(chosen[a!]?.result.iso).toBe('********');
     expect(text).not.toMatch(/boot-[0-9a-f]{24}\.iso/);
     for (const i of [0, 1]) expect(anyMediaInserted(lab, i)).toBe(false);
     const refused = lastFailure(events, c!);
     expect(refused).toMatch(/installer_iso and instance_info\.kernel, instance_info\.ramdisk, instance_info\.stage2 are both set/);
-    expect(results(events, PREFLIGHT)[c!]?.status).toBe('failed');
+    expect(resultsOf(events, PREFLIGHT)[c!]?.status).toBe('failed');
     expect(anyMediaInserted(lab, 2)).toBe(false);
     expect(lab.nodes[2]!.bmc!.state.resets.length).toBe(resetsBefore);
   }, 180_000);
@@ -243,7 +215,7 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
       inventory(lab, 'files-no-stage2', {}, { driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } }, { [a!]: { installer_iso: '', anaconda_timeout: 4, instance_info: info } }),
     );
     expect(code).toBe(2);
-    expect(results(events, WAIT)[a!]?.msg).toMatch(/did not call back end within 4s: no callback at all/);
+    expect(resultsOf(events, WAIT)[a!]?.msg).toMatch(/did not call back end within 4s: no callback at all/);
     expect(installed(lab, 0)).toEqual({ result: 'stage2 unreachable', from: expect.any(String), stage2: info.stage2 });
     // The other nodes (installer_iso) installed as before.
     expect(installed(lab, 1)).toMatchObject({ result: 'installed' });
@@ -263,7 +235,7 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
       { anaconda_timeout: 60 },
     );
     expect(code).toBe(2);
-    const w = results(events, WAIT);
+    const w = resultsOf(events, WAIT);
     // Failed inside the install block, whose rescue powers the node off: counted rescued.
     expect(w[a!]?.status).toBe('rescued');
     expect(w[a!]?.msg).toMatch(/the installer reported an error after \d+s\. Its last lines:\n[\s\S]*\| .*ERROR anaconda: kickstart line \d+: the simulated installer cannot honour "part"/);
@@ -285,10 +257,10 @@ describe('deploy-anaconda.yml on the simulated lab', () => {
     const power = lab.nodes.map((n) => n.bmc!.state.resets.length);
     const { code, events } = await run(inventory(lab, 'reboot', { ks_template: template }));
     expect(code).toBe(2);
-    const p = results(events, PREFLIGHT);
+    const p = resultsOf(events, PREFLIGHT);
     for (const r of Object.values(p)) expect(r.msg).toMatch(/kickstart: .*ks-reboot\.hbs: line \d+: reboot would boot the installer again/);
     expect(lab.nodes.map((n) => n.bmc!.state.resets.length)).toEqual(power);
-    expect(results(events, 'Attach the kickstart')).toEqual({});
+    expect(resultsOf(events, 'Attach the kickstart')).toEqual({});
   }, 120_000);
 });
 
@@ -304,7 +276,7 @@ describe('installer faults', () => {
   it('ks_error fires %onerror; a silent installer and a wrong token time out, saying what was heard; the healthy node installs', async () => {
     const { code, events, text } = await run(inventory(faulty, 'faults'), { anaconda_timeout: 8 });
     expect(code).toBe(2);
-    const w = results(events, WAIT);
+    const w = resultsOf(events, WAIT);
     expect(w.node01?.msg).toMatch(/the installer reported an error after \d+s\. Its last lines:\n[\s\S]*\| .*ERROR anaconda: payload: ostreecontainer failed \(simulated fault ks_error\)/);
     expect(w.node02?.msg).toMatch(/the installer did not call back end within 8s: no callback at all: the installer did not start its kickstart/);
     // It reached tsbm: not "no callback at all", but a kickstart that is not this node's for this run.
@@ -343,7 +315,7 @@ describe('a BMC with one virtual media slot', () => {
   it('is refused clearly without ks_url; with ks_url and an installer carrying inst.ks= it installs', async () => {
     const refused = await run(inventory(single, 'one-slot'));
     expect(refused.code).toBe(2);
-    expect(results(refused.events, PREFLIGHT).node01?.msg).toMatch(/has one virtual media slot for ISOs .*the kickstart's OEMDRV volume needs a second.*instance_info\.ks_url/);
+    expect(resultsOf(refused.events, PREFLIGHT).node01?.msg).toMatch(/has one virtual media slot for ISOs .*the kickstart's OEMDRV volume needs a second.*instance_info\.ks_url/);
     expect(single.nodes[0]!.bmc!.state.resets).toEqual([]);
 
     const port = await new Promise<number>((ok) => {
@@ -356,9 +328,9 @@ describe('a BMC with one virtual media slot', () => {
     const iso = path.join(dir, 'installer-ks.iso');
     writeFileSync(iso, buildInstallerIso({ ksUrl }));
     const { code, events } = await run(inventory(single, 'ks-url', { ks_url: ksUrl }, { tsbm_http_address: '127.0.0.1', tsbm_http_port: port, installer_iso: iso }));
-    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(code, JSON.stringify(resultsOf(events, WAIT))).toBe(0);
     expect(installed(single, 0)).toMatchObject({ result: 'installed', from: `inst.ks=${ksUrl}` });
-    expect(results(events, 'Attach the kickstart').node01?.msg).toMatch(/served at http:\/\/127\.0\.0\.1:\d+\/ks\/node01\.cfg until the installer starts/);
+    expect(resultsOf(events, 'Attach the kickstart').node01?.msg).toMatch(/served at http:\/\/127\.0\.0\.1:\d+\/ks\/node01\.cfg until the installer starts/);
     expect(existsSync(path.join(single.nodes[0]!.root, 'sim', 'installed.json'))).toBe(true);
   }, 180_000);
 
@@ -379,7 +351,7 @@ describe('a BMC with one virtual media slot', () => {
     };
     const vars = { tsbm_http_address: '127.0.0.1', tsbm_http_port: port, installer_iso: '', driver_info: { bootloader: `${origin}${SIM_INSTALLER_FILES.bootloader}` } };
     const { code, events } = await run(inventory(single, 'files-ks-url', info, vars));
-    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(code, JSON.stringify(resultsOf(events, WAIT))).toBe(0);
     expect(installed(single, 0)).toMatchObject({ result: 'installed', from: `inst.ks=${ksUrl}`, boot: { via: 'el-torito', args: [`inst.stage2=${info.stage2}`, `inst.ks=${ksUrl}`] } });
   }, 180_000);
 });
@@ -401,7 +373,7 @@ describe("a machine without curl: the installer calls back with tsbm's curl stan
 
   it('installs, every callback made by the stand-in', async () => {
     const { code, events } = await run(inventory(bare, 'standin'));
-    expect(code, JSON.stringify(results(events, WAIT))).toBe(0);
+    expect(code, JSON.stringify(resultsOf(events, WAIT))).toBe(0);
     for (let i = 0; i < 2; i++) {
       expect(installed(bare, i)).toMatchObject({ result: 'installed', authFileMode: '0600', pullSecretLeft: false });
       const args = readFileSync(path.join(bare.nodes[i]!.root, 'sim', 'curl-standin-args'), 'utf8');

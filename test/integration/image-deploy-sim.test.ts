@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPlaybook } from '../../src/executor/run.js';
-import { EventBus, type TsbmEvent } from '../../src/output/events.js';
-import { Redactor } from '../../src/output/redact.js';
+import { resultsOf, runEvents } from '../helpers/run-events.js';
 import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import {
@@ -72,44 +70,8 @@ function inventory(
   return file;
 }
 
-async function run(inv: string): Promise<{ code: number; events: TsbmEvent[] }> {
-  const redactor = new Redactor();
-  const bus = new EventBus(redactor);
-  const events: TsbmEvent[] = [];
-  bus.on((e) => events.push(e));
-  const code = await runPlaybook(
-    {
-      playbook: PLAYBOOK,
-      inventories: [inv],
-      tags: [],
-      skipTags: [],
-      extraVars: {},
-      forks: 5,
-      check: false,
-      diff: false,
-      listHosts: false,
-      listTasks: false,
-      listTags: false,
-      syntaxCheck: false,
-      output: 'json',
-      verbosity: 1,
-    },
-    { bus, redactor },
-  );
-  return { code, events };
-}
+const run = (inv: string) => runEvents({ playbook: PLAYBOOK, inventories: [inv] });
 
-function results(
-  events: TsbmEvent[],
-  task: string,
-): Record<string, { status: string; result: Record<string, unknown> }> {
-  const out: Record<string, { status: string; result: Record<string, unknown> }> = {};
-  for (const e of events) {
-    if (e.type === 'host_result' && e.task === task)
-      out[e.host] = { status: e.status, result: e.result as Record<string, unknown> };
-  }
-  return out;
-}
 
 /** Fresh sparse disks, so a test sees only what its own run wrote. */
 function zeroDisks(): void {
@@ -128,7 +90,7 @@ describe('deploy-image.yml on the simulated lab', () => {
         image_os_hash_value: img.sha256,
       }),
     );
-    const written = results(events, 'Write the image to the root disk');
+    const written = resultsOf(events, 'Write the image to the root disk');
     expect(
       Object.values(written).map((r) => r.status),
       JSON.stringify(written),
@@ -143,11 +105,11 @@ describe('deploy-image.yml on the simulated lab', () => {
       expect(layout.partitions[2]!.startBytes).toBeGreaterThan(1024 ** 3);
       expect(readAt(n.diskFile, layout.partitions[2]!.startBytes + 0x8001, 5).toString()).toBe('CD001');
     }
-    expect(results(events, 'Write the config drive')[lab.nodes[0]!.cfg.name]?.status).toBe('changed');
+    expect(resultsOf(events, 'Write the config drive')[lab.nodes[0]!.cfg.name]?.status).toBe('changed');
     expect(server.downloads('disk.raw')).toBe(3);
     // The preflight asked once for the three nodes whether the URL answers.
     expect(server.probes('disk.raw')).toBe(1);
-    expect(results(events, 'Check the node before touching it (BMC, image, ISO)')[lab.nodes[0]!.cfg.name]?.status).toBe('ok');
+    expect(resultsOf(events, 'Check the node before touching it (BMC, image, ISO)')[lab.nodes[0]!.cfg.name]?.status).toBe('ok');
     const progress = events.filter((e) => e.type === 'progress');
     expect(progress.length).toBeGreaterThan(0);
   }, 120_000);
@@ -179,7 +141,7 @@ describe('deploy-image.yml on the simulated lab', () => {
       },
     );
     const { code, events } = await run(inv);
-    const w = results(events, 'Write the image to the root disk');
+    const w = resultsOf(events, 'Write the image to the root disk');
     expect(w[a!]?.status).toBe('changed');
     expect(w[b!]?.status).toBe('rescued'); // the deploy's rescue cleans up, then fails the host
     expect(w[c!]?.status).toBe('changed');
@@ -211,7 +173,7 @@ describe('deploy-image.yml on the simulated lab', () => {
         { image_download_source: 'local', image_cache_dir: path.join(dir, 'cache') },
       ),
     );
-    const w = results(events, 'Write the image to the root disk');
+    const w = resultsOf(events, 'Write the image to the root disk');
     expect(
       Object.values(w).map((r) => r.status),
       JSON.stringify(w),
@@ -228,7 +190,7 @@ describe('deploy-image.yml on the simulated lab', () => {
     const { code, events } = await run(
       inventory('drop', { image_source: `${server.url}/disk.raw`, image_os_hash_value: img.sha256 }),
     );
-    const w = results(events, 'Write the image to the root disk');
+    const w = resultsOf(events, 'Write the image to the root disk');
     expect(code, JSON.stringify(w)).toBe(0);
     expect(
       Object.values(w)

@@ -8,11 +8,9 @@ import { closeSync, openSync, readdirSync, readFileSync, truncateSync, writeFile
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPlaybook } from '../../src/executor/run.js';
-import { EventBus, type TsbmEvent } from '../../src/output/events.js';
-import { Redactor } from '../../src/output/redact.js';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
 import { buildGptImage, type ImageServer, imageDataSha, partitionDataSha, serveFiles, type TestImage } from '../helpers/image-fixture.js';
+import { resultsOf, runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const PLAYBOOK = path.resolve(import.meta.dirname, '../../playbooks/deploy-image.yml');
@@ -49,40 +47,8 @@ function inventory(name: string, info: Record<string, unknown>, vars: Record<str
   return file;
 }
 
-async function run(inv: string): Promise<{ code: number; events: TsbmEvent[] }> {
-  const redactor = new Redactor();
-  const bus = new EventBus(redactor);
-  const events: TsbmEvent[] = [];
-  bus.on((e) => events.push(e));
-  const code = await runPlaybook(
-    {
-      playbook: PLAYBOOK,
-      inventories: [inv],
-      tags: [],
-      skipTags: [],
-      extraVars: {},
-      forks: 5,
-      check: false,
-      diff: false,
-      listHosts: false,
-      listTasks: false,
-      listTags: false,
-      syntaxCheck: false,
-      output: 'json',
-      verbosity: 1,
-    },
-    { bus, redactor },
-  );
-  return { code, events };
-}
+const run = (inv: string) => runEvents({ playbook: PLAYBOOK, inventories: [inv] });
 
-function results(events: TsbmEvent[], task: string): Record<string, { status: string; msg: string; result: Record<string, unknown> }> {
-  const out: Record<string, { status: string; msg: string; result: Record<string, unknown> }> = {};
-  for (const e of events) {
-    if (e.type === 'host_result' && e.task === task) out[e.host] = { status: e.status, msg: e.msg ?? '', result: e.result as Record<string, unknown> };
-  }
-  return out;
-}
 
 function zeroDisks(): void {
   for (const n of lab.nodes) {
@@ -108,7 +74,7 @@ describe('force_raw_images: conversion to raw on the controller', () => {
       }),
     );
     expect(code).toBe(2);
-    const w = results(events, WRITE);
+    const w = resultsOf(events, WRITE);
     // Failed inside the deploy block, whose rescue powers the node off: counted rescued.
     expect(Object.values(w).map((r) => r.status)).toEqual(['rescued', 'rescued', 'rescued']);
     for (const r of Object.values(w)) expect(r.msg).toMatch(/does not fit in the ramdisk's memory/);
@@ -121,7 +87,7 @@ describe('force_raw_images: conversion to raw on the controller', () => {
     const { code, events } = await run(
       inventory('convert', qcow2Info({ image_os_hash_value: img.qcow2Sha256 }), { image_download_source: 'local', image_cache_dir: cache }),
     );
-    const w = results(events, WRITE);
+    const w = resultsOf(events, WRITE);
     expect(Object.values(w).map((r) => r.status), JSON.stringify(w)).toEqual(['changed', 'changed', 'changed']);
     expect(code).toBe(0);
     // One upstream download for three nodes, one conversion.
@@ -157,7 +123,7 @@ describe('force_raw_images: conversion to raw on the controller', () => {
     );
     expect(code).toBe(2);
     expect(server.downloads('disk.qcow2') - before).toBe(0);
-    const w = results(events, WRITE);
+    const w = resultsOf(events, WRITE);
     for (const r of Object.values(w)) {
       expect(r.status).toBe('rescued');
       expect(r.msg).toMatch(/sha256 of .* is [0-9a-f]{64} but image_os_hash_value is/);
@@ -174,7 +140,7 @@ describe('force_raw_images: conversion to raw on the controller', () => {
       }),
     );
     expect(wrong.code).toBe(2);
-    const failed = Object.values(results(wrong.events, WRITE));
+    const failed = Object.values(resultsOf(wrong.events, WRITE));
     expect(failed.map((r) => r.status)).toEqual(['rescued', 'rescued', 'rescued']);
     for (const r of failed) expect(r.msg).toMatch(/md5 of the downloaded image is [0-9a-f]{32} but image_os_hash_value is 0{32}; nothing was cached/);
     expect(readdirSync(cache).filter((f) => f.startsWith('raw-of-'))).toEqual([]);
@@ -185,7 +151,7 @@ describe('force_raw_images: conversion to raw on the controller', () => {
         image_cache_dir: cache,
       }),
     );
-    const w = results(good.events, WRITE);
+    const w = resultsOf(good.events, WRITE);
     expect(good.code, JSON.stringify(w)).toBe(0);
     for (const r of Object.values(w)) {
       expect(r.result.hash_algo).toBe('md5');

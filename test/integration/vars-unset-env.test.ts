@@ -6,11 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runPlaybook } from '../../src/executor/run.js';
 import { lazyVars } from '../../src/executor/lazy-vars.js';
-import { EventBus, type TsbmEvent } from '../../src/output/events.js';
-import { Redactor } from '../../src/output/redact.js';
 import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { MOCKUPS } from './redfish-helpers.js';
 
@@ -21,32 +19,7 @@ afterEach(async () => {
   for (const b of bmcs.splice(0)) await b.close();
 });
 
-async function run(dir: string): Promise<{ code: number; events: TsbmEvent[] }> {
-  const redactor = new Redactor();
-  const bus = new EventBus(redactor);
-  const events: TsbmEvent[] = [];
-  bus.on((e) => events.push(e));
-  const code = await runPlaybook(
-    {
-      playbook: path.join(dir, 'site.yml'),
-      inventories: [path.join(dir, 'inventory.yml')],
-      tags: [],
-      skipTags: [],
-      extraVars: {},
-      forks: 5,
-      check: false,
-      diff: false,
-      listHosts: false,
-      listTasks: false,
-      listTags: false,
-      syntaxCheck: false,
-      output: 'json' as const,
-      verbosity: 0,
-    },
-    { bus, redactor },
-  );
-  return { code, events };
-}
+const run = (dir: string) => runEvents({ playbook: path.join(dir, 'site.yml'), inventories: [path.join(dir, 'inventory.yml')], verbosity: 0 });
 
 describe('an environment variable the node data needs is not set', () => {
   it('the task reading it fails naming the variable; the BMC gets no login with the template text', async () => {
