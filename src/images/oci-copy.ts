@@ -10,6 +10,7 @@ import { pipeline, Transform } from 'node:stream';
 import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { TsbmError } from '../errors.js';
+import { followRedirect, RedirectRefused } from '../util/redirect.js';
 import { parseChallenge } from '../http/oci-manifest.js';
 import { systemCas } from '../http/trust.js';
 
@@ -121,12 +122,13 @@ class Upstream {
       const location = header(res.headers, 'location');
       if (![301, 302, 303, 307, 308].includes(res.statusCode) || !location) return res;
       await drain(res);
-      const next = new URL(location, at);
       if (hops >= 5) throw fail(`registry ${this.src.registry}: more than 5 redirects for ${url}`, 'check the registry');
-      if (at.protocol === 'https:' && next.protocol !== 'https:') {
-        throw fail(`registry ${this.src.registry} redirected ${at.host} from https to ${next.protocol}`, 'a registry must not send its content over plain HTTP');
+      try {
+        at = new URL(followRedirect(at.href, location));
+      } catch (e) {
+        if (!(e instanceof RedirectRefused)) throw e;
+        throw fail(`registry ${this.src.registry}: ${e.message}`, 'a registry must not send its content over plain HTTP or elsewhere than http(s)');
       }
-      at = next;
     }
   }
 
