@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunOptions } from '../../src/executor/options.js';
 import { preflightValidate } from '../../src/executor/preflight-validate.js';
 import { shardOf } from '../../src/executor/shard.js';
+import { baseOptions } from '../helpers/executor-model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-preflight-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,25 +40,8 @@ writeFileSync(
 `,
 );
 
-function opts(more: Partial<RunOptions> = {}): RunOptions {
-  return {
-    playbook: join(dir, 'site.yml'),
-    inventories: [join(dir, 'inv.yml')],
-    tags: [],
-    skipTags: [],
-    extraVars: {},
-    forks: 5,
-    check: false,
-    diff: false,
-    listHosts: false,
-    listTasks: false,
-    listTags: false,
-    syntaxCheck: false,
-    output: 'plain',
-    verbosity: 0,
-    ...more,
-  };
-}
+const opts = (more: Partial<RunOptions> = {}): RunOptions =>
+  baseOptions({ playbook: join(dir, 'site.yml'), inventories: [join(dir, 'inv.yml')], forks: 5, ...more });
 
 const found = (o: RunOptions, pre = {}) =>
   preflightValidate(o, pre).errors.map((e) => `${e.pos?.line ?? '-'} ${e.message.replace(/ \(.*/, '')}`);
