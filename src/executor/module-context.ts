@@ -75,6 +75,8 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       return (await conn()).exec(argv, withDefaults(opts));
     },
     async execSteps(steps: readonly (readonly string[])[], opts?: StepsOptions): Promise<ExecResult[]> {
+      // Nothing to run (e.g. no partition to probe): no round trip and no empty `exec:` line.
+      if (steps.length === 0) return [];
       logCommand(c, describeSteps(steps));
       const { stdinStep, ...rest } = opts ?? {};
       return execSteps(await conn(), steps, { ...withDefaults(rest), ...(stdinStep !== undefined ? { stdinStep } : {}) });

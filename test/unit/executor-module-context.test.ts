@@ -60,3 +60,24 @@ describe('module context signals', () => {
     }
   });
 });
+
+describe('module context command log', () => {
+  it('an empty batch runs nothing and logs no empty `exec:` line', async () => {
+    const { init } = contextRecordingSignals(new AbortController().signal);
+    let shells = 0;
+    const execShell = async () => {
+      shells += 1;
+      return { rc: 0, stdout: '', stderr: '' };
+    };
+    const pool = new ConnectionPool(async () => ({ execShell }) as unknown as Connection);
+    const bus = new EventBus();
+    const logged: string[] = [];
+    bus.on((e) => {
+      if (e.type === 'log') logged.push(e.message);
+    });
+    const ctx = createModuleContext({ ...init, pool, bus, verbosity: 3 } as unknown as ContextInit);
+    expect(await ctx.execSteps([])).toEqual([]);
+    expect(shells).toBe(0);
+    expect(logged.filter((m) => m.startsWith('exec:'))).toEqual([]);
+  });
+});
