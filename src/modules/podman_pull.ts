@@ -246,34 +246,45 @@ export const podmanPullModule = defineModule({
       const known = filled?.size ?? (await sizes?.(arch, ctx.signal));
       if (known) size = await memoryPreflight(ctx, img.ref, { probes: [], arch, meminfo, meminfoPath, known });
     }
-    await ctx.put(NO_PIVOT_ROOT_CONF, `${confDir}/50-tsbm-ramdisk.conf`, { mode: 0o644 });
-    if (regDir) {
-      await ctx.put(registriesConf(mirrors, insecure), `${regDir}/50-tsbm-registries.conf`, {
-        mode: 0o644,
-      });
-    }
+    // The drop-ins, and the auth file on the pull's own stdin, ride in the pull's round trip:
+    // three transfers cost more round trips than the pull of a small image takes.
+    const { STDIN_FILE_FAILED, withStdinFile, writeFileStep } = await import('../deploy/remote-file-steps.js');
+    const confSteps = [
+      writeFileStep(`${confDir}/50-tsbm-ramdisk.conf`, NO_PIVOT_ROOT_CONF),
+      ...(regDir ? [writeFileStep(`${regDir}/50-tsbm-registries.conf`, registriesConf(mirrors, insecure))] : []),
+    ];
+    const confsWritten = (results: ExecResult[]) => {
+      for (const [i, step] of confSteps.entries()) {
+        mustSucceed(ctx, ['write', step[step.length - 1] as string], results[i] as ExecResult, 'check that /etc/containers on the ramdisk is writable');
+      }
+    };
+    // Without a size read on the controller the ramdisk asks the registry before pulling, and
+    // its probes need the drop-ins (an insecure lab registry) and the auth file first.
+    const probeFirst = memoryCheck && !size;
 
     let authFile: string | undefined;
     let authRemoved = false;
     const start = Date.now();
     let pull: ExecResult;
     try {
-      if (authDir && authJson) {
-        authFile = `${authDir}/auth-${randomName()}.json`;
-        await ctx.put(authJson, authFile, { mode: 0o600 });
-      }
+      if (authDir && authJson) authFile = `${authDir}/auth-${randomName()}.json`;
       const authFlags = authFile ? ['--authfile', authFile] : [];
-      if (memoryCheck && !size) {
+      if (probeFirst) {
+        if (authFile && authJson) await ctx.put(authJson, authFile, { mode: 0o600 });
         // The controller did not read the manifest (or could not tell this architecture's
         // size): the ramdisk asks the registry, with the auth file, before pulling; the first
-        // probe rides with the ramdisk's facts when they are still to read.
+        // probe rides with the drop-ins and the ramdisk's facts when they are still to read.
         const probes = manifestProbes(authFile, a.tls_verify !== false, haveSkopeo);
         let firstProbe: ExecResult | undefined;
         if (!meminfo) {
-          const [uname, mi, probed] = (await ctx.execSteps([['uname', '-m'], ['cat', meminfoPath], (probes[0] as ManifestProbe).argv(img.ref)])) as ExecResult[];
+          const got = await ctx.execSteps([...confSteps, ['uname', '-m'], ['cat', meminfoPath], (probes[0] as ManifestProbe).argv(img.ref)]);
+          confsWritten(got);
+          const [uname, mi, probed] = got.slice(confSteps.length) as ExecResult[];
           arch = ociArch(uname?.stdout ?? '');
           meminfo = mi;
           firstProbe = probed;
+        } else {
+          confsWritten(await ctx.execSteps(confSteps));
         }
         if (meminfo) size = await memoryPreflight(ctx, img.ref, { probes, arch, meminfo, meminfoPath, firstProbe });
       }
@@ -282,26 +293,44 @@ export const podmanPullModule = defineModule({
         : [];
       ctx.progress({ message: `pulling ${img.ref}` });
       const timeoutS = a.timeout ?? 1800;
-      // The pull and the auth file's removal in one round trip. Its output's last line is the
-      // image ID: no `podman image inspect` after it (bootc_install inspects the image anyway).
+      // The pull and the auth file's removal in one round trip (with the drop-ins and the auth
+      // file itself when no probe needed them first). Its output's last line is the image ID:
+      // no `podman image inspect` after it (bootc_install inspects the image anyway).
+      const pullArgv = ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref];
+      const authOnStdin = !probeFirst && authFile !== undefined && authJson !== undefined;
+      const before = probeFirst ? [] : confSteps;
       const rmArgv = authFile ? ['rm', '-f', authFile] : undefined;
-      const steps = [['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref], ...(rmArgv ? [rmArgv] : [])];
-      const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch((e: unknown) => {
-        // A lost connection is not a timeout: it keeps its own message (and unreachable status).
-        if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
-        throw hostError(
-          ctx,
-          `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
-          'raise timeout for big images or slow registries; check the ramdisk network',
-          e,
-        );
-      });
-      pull = results[0] as ExecResult;
+      const steps = [...before, authOnStdin && authFile ? withStdinFile(authFile, pullArgv) : pullArgv, ...(rmArgv ? [rmArgv] : [])];
+      const results = await ctx
+        .execSteps(steps, {
+          timeout: timeoutS * 1000,
+          signal: ctx.signal,
+          ...(authOnStdin ? { stdin: authJson, stdinStep: before.length } : {}),
+        })
+        .catch((e: unknown) => {
+          // A lost connection is not a timeout: it keeps its own message (and unreachable status).
+          if (ctx.signal.aborted || e instanceof UnreachableError) throw e;
+          throw hostError(
+            ctx,
+            `podman pull ${img.ref} did not finish within ${timeoutS}s and was killed`,
+            'raise timeout for big images or slow registries; check the ramdisk network',
+            e,
+          );
+        });
+      pull = results[before.length] as ExecResult;
       if (authFile) {
-        const rm = results[1] as ExecResult;
+        const rm = results[before.length + 1] as ExecResult;
         // Not run at all (the batch ended early): the finally block tries again.
         authRemoved = stepRan(rm);
         if (authRemoved) warnIfNotRemoved(ctx, authFile, rm);
+      }
+      if (!probeFirst) confsWritten(results);
+      if (authOnStdin && pull.rc === STDIN_FILE_FAILED && /^cannot write /m.test(pull.stderr)) {
+        throw hostError(
+          ctx,
+          `cannot write the pull secret to ${authFile} on the ramdisk: ${pull.stderr.trim()}`,
+          'point auth_dir at a writable tmpfs directory of its own (default /run/tsbm/<inventory name>)',
+        );
       }
     } finally {
       if (authFile && !authRemoved) {

@@ -139,9 +139,17 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(node.events.some((e) => e.kind === 'log' && /50 MiB compressed in 1 layers; needs ~\d+ MiB, ramdisk has 7813 MiB/.test(e.message))).toBe(true);
     const ran = ranSteps(node.host.commands);
     expect(ran.filter((c) => /manifest inspect|skopeo inspect|image inspect/.test(c))).toEqual([]);
-    // The directories with the ramdisk's facts; the pull with the auth file's removal.
+    // The directories with the ramdisk's facts; the drop-ins, the auth file (on the pull's
+    // stdin), the pull and the auth file's removal: two round trips, no file transfer.
     expect(node.host.commands).toHaveLength(2);
-    expect(ran).toContain(`podman pull --authfile ${onNode(node, read(node, 'last-authfile').trim())} ${REF}`);
+    expect(node.host.server.sftpRequests).toBe(0);
+    expect(node.host.commands.some((c) => c.includes('tsbm-put'))).toBe(false);
+    const authfile = onNode(node, read(node, 'last-authfile').trim());
+    expect(ran.some((c) => c.endsWith(`podman pull --authfile ${authfile} ${REF}`))).toBe(true);
+    expect(read(node, 'last-authfile-mode').trim()).toBe('600');
+    expect(ran).toContain(`rm -f ${authfile}`);
+    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(/\[engine\]\nno_pivot_root = true/);
+    expect(readdirSync(path.join(node.root, 'etc/containers/containers.conf.d'))).toEqual(['50-tsbm-ramdisk.conf']);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
     assertNoSecret(node, r);
   });
@@ -172,7 +180,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     // Directories (with the skopeo check), facts with the skopeo probe, the pull.
     expect(node.host.commands).toHaveLength(3);
   });
-  it('a ramdisk without SFTP: the auth file (0600, on stdin only) and the drop-ins arrive piped, and the auth file is gone', async () => {
+  it('a ramdisk without SFTP: the auth file (0600, on stdin only) arrives piped, the drop-ins in a batch, and the auth file is gone', async () => {
     node = await startSimNode({ sftp: false, registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
     const r = await node.run(podmanPullModule, pullArgs(node, { tls_verify: false }), {
       instance_info: { image_source: IMAGE, image_pull_secret: TOKEN },
@@ -189,8 +197,9 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(
       readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'), 'utf8'),
     ).toContain('insecure = true');
-    // Three files went through the piped transfer script, each with a status line of its own.
-    expect(node.host.commands.filter((c) => c.includes('tsbm-put'))).toHaveLength(3);
+    // The auth file went through the piped transfer script (the manifest probe before the pull
+    // needs it); the drop-ins rode in the probe's batch.
+    expect(node.host.commands.filter((c) => c.includes('tsbm-put'))).toHaveLength(1);
     assertNoSecret(node, r);
   });
   it('the auth file is written with mode 0600 (seen by podman at pull time)', async () => {

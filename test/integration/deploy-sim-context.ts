@@ -191,7 +191,9 @@ export function ranSteps(commands: readonly string[]): string[] {
   return commands.flatMap((c) => {
     if (!c.includes('__tsbm_step_')) return [c];
     // Before the login shell is known the batch is `sh -c SCRIPT`; after, the script itself.
-    const script = c.startsWith('sh -c ') ? (splitArgs(c)[2] ?? '') : c;
+    // (A batch whose first step is itself an `sh -c` has more words than that.)
+    const words = c.startsWith('sh -c ') ? splitArgs(c) : [];
+    const script = words.length === 3 ? (words[2] ?? '') : c;
     return script.split('\n').map((line) => line.replace(/(?: <\/dev\/null)?; printf .*$/, ''));
   });
 }
