@@ -91,26 +91,44 @@ function readArgv(device: string, offset: number, length: number): string[] {
 }
 
 /**
- * Writes `data` into the disk at `offset` (dd reads it on stdin), flushed, and reads it back in
- * the same round trip; returns the SHA-256 of what was read back.
+ * The steps that write `data` (on the batch's stdin) into the disk at `offset`, flushed, and
+ * read it back: dd, drop the cached pages so the read-back comes from the device, dd again.
+ * `guard` wraps the writing dd (it must exec it, stdin untouched).
  */
-export async function writeAndReadBack(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<string> {
+export function writeSteps(device: string, data: Buffer, offset: number, guard: (dd: string[]) => string[] = (dd) => dd): string[][] {
   // fullblock: stdin is a pipe, whose reads may come short of 1 MiB.
   const dd = ['dd', `of=${device}`, 'bs=1M', 'iflag=fullblock', 'oflag=seek_bytes', `seek=${offset}`, 'conv=fsync,notrunc', 'status=none'];
-  // Then drop cached pages so the read-back comes from the device, not from what we just wrote.
-  const read = readArgv(device, offset, data.length);
-  const [written, , readBack] = (await ctx.execSteps([dd, ['blockdev', '--flushbufs', device], read], {
+  return [guard(dd), ['blockdev', '--flushbufs', device], readArgv(device, offset, data.length)];
+}
+
+/** Options for the batch that runs writeSteps as its steps from `first` on. */
+export function writeBatchOptions(data: Buffer, first: number) {
+  return {
     stdin: data,
-    stdinStep: 0,
-    stdoutEncoding: 'latin1',
+    stdinStep: first,
+    stdoutEncoding: 'latin1' as const,
     // The read-back is the check: keep all of it (the markers and a little more besides).
     maxOutputBytes: data.length + 1024 * 1024,
-  })) as [ExecResult, ExecResult, ExecResult];
-  mustSucceed(ctx, dd, written, 'check the disk is not read-only and not in use');
-  mustSucceed(ctx, read, readBack, 'check the disk is readable');
-  const bytes = Buffer.from(readBack.stdout, 'latin1');
+  };
+}
+
+/** The SHA-256 of what writeSteps read back (their three results); a failed write or read throws. */
+export function readBackSha256(ctx: Ctx, device: string, data: Buffer, offset: number, [written, , readBack]: ExecResult[]): string {
+  const [dd, , read] = writeSteps(device, data, offset);
+  mustSucceed(ctx, dd as string[], written as ExecResult, 'check the disk is not read-only and not in use');
+  mustSucceed(ctx, read as string[], readBack as ExecResult, 'check the disk is readable');
+  const bytes = Buffer.from((readBack as ExecResult).stdout, 'latin1');
   if (bytes.length !== data.length) {
     throw hostError(ctx, `reading ${data.length} bytes of ${device} at byte ${offset} returned ${bytes.length}`, 'check that the disk is as large as it reports');
   }
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Writes `data` into the disk at `offset` (dd reads it on stdin), flushed, and reads it back in
+ * the same round trip; returns the SHA-256 of what was read back.
+ */
+export async function writeAndReadBack(ctx: Ctx, device: string, data: Buffer, offset: number): Promise<string> {
+  const results = await ctx.execSteps(writeSteps(device, data, offset), writeBatchOptions(data, 0));
+  return readBackSha256(ctx, device, data, offset, results);
 }

@@ -120,6 +120,7 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
     };
   }
 
+  let written: string | undefined;
   if (plan.action === 'create') {
     // A GPT written for a smaller disk (an image) keeps its backup header short of the end;
     // bootc partitions the disk it is on, so after it there is nothing to move.
@@ -127,8 +128,9 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
       plan = placeConfigDrive(device, await relocateGptBackup(ctx, device), [], diskBytes, iso.length);
       if (plan.action !== 'create') throw hostError(ctx, 'internal: placement changed after sgdisk -e');
     }
-    // Fails unless the table then has the partition at the planned byte offset.
-    await createPartition(ctx, device, plan);
+    // Fails unless the table then has the partition at the planned byte offset; writes the ISO
+    // in the same round trip when the ramdisk can check that offset itself before dd runs.
+    written = (await createPartition(ctx, device, plan, iso)).readBack;
   }
   const target =
     plan.action === 'reuse'
@@ -136,7 +138,7 @@ async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Pro
       : { number: plan.number, offsetBytes: plan.offsetBytes, sizeBytes: plan.sizeBytes };
 
   // Straight from memory into dd: no copy of the ISO (it may hold secrets) ever sits in /tmp.
-  const readBack = await writeAndReadBack(ctx, device, iso, target.offsetBytes);
+  const readBack = written ?? (await writeAndReadBack(ctx, device, iso, target.offsetBytes));
   if (readBack !== sha256) {
     throw hostError(
       ctx,

@@ -99,10 +99,7 @@ describe('createPartition', () => {
         ]);
         expect(want.offsetBytes).toBe(want.startSector * ss);
         expect(await createPartition(ctx, '/dev/sda', want)).toEqual({
-          number: 3,
-          offsetBytes: want.offsetBytes,
-          sizeBytes: 64 * MiB,
-          name: 'config-2',
+          extent: { number: 3, offsetBytes: want.offsetBytes, sizeBytes: 64 * MiB, name: 'config-2' },
         });
         expect(calls).toEqual([
           'sfdisk --append --no-reread --no-tell-kernel /dev/sda',
@@ -154,7 +151,7 @@ describe('createPartition', () => {
           [/^sfdisk --json/, { stdout: sf(want.startSector) }],
         ]);
         expect(await createPartition(ok.ctx, '/dev/sda', want)).toMatchObject({
-          offsetBytes: want.offsetBytes,
+          extent: { offsetBytes: want.offsetBytes },
         });
         expect(ok.calls.slice(-2)).toEqual([
           'partx -P -o NR,START,SECTORS,NAME,SCHEME /dev/sda',
@@ -218,9 +215,7 @@ describe('createPartition', () => {
       ],
     ]);
     expect(await createPartition(ctx, '/dev/sda', want)).toEqual({
-      number: 2,
-      offsetBytes: want.offsetBytes,
-      sizeBytes: want.sizeBytes,
+      extent: { number: 2, offsetBytes: want.offsetBytes, sizeBytes: want.sizeBytes },
     });
     expect(calls).toEqual([
       'sfdisk --append --no-reread --no-tell-kernel /dev/sda',
