@@ -2,10 +2,11 @@
 // `image_download_source: local` on a bootc deploy. One mirror per registry, upstream and
 // credentials for the whole run; the deploy preflight starts it (so a missing docker-registry
 // fails before any node is touched), podman_pull fills it (once per image) and pulls through it.
+// Check mode plans it (planImageMirror): the same refusals, no process, nothing filled.
 import { createHmac, randomBytes } from 'node:crypto';
 import { TsbmError } from '../errors.js';
 import { isLoopback } from '../http/run-file-server.js';
-import { mirrorProgram, type OciMirror, startOciMirror } from '../images/oci-mirror.js';
+import { type MirrorSpec, mirrorProgram, type OciMirror, startOciMirror } from '../images/oci-mirror.js';
 import type { RunServices } from '../module-api/types.js';
 import type { Vars } from '../types.js';
 import { coordinatesOf, type ImageRef } from './image-ref.js';
@@ -51,8 +52,8 @@ function bindAddress(ctx: MirrorContext): { host: string; port: number } {
   return { host, port };
 }
 
-/** The run's mirror for this image, started on first use (by the preflight, or the first pull). */
-export function imageMirrorFor(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsVerify: boolean): Promise<OciMirror> {
+/** The mirror a node's image needs (registry, upstream, login, address) and the key the run keeps it by. */
+function mirrorSpec(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsVerify: boolean): { spec: MirrorSpec; key: string } {
   let credentials: { username: string; password: string } | undefined;
   if (pullSecret !== undefined && pullSecret !== null && pullSecret !== '') {
     const raw = ctx.secret(typeof pullSecret === 'string' ? pullSecret : JSON.stringify(pullSecret));
@@ -77,14 +78,31 @@ export function imageMirrorFor(ctx: MirrorContext, img: ImageRef, pullSecret: un
   if (isLoopback(host)) ctx.warn(`the image mirror listens on ${host}: only ramdisks on this machine reach it; set image_mirror_address to the controller's address on the ramdisks' network`);
   const who = credentials ? createHmac('sha256', KEY).update(`${credentials.username}\0${credentials.password}`).digest('base64url') : '-';
   const key = `image-mirror:${img.registry}#${upstreamUrl}#${who}#${host}:${port}`;
+  return { spec: { registry: img.registry, upstreamUrl, credentials, tlsVerify, host, port }, key };
+}
+
+/** The run's mirror for this image, started on first use (by the preflight, or the first pull). */
+export function imageMirrorFor(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsVerify: boolean): Promise<OciMirror> {
+  const { spec, key } = mirrorSpec(ctx, img, pullSecret, tlsVerify);
   return ctx.services.get(key, () => {
     const started = (async () => {
       mirrorProgram(); // the clear error about a missing docker-registry comes first
-      const m = await startOciMirror({ registry: img.registry, upstreamUrl, credentials, tlsVerify, host, port });
+      const m = await startOciMirror(spec);
       ctx.secret(m.password);
       return m;
     })();
     ctx.services.onClose(() => started.then((m) => m.stop(), () => undefined));
     return started;
   });
+}
+
+/**
+ * Check mode: what imageMirrorFor would start, refused for the same reasons (no docker-registry,
+ * a wildcard address, an unusable pull secret), with no process started and nothing filled.
+ */
+export function planImageMirror(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsVerify: boolean): string {
+  const { spec } = mirrorSpec(ctx, img, pullSecret, tlsVerify);
+  const program = mirrorProgram();
+  const where = spec.port ? `${spec.host.includes(':') ? `[${spec.host}]` : spec.host}:${spec.port}` : `${spec.host} (a free port)`;
+  return `image mirror for ${img.registry} would start on ${where} (${program}) and be filled once from the registry; check mode starts and fills nothing`;
 }

@@ -127,7 +127,8 @@ class Upstream {
         at = new URL(followRedirect(at.href, location));
       } catch (e) {
         if (!(e instanceof RedirectRefused)) throw e;
-        throw fail(`registry ${this.src.registry}: ${e.message}`, 'a registry must not send its content over plain HTTP or elsewhere than http(s)');
+        // Which request it was (a blob's digest, a manifest), as the registry names it.
+        throw fail(`registry ${this.src.registry}: GET ${new URL(url).pathname} was ${e.message}`, 'a registry must not send its content over plain HTTP or elsewhere than http(s)');
       }
     }
   }

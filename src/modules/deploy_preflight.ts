@@ -122,7 +122,7 @@ export const deployPreflightModule = defineModule({
     skip: "{{ preflight_skip }}"`,
   async run(ctx, a) {
     const { problemLine, runPreflight } = await import('../deploy/preflight.js');
-    const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
+    const { downloadSource, imageMirrorFor, planImageMirror } = await import('../deploy/image-mirror.js');
     const { checkBmcReady } = await import('../deploy/preflight-bmc.js');
     const { rememberImageSize } = await import('../deploy/image-size-known.js');
     const { checkKickstartTemplate } = await import('./lib/anaconda-preflight.js');
@@ -197,10 +197,11 @@ export const deployPreflightModule = defineModule({
       imageSize: (ref, sizes) => rememberImageSize(ctx.services, ref, sizes),
       signal: ctx.signal,
       // Started here, so a missing docker-registry or an upstream it cannot use is said before
-      // any node is touched; podman_pull finds it running.
+      // any node is touched; podman_pull finds it running. Check mode only plans it.
       ...(kind === 'bootc' && downloadSource(ctx.vars) === 'local'
         ? {
             mirror: async (img: ImageRef) => {
+              if (ctx.check) return planImageMirror(ctx, img, plan.pullSecret, plan.tlsVerify);
               const m = await imageMirrorFor(ctx, img, plan.pullSecret, plan.tlsVerify);
               return `image mirror for ${img.registry} on ${m.address}`;
             },

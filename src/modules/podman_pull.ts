@@ -150,9 +150,11 @@ export const podmanPullModule = defineModule({
     }
     const tlsFlags = a.tls_verify === false ? ['--tls-verify=false'] : [];
     if (ctx.check) {
+      // The mirror is neither started nor filled in check mode: the plan says where the pull would go.
+      const through = viaMirror ? ` through the run's image mirror for ${img.registry} (the controller fills it once from the registry)` : authJson ? ' with a temporary auth file' : '';
       return {
         changed: true,
-        msg: `would pull ${img.ref}${authJson ? ' with a temporary auth file' : ''}`,
+        msg: `would pull ${img.ref}${through}`,
         ref: img.ref,
         registry: img.registry,
       };

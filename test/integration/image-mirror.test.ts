@@ -4,9 +4,9 @@
 // Harbor) once for three nodes asking at the same time, each blob fetched once (counted in that
 // registry's access log), only the nodes' platform of a multi-arch index; wrong credentials say
 // so; a wildcard bind address is refused; the ramdisk's registries.conf drop-in marks only the
-// mirror plain HTTP.
+// mirror plain HTTP; --check starts no mirror and fills nothing.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,39 @@ describe('image_download_source: local on the simulated lab', () => {
       );
       expect(n.bmc!.state.resets).toEqual([]);
     }
+  }, 150_000);
+
+  it('--check plans the mirror: no registry process started, nothing filled; the plan says the pull would go through it', async () => {
+    // A docker-registry that records being started (and fails, as a broken one would): check
+    // mode may find it on the PATH, never run it.
+    const bin = join(dir, 'probe-bin');
+    const started = join(dir, 'docker-registry-started');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'docker-registry'), `#!/bin/sh\necho "$@" >> '${started}'\nexit 1\n`, { mode: 0o755 });
+    const state = stateArgs(dir);
+    const env = { ...state.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    // node01 runs the ramdisk already, so its pull is planned by podman_pull itself; node02 is off.
+    const boot = join(dir, 'boot.yml');
+    writeFileSync(boot, '- hosts: node01\n  gather_facts: false\n  tasks:\n    - import_role: {name: boot-ramdisk}\n    - import_role: {name: wait-agent}\n');
+    const up = await runTsbm(['run', boot, '-i', lab.inventory, '--output', 'json', ...state.args], { cwd: dir, env, timeoutMs: 120_000 });
+    expect(up.code, up.stderr).toBe(0);
+    const requests = lab.registry.requests.length;
+    const r = await runTsbm(['run', DEPLOY, '-i', lab.inventory, '--check', '--output', 'json', '-e', 'image_download_source=local', ...state.args], { cwd: dir, env, timeoutMs: 120_000 });
+    expect(existsSync(started), 'docker-registry was started in check mode').toBe(false);
+    expect(r.code, `${r.stderr}\n${r.stdout.slice(-3000)}`).toBe(0);
+    // Nothing filled: the registry was asked for manifests by the preflight, never for a blob.
+    expect(lab.registry.requests.slice(requests).filter((q) => q.includes('/blobs/'))).toEqual([]);
+    const result = (host: string, task: string) => r.events.find((e) => e.type === 'host_result' && e.host === host && e.task === task);
+    for (const h of ['node01', 'node02']) {
+      expect(result(h, 'Check the node before touching it (BMC, image, ISO)')?.msg).toMatch(
+        /image mirror for registry\.sim\.tsbm:5000 would start on 127\.0\.0\.1 \(a free port\) \(.*probe-bin\/docker-registry\) and be filled once from the registry; check mode starts and fills nothing/,
+      );
+    }
+    expect(result('node01', 'Pull the image')).toMatchObject({
+      status: 'changed',
+      msg: "would pull registry.sim.tsbm:5000/tsbm/bootc-demo:latest through the run's image mirror for registry.sim.tsbm:5000 (the controller fills it once from the registry)",
+    });
+    expect(result('node02', 'Pull the image')?.msg).toMatch(/^would run after boot: podman_pull/);
   }, 150_000);
 });
 
