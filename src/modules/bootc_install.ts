@@ -52,7 +52,7 @@ export const bootcInstallModule = defineModule({
   name: 'bootc_install',
   summary: 'Install the pulled bootc image to disk (bootc install to-disk, as Ironic Python Agent does)',
   description:
-    'Runs `podman run --rm --privileged --pid=host --pull=never ... REF bootc install to-disk --wipe --skip-fetch-check --root-size=<disk MiB - 768>M ... DEVICE`, leaving room for the config drive. SELinux handling follows getenforce; authorized keys go through a 0600 file under /tmp that is deleted afterwards. Verifies the disk has a partition table afterwards.',
+    'Runs `podman run --rm --privileged --pid=host --pull=never ... REF bootc install to-disk --wipe --skip-fetch-check --root-size=<disk MiB - 768>M ... DEVICE`, leaving room for the config drive. SELinux handling follows getenforce (as wait_agent read it in its probe, else asked here); the image must be pulled and fit the root partition (checked in the install step itself when wait_agent gave the SELinux mode); authorized keys go through a 0600 file under /tmp that is deleted afterwards. Verifies the disk has a partition table afterwards.',
   runsOn: 'target',
   args,
   checkMode: true,
@@ -67,6 +67,7 @@ export const bootcInstallModule = defineModule({
     const { ImageRefError, parseImageSource } = await import('../deploy/image-ref.js');
     const { partxArgv } = await import('../deploy/partx-table.js');
     const { stepRan } = await import('../connection/exec-steps.js');
+    const { guardVerdict, imageGuardArgv } = await import('../deploy/bootc-image-guard.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string')
       throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
@@ -98,9 +99,21 @@ export const bootcInstallModule = defineModule({
       firstSet(a.authorized_keys, ctx.vars, 'instance_info.bootc_authorized_keys'),
     );
     const tpm2Luks = a.tpm2_luks ?? truthy(firstSet(undefined, ctx.vars, 'instance_info.bootc_tpm2_luks'));
-    // SELinux mode and the pulled image, in one round trip.
-    const [ge, inspected] = (await ctx.execSteps([['getenforce'], inspectArgv(ref)])) as [ExecResult, ExecResult];
-    const selinux = selinuxActive(ge.rc, ge.stdout);
+    // The SELinux mode wait_agent read in its probe: then the image checks ride in the
+    // install's own step (deploy/bootc-image-guard.ts) and nothing runs before it. Otherwise (and in
+    // check mode) the mode and the pulled image are read first, in one round trip.
+    const factsVar = ctx.vars.facts;
+    const known = factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_selinux : undefined;
+    const knownSelinux = typeof known === 'string' && known !== 'unknown' && !ctx.check ? known : undefined;
+    let selinux: boolean;
+    let inspected: ExecResult | undefined;
+    if (knownSelinux !== undefined) {
+      selinux = knownSelinux === 'absent' ? false : selinuxActive(0, knownSelinux);
+    } else {
+      const [ge, ins] = (await ctx.execSteps([['getenforce'], inspectArgv(ref)])) as [ExecResult, ExecResult];
+      selinux = selinuxActive(ge.rc, ge.stdout);
+      inspected = ins;
+    }
     const keysFile = keys ? `/tmp/tsbm-authorized-keys-${randomName()}` : undefined;
 
     let argv: string[];
@@ -121,7 +134,7 @@ export const bootcInstallModule = defineModule({
     }
     const facts = { device, cmd: argv, root_size_mib: rootSizeMiB(diskMiB), selinux, tpm2_luks: tpm2Luks };
     // In check mode podman_pull pulled nothing, so a missing image is expected there.
-    await checkImageFits(ctx, inspected, ref, device, diskMiB, !ctx.check);
+    if (inspected) await checkImageFits(ctx, inspected, ref, device, diskMiB, !ctx.check);
     if (ctx.check) return { changed: true, msg: `would install ${ref} to ${device}`, ...facts };
 
     const timeoutS = a.timeout ?? 3600;
@@ -135,7 +148,8 @@ export const bootcInstallModule = defineModule({
       // The install, then the keys file's removal and the new table's read, in one round trip
       // (the table read after a failed install is ignored). partx, not sfdisk: the label and a
       // count are all this needs, and partx costs about a third of sfdisk's CPU.
-      const steps = [argv, ...(keysFile ? [['rm', '-f', keysFile]] : []), partxArgv(device)];
+      const install = inspected ? argv : imageGuardArgv(ref, rootSizeMiB(diskMiB) * MIB, argv);
+      const steps = [install, ...(keysFile ? [['rm', '-f', keysFile]] : []), partxArgv(device)];
       const results = await ctx.execSteps(steps, { timeout: timeoutS * 1000, signal: ctx.signal }).catch(
         async (e: unknown) => {
           // A lost connection is not a timeout: it keeps its own message (and unreachable status).
@@ -156,6 +170,9 @@ export const bootcInstallModule = defineModule({
     } finally {
       if (keysFile && !keysRemoved) await ctx.exec(['rm', '-f', keysFile]).catch(() => undefined);
     }
+    const refused = inspected ? undefined : guardVerdict(res.rc, res.stderr);
+    if (refused?.kind === 'missing') throw notPulled(ctx, ref);
+    if (refused?.kind === 'too-big') throw tooBig(ctx, ref, device, diskMiB, rootSizeMiB(diskMiB), refused.bytes);
     const out = `${res.stdout}\n${res.stderr}`;
     if (res.rc !== 0) {
       if (isNotBootcImage(out)) {
@@ -238,11 +255,7 @@ async function checkImageFits(
   const { rootSizeMiB } = await import('../deploy/bootc-argv.js');
   if (r.rc !== 0) {
     if (!mustExist) return;
-    throw hostError(
-      ctx,
-      `image ${ref} is not on the ramdisk`,
-      'run podman_pull before bootc_install (bootc_install uses --pull=never)',
-    );
+    throw notPulled(ctx, ref);
   }
   let size: number | undefined;
   try {
@@ -250,14 +263,19 @@ async function checkImageFits(
   } catch {
     size = undefined;
   }
-  const rootMiB = rootSizeMiB(diskMiB);
-  if (size !== undefined && size > rootMiB * MIB) {
-    throw hostError(
-      ctx,
-      `${device} is too small for ${ref}: the root partition would be ${rootMiB} MiB (disk ${diskMiB} MiB minus 768 MiB kept for the config drive) but the image is ${Math.ceil(size / MIB)} MiB unpacked`,
-      'choose a bigger disk with root device hints, or a smaller image',
-    );
-  }
+  if (size !== undefined && size > rootSizeMiB(diskMiB) * MIB) throw tooBig(ctx, ref, device, diskMiB, rootSizeMiB(diskMiB), size);
+}
+
+function notPulled(ctx: ModuleContext, ref: string): Error {
+  return hostError(ctx, `image ${ref} is not on the ramdisk`, 'run podman_pull before bootc_install (bootc_install uses --pull=never)');
+}
+
+function tooBig(ctx: ModuleContext, ref: string, device: string, diskMiB: number, rootMiB: number, bytes: number): Error {
+  return hostError(
+    ctx,
+    `${device} is too small for ${ref}: the root partition would be ${rootMiB} MiB (disk ${diskMiB} MiB minus 768 MiB kept for the config drive) but the image is ${Math.ceil(bytes / MIB)} MiB unpacked`,
+    'choose a bigger disk with root device hints, or a smaller image',
+  );
 }
 
 /** After a timeout the podman client is killed; a container it started may still run. */

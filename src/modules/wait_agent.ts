@@ -83,7 +83,7 @@ export const waitAgentModule = defineModule({
   name: 'wait_agent',
   summary: "Wait for the node's ramdisk to accept SSH, then verify it is the right machine",
   description:
-    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Optionally checks podman and MemAvailable.",
+    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Sets facts.ramdisk_podman_version (podman_pull's flags) and, for deploy: bootc, facts.ramdisk_selinux (getenforce's answer or absent, for bootc_install). Optionally checks podman and MemAvailable.",
   runsOn: 'controller',
   args,
   checkMode: true,
@@ -144,7 +144,10 @@ export const waitAgentModule = defineModule({
       const wantsPodman = a.require_podman || needs.some((n) => n.anyOf.includes('podman'));
       const podmanArgv = wantsPodman ? ['podman', '--version'] : undefined;
       const memArgv = a.min_memory_mib ? ['cat', a.meminfo_path ?? '/proc/meminfo'] : undefined;
-      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv].filter(
+      // The SELinux mode bootc_install passes on, read here in the same round trip (a missing
+      // getenforce is no SELinux): bootc_install then needs no round trip before the install.
+      const selinuxArgv = deploy === 'bootc' ? ['getenforce'] : undefined;
+      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv, selinuxArgv].filter(
         (x): x is string[] => x !== undefined,
       );
       const results = await execSteps(conn, steps);
@@ -244,7 +247,10 @@ export const waitAgentModule = defineModule({
       else await conn.close().catch(() => undefined);
       // The ramdisk's podman version also goes into the host's `facts`: podman_pull decides its
       // flags from it instead of starting podman once more to read its --help.
-      const hostFacts = typeof facts.podman_version === 'string' ? { facts: { ramdisk_podman_version: facts.podman_version } } : {};
+      const ramdiskFacts: Record<string, string> = {};
+      if (typeof facts.podman_version === 'string') ramdiskFacts.ramdisk_podman_version = facts.podman_version;
+      if (selinuxArgv) ramdiskFacts.ramdisk_selinux = selinuxFact(resultOf(selinuxArgv));
+      const hostFacts = Object.keys(ramdiskFacts).length ? { facts: ramdiskFacts } : {};
       return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts, ...hostFacts };
     } catch (e) {
       await conn.close().catch(() => undefined);
@@ -252,6 +258,16 @@ export const waitAgentModule = defineModule({
     }
   },
 });
+
+/**
+ * What getenforce said (Enforcing, Permissive, Disabled), or `absent` when the ramdisk has no
+ * getenforce; anything else (it failed) is `unknown`, and bootc_install asks again.
+ */
+function selinuxFact(r: ExecResult): string {
+  if (r.rc === 127) return 'absent';
+  const said = r.stdout.trim();
+  return r.rc === 0 && /^(Enforcing|Permissive|Disabled)$/.test(said) ? said : 'unknown';
+}
 
 async function waitForSsh(
   ctx: ModuleContext,

@@ -449,6 +449,49 @@ describe('bootc_install on a simulated ramdisk', () => {
     for (let i = 0; i < 20 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive()).toBe(false);
   }, 20_000);
+  describe('with the SELinux mode wait_agent read (facts.ramdisk_selinux)', () => {
+    const withFacts = (selinux: string) => ({ facts: { ramdisk_selinux: selinux } });
+    it('runs nothing before the install: the image checks ride in its own step', async () => {
+      node = await pulled();
+      const before = node.host.commands.length;
+      const r = await node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }, withFacts('absent'));
+      expect(r).toMatchObject({ changed: true, selinux: false, partitions: 2 });
+      expect(node.host.commands.length - before).toBe(1);
+      const ran = ranSteps(node.host.commands.slice(before));
+      expect(ran.some((c) => /^getenforce|^podman image inspect --format json/.test(c))).toBe(false);
+      expect(read(node, 'podman-run-args')).toContain('--disable-selinux');
+    });
+    it('Enforcing: no --disable-selinux, and getenforce is not asked again', async () => {
+      node = await pulled();
+      const before = node.host.commands.length;
+      const r = await node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }, withFacts('Enforcing'));
+      expect(r.selinux).toBe(true);
+      expect(read(node, 'podman-run-args')).not.toContain('--disable-selinux');
+      expect(ranSteps(node.host.commands.slice(before)).some((c) => c.startsWith('getenforce'))).toBe(false);
+    });
+    it('an image that was not pulled: the same clear error, and bootc never started', async () => {
+      node = await startSimNode();
+      await expect(
+        node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }, withFacts('Disabled')),
+      ).rejects.toThrow(/image 10\.88\.0\.1:5001\/bootc\/test:1 is not on the ramdisk/);
+      expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
+    });
+    it('a disk too small for the unpacked image: the same message, and bootc never wiped it', async () => {
+      node = await pulled({ imageBytes: 300 * 1024 * 1024 }, 1024);
+      await expect(
+        node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 1024, image: IMAGE }, withFacts('Disabled')),
+      ).rejects.toThrow(
+        /\/dev\/vda is too small for .*root partition would be 256 MiB \(disk 1024 MiB minus 768 MiB .*\) but the image is 600 MiB unpacked/,
+      );
+      expect(existsSync(path.join(node.state, 'podman-run-args'))).toBe(false);
+    });
+    it('an unknown mode (getenforce failed in the probe) is asked again before the install', async () => {
+      node = await pulled();
+      const before = node.host.commands.length;
+      await node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE }, withFacts('unknown'));
+      expect(ranSteps(node.host.commands.slice(before))).toContain('getenforce');
+    });
+  });
   it('sizes the disk from lsblk when no root_device result is given; check mode runs nothing destructive', async () => {
     node = await pulled();
     const r = await node.run(bootcInstallModule, { device: '/dev/vda', image: IMAGE }, {}, { check: true });

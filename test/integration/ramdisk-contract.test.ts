@@ -117,9 +117,19 @@ describe('wait_agent checks the ramdisk contract of the deploy that follows', ()
         missing_optional: ['ip', 'skopeo', 'getenforce', 'sgdisk'],
       });
       expect(result.podman_version).toBe('podman version 4.3.1');
+      // No getenforce: bootc_install learns there is no SELinux from this probe, not its own.
+      expect(result.facts).toEqual({ ramdisk_podman_version: 'podman version 4.3.1', ramdisk_selinux: 'absent' });
       expect(logs.join('\n')).toMatch(/lacks optional ip \(no identity by MAC address/);
     } finally {
       await ok.h.close();
+    }
+    const enforcing = await ramdisk([...BOOTC_TOOLS, 'podman']);
+    try {
+      writeFileSync(path.join(enforcing.dir, 'bin', 'getenforce'), '#!/bin/sh\necho Enforcing\n', { mode: 0o755 });
+      const { result } = await waitAgent(enforcing.h, { deploy: 'bootc' }, withConfigDrive);
+      expect((result.facts as Record<string, unknown>).ramdisk_selinux).toBe('Enforcing');
+    } finally {
+      await enforcing.h.close();
     }
   });
 
