@@ -11,7 +11,7 @@ import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { TsbmError } from '../errors.js';
 import { followRedirect, RedirectRefused } from '../util/redirect.js';
-import { parseChallenge } from '../http/oci-manifest.js';
+import { parseChallenge } from '../http/registry-auth.js';
 import { systemCas } from '../http/trust.js';
 
 const INDEX_TYPES = new Set(['application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.list.v2+json']);
