@@ -5,6 +5,8 @@
 // Check mode plans it (planImageMirror): the same refusals, no process, nothing filled.
 import { createHmac, randomBytes } from 'node:crypto';
 import { TsbmError } from '../errors.js';
+import type { RegistryCredentials } from '../http/registry-auth.js';
+import type { EndpointFor } from '../http/registry-target.js';
 import { isLoopback } from '../http/run-file-server.js';
 import { type MirrorSpec, mirrorProgram, type OciMirror, startOciMirror } from '../images/oci-mirror.js';
 import type { RunServices } from '../module-api/types.js';
@@ -12,7 +14,7 @@ import type { Vars } from '../types.js';
 import { coordinatesOf, type ImageRef } from './image-ref.js';
 import { firstSet } from '../inventory/node-data.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
-import { parseRegistryEndpoints } from './registry-endpoints.js';
+import { parseRegistryEndpoints, RegistryEndpointsError } from './registry-endpoints.js';
 
 export interface MirrorContext {
   services: RunServices;
@@ -54,7 +56,7 @@ function bindAddress(ctx: MirrorContext): { host: string; port: number } {
 
 /** The mirror a node's image needs (registry, upstream, login, address) and the key the run keeps it by. */
 function mirrorSpec(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsVerify: boolean): { spec: MirrorSpec; key: string } {
-  let credentials: { username: string; password: string } | undefined;
+  let credentials: RegistryCredentials | undefined;
   if (pullSecret !== undefined && pullSecret !== null && pullSecret !== '') {
     const raw = ctx.secret(typeof pullSecret === 'string' ? pullSecret : JSON.stringify(pullSecret));
     let login: ReturnType<typeof loginFor>;
@@ -64,21 +66,29 @@ function mirrorSpec(ctx: MirrorContext, img: ImageRef, pullSecret: unknown, tlsV
       if (e instanceof PullSecretError) throw new TsbmError('options', e.message, { hint: 'fix instance_info.image_pull_secret', host: ctx.host });
       throw e;
     }
-    if (login?.identityToken) {
-      throw new TsbmError('options', `the pull secret for ${img.registry} is an identity token; the image mirror logs in to the registry with a user and password`, {
-        hint: 'give image_pull_secret as user:password for this registry, or set image_download_source: http',
-        host: ctx.host,
-      });
-    }
-    if (login?.username !== undefined && login.password !== undefined) credentials = { username: login.username, password: ctx.secret(login.password) };
+    // An identity token (OAuth2 refresh token) is exchanged at the registry's token service by
+    // the fill (src/http/registry-auth.ts), in this process only.
+    if (login?.identityToken) credentials = { identityToken: ctx.secret(login.identityToken) };
+    else if (login?.username !== undefined && login.password !== undefined) credentials = { username: login.username, password: ctx.secret(login.password) };
+  }
+  let endpointFor: EndpointFor;
+  try {
+    endpointFor = parseRegistryEndpoints(firstSet(undefined, ctx.vars, 'registry_endpoints'));
+  } catch (e) {
+    if (e instanceof RegistryEndpointsError) throw new TsbmError('options', e.message, { hint: 'e.g. registry_endpoints: {"registry.lab:5000": "https://10.0.0.5:5000"}', host: ctx.host });
+    throw e;
   }
   const api = img.registry === 'docker.io' ? 'registry-1.docker.io' : img.registry;
-  const upstreamUrl = parseRegistryEndpoints(ctx.vars.registry_endpoints)(img.registry) ?? `${tlsVerify ? 'https' : 'http'}://${api}`;
+  // The fill names the registry as the image does and reaches it where registry_endpoints says,
+  // with that name as Host and TLS name (src/http/registry-target.ts), as the preflight does.
+  const endpoint = endpointFor(api);
+  const scheme = endpoint ? new URL(endpoint).protocol : tlsVerify ? 'https:' : 'http:';
+  const upstreamUrl = `${scheme}//${api}`;
   const { host, port } = bindAddress(ctx);
   if (isLoopback(host)) ctx.warn(`the image mirror listens on ${host}: only ramdisks on this machine reach it; set image_mirror_address to the controller's address on the ramdisks' network`);
-  const who = credentials ? createHmac('sha256', KEY).update(`${credentials.username}\0${credentials.password}`).digest('base64url') : '-';
-  const key = `image-mirror:${img.registry}#${upstreamUrl}#${who}#${host}:${port}`;
-  return { spec: { registry: img.registry, upstreamUrl, credentials, tlsVerify, host, port }, key };
+  const who = credentials ? createHmac('sha256', KEY).update(JSON.stringify(credentials)).digest('base64url') : '-';
+  const key = `image-mirror:${img.registry}#${upstreamUrl}#${endpoint ?? ''}#${who}#${host}:${port}`;
+  return { spec: { registry: img.registry, upstreamUrl, endpointFor, credentials, tlsVerify, host, port }, key };
 }
 
 /** The run's mirror for this image, started on first use (by the preflight, or the first pull). */

@@ -2,17 +2,19 @@
 // name (split DNS, a registry only the provisioning network resolves, the simulated lab's):
 //   registry_endpoints:
 //     registry.lab:5000: https://10.0.0.5:5000
-// Only the controller's own checks use it; the ramdisks pull by the name as always.
-export class RegistryEndpointsError extends Error {}
+// Only the controller uses it (the preflight's checks, the image mirror's fill), sending the
+// registry's name as Host and TLS name there (src/http/registry-target.ts); the ramdisks pull by
+// the name as always.
+import type { EndpointFor } from '../http/registry-target.js';
 
-export type EndpointLookup = (hostPort: string) => string | undefined;
+export class RegistryEndpointsError extends Error {}
 
 const HOST_PORT = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** Docker Hub is named docker.io in references and answers as registry-1.docker.io. */
 const aliasOf = (h: string) => (h === 'registry-1.docker.io' || h === 'index.docker.io' ? 'docker.io' : h);
 
-export function parseRegistryEndpoints(value: unknown): EndpointLookup {
+export function parseRegistryEndpoints(value: unknown): EndpointFor {
   if (value === undefined || value === null || value === '') return () => undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new RegistryEndpointsError('registry_endpoints must be a mapping of registry (host[:port]) to URL');

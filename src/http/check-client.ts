@@ -52,7 +52,8 @@ const loadUndici = () => {
 
 let trusted: SecureContext | undefined;
 
-function errorOf(e: unknown, timedOut: boolean, aborted: boolean): HttpCheckError {
+/** A failed request's error (undici's, Node's), sorted by what the operator can do about it. */
+export function httpErrorOf(e: unknown, timedOut = false, aborted = false): HttpCheckError {
   const err = e as Error & { code?: string; cause?: Error & { code?: string } };
   const code = err.code ?? err.cause?.code;
   const text = err.cause?.message ?? err.message;
@@ -137,7 +138,7 @@ export class CheckClient {
       }
       return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: Buffer.concat(chunks), truncated };
     } catch (e) {
-      throw errorOf(e, timedOut, r.signal?.aborted === true);
+      throw httpErrorOf(e, timedOut, r.signal?.aborted === true);
     } finally {
       clearTimeout(timer);
       r.signal?.removeEventListener('abort', onAbort);

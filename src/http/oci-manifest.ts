@@ -5,13 +5,17 @@
 // credentials directly. HTTPS first; plain HTTP only for a registry marked insecure, as podman
 // does with `insecure = true` in registries.conf.
 import { type CheckClient, type CheckResponse, headerOf, HttpCheckError } from './check-client.js';
-
-interface RegistryCredentials {
-  username?: string;
-  password?: string;
-  /** An OAuth2 refresh token (`identitytoken` in a containers auth file). */
-  identityToken?: string;
-}
+import {
+  basicAuthorization,
+  type Challenge,
+  distributionError,
+  fetchRegistryToken,
+  hasUserPassword,
+  parseChallenge,
+  type RegistryCredentials,
+  TokenRefused,
+} from './registry-auth.js';
+import { type EndpointFor, type RegistryTarget, registryTarget } from './registry-target.js';
 
 export interface ManifestQuery {
   /** host[:port] as the image reference names it (Host header and TLS name). */
@@ -25,7 +29,7 @@ export interface ManifestQuery {
    * Where the registry really is, when the controller cannot reach it by its name (split DNS, a
    * lab): `https://10.0.0.5:5000`. The certificate must still name the registry.
    */
-  endpointFor?: (hostPort: string) => string | undefined;
+  endpointFor?: EndpointFor | undefined;
   /** Certificates not verified and plain HTTP allowed after HTTPS fails (podman's insecure registry). */
   insecure: boolean;
   timeoutMs?: number;
@@ -60,57 +64,18 @@ function apiHost(registry: string): string {
   return registry === 'docker.io' || registry === 'index.docker.io' ? 'registry-1.docker.io' : registry;
 }
 
-export interface Challenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
-/** `Bearer realm="https://auth",service="reg",scope="repository:x:pull"` (RFC 7235, quoted or token values). */
-export function parseChallenge(header: string | undefined): Challenge | undefined {
-  if (!header) return undefined;
-  const m = /^\s*([A-Za-z][\w-]*)\s*(.*)$/s.exec(header);
-  if (!m) return undefined;
-  const params: Record<string, string> = {};
-  const re = /([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*,?\s*/gy;
-  const rest = m[2] ?? '';
-  re.lastIndex = 0;
-  for (let p = re.exec(rest); p; p = re.exec(rest)) {
-    params[(p[1] as string).toLowerCase()] = p[2] !== undefined ? p[2].replace(/\\(.)/g, '$1') : (p[3] ?? '');
-    if (re.lastIndex >= rest.length) break;
-  }
-  return { scheme: (m[1] as string).toLowerCase(), params };
-}
-
-/** The first `errors[].code: message` of a distribution API error body. */
+/** The status and first distribution error of a registry's answer. */
 function registryError(res: CheckResponse): { code?: string; text: string } {
-  try {
-    const doc = JSON.parse(res.body.toString('utf8')) as { errors?: Array<{ code?: string; message?: string }> };
-    const e = doc.errors?.[0];
-    if (e) return { ...(e.code ? { code: e.code } : {}), text: [e.code, e.message].filter(Boolean).join(': ') };
-  } catch {
-    // not JSON: the status tells the story
-  }
-  return { text: `HTTP ${res.status}` };
+  return distributionError(res.body) ?? { text: `HTTP ${res.status}` };
 }
 
-const basic = (c: RegistryCredentials) => `Basic ${Buffer.from(`${c.username ?? ''}:${c.password ?? ''}`).toString('base64')}`;
-const hasUserPass = (c: RegistryCredentials | undefined): c is RegistryCredentials => !!c?.username && c.password !== undefined;
-
-interface Target {
-  url: string;
+interface Target extends RegistryTarget {
   tlsVerify: boolean;
-  headers: Record<string, string>;
-  servername?: string;
 }
 
-/** Where a request for `url` (named by the registry's own host) really goes. */
+/** Where a request for `url` (named by the registry's own host) really goes (registry-target.ts). */
 function route(url: string, q: ManifestQuery, tlsVerify: boolean): Target {
-  const u = new URL(url);
-  const to = q.endpointFor?.(u.host);
-  if (!to) return { url: u.href, tlsVerify, headers: {} };
-  const e = new URL(to);
-  const real = new URL(`${u.pathname}${u.search}`, `${e.protocol}//${e.host}`);
-  return { url: real.href, tlsVerify, headers: { host: u.host }, servername: u.hostname };
+  return { ...registryTarget(url, q.endpointFor), tlsVerify };
 }
 
 async function send(
@@ -131,59 +96,9 @@ async function send(
   });
 }
 
-class TokenRefused extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-/** A bearer token from the challenge's realm, for pulling this repository. */
-async function fetchToken(client: CheckClient, q: ManifestQuery, ch: Challenge, tlsVerify: boolean): Promise<string> {
-  const realm = ch.params.realm;
-  if (!realm) throw new TokenRefused('the registry asked for a Bearer token but named no realm', 0);
-  const scope = ch.params.scope ?? `repository:${q.repository}:pull`;
-  const c = q.credentials;
-  const t = route(new URL(realm).href, q, tlsVerify);
-  let res: CheckResponse;
-  if (c?.identityToken) {
-    const form = new URLSearchParams({
-      grant_type: 'refresh_token',
-      refresh_token: c.identityToken,
-      service: ch.params.service ?? '',
-      scope,
-      client_id: 'tsbm',
-    });
-    res = await send(client, q, t, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
-    });
-  } else {
-    const u = new URL(t.url);
-    if (ch.params.service) u.searchParams.set('service', ch.params.service);
-    u.searchParams.set('scope', scope);
-    res = await send(client, q, { ...t, url: u.href }, { headers: hasUserPass(c) ? { Authorization: basic(c) } : {} });
-  }
-  if (res.status !== 200) throw new TokenRefused(`token service ${displayHost(realm)} answered ${registryError(res).text}`, res.status);
-  try {
-    const doc = JSON.parse(res.body.toString('utf8')) as { token?: string; access_token?: string };
-    const token = doc.token ?? doc.access_token;
-    if (typeof token === 'string' && token) return token;
-  } catch {
-    // falls through
-  }
-  throw new TokenRefused(`token service ${displayHost(realm)} gave no token`, res.status);
-}
-
-function displayHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'of the registry';
-  }
+/** A bearer token from the challenge's realm (registry-auth.ts), its requests routed as the registry's. */
+function fetchToken(client: CheckClient, q: ManifestQuery, ch: Challenge, tlsVerify: boolean): Promise<string> {
+  return fetchRegistryToken((url, req) => send(client, q, route(url, q, tlsVerify), req), ch, q.repository, q.credentials);
 }
 
 /** One try at one base URL (https or http). Connection failures throw HttpCheckError. */
@@ -201,16 +116,16 @@ async function resolveAt(client: CheckClient, q: ManifestQuery, base: string, tl
     if (ch?.scheme === 'bearer') {
       try {
         const token = await fetchToken(client, q, ch, tlsVerify);
-        authUsed = c?.identityToken || hasUserPass(c) ? 'credentials' : 'anonymous';
+        authUsed = c?.identityToken || hasUserPassword(c) ? 'credentials' : 'anonymous';
         res = await get(`Bearer ${token}`);
       } catch (e) {
         if (!(e instanceof TokenRefused)) throw e;
         const why = e.status === 401 || e.status === 403 ? 'unauthorized' : 'status';
         return { ok: false, why, message: e.message, ...(e.status ? { status: e.status } : {}), url: shown };
       }
-    } else if (ch?.scheme === 'basic' && hasUserPass(c)) {
+    } else if (ch?.scheme === 'basic' && hasUserPassword(c)) {
       authUsed = 'credentials';
-      res = await get(basic(c));
+      res = await get(basicAuthorization(c));
     }
   }
   if (res.status === 200) {

@@ -2,16 +2,28 @@
 // fetching each blob from the registry exactly once: the manifest (for an index, the one
 // manifest of the nodes' platform), then every blob streamed from the registry's GET into the
 // local registry's PUT, which checks it against its digest. Logs in to the registry as podman
-// does: a 401 with a `Bearer` challenge sends us to its token service with the credentials, a
-// `Basic` challenge takes them directly. Redirects (blob storage on a CDN) are followed without
-// the credentials when they leave the registry's origin, never from https down to http.
+// does (src/http/registry-auth.ts: a `Bearer` challenge sends us to its token service with a
+// user and password or an identity token, a `Basic` challenge takes them directly), and reaches
+// it as the preflight does (src/http/registry-target.ts: with `registry_endpoints`, at the
+// mapped address with the registry's name as Host and TLS name). Redirects (blob storage on a
+// CDN) are followed without the credentials when they leave the registry's origin, never from
+// https down to http.
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, Transform } from 'node:stream';
-import { createSecureContext } from 'node:tls';
-import type { Dispatcher } from 'undici';
+import { createSecureContext, type SecureContext } from 'node:tls';
+import type { Agent, Dispatcher } from 'undici';
 import { TsbmError } from '../errors.js';
 import { followRedirect, RedirectRefused } from '../util/redirect.js';
-import { parseChallenge } from '../http/oci-manifest.js';
+import { type HttpCheckError, httpErrorOf } from '../http/check-client.js';
+import {
+  basicAuthorization,
+  fetchRegistryToken,
+  hasUserPassword,
+  parseChallenge,
+  type RegistryCredentials,
+  TokenRefused,
+} from '../http/registry-auth.js';
+import { type EndpointFor, registryTarget } from '../http/registry-target.js';
 import { systemCas } from '../http/trust.js';
 
 const INDEX_TYPES = new Set(['application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.list.v2+json']);
@@ -25,12 +37,15 @@ const ACCEPT = [
 export interface CopySource {
   /** The registry as the image names it (for messages). */
   registry: string;
-  /** Where the controller reaches it: http(s)://host[:port]. */
+  /** The registry by its own name: http(s)://host[:port] (requests carry it as Host and TLS name). */
   baseUrl: string;
+  /** Where the controller really reaches a host, when not by its name (registry_endpoints). */
+  endpointFor?: EndpointFor | undefined;
   repository: string;
   /** Tag or sha256: digest. */
   reference: string;
-  credentials?: { username: string; password: string } | undefined;
+  /** A user and password, or an identity token (OAuth2 refresh token). */
+  credentials?: RegistryCredentials | undefined;
   tlsVerify: boolean;
 }
 
@@ -66,7 +81,7 @@ async function drain(res: Response): Promise<void> {
   await res.body.dump().catch(() => undefined);
 }
 
-async function text(res: Response, max = 4 * 1024 * 1024): Promise<Buffer> {
+async function text(res: Response, max = 4 * 1024 * 1024, what = 'a manifest'): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const c of res.body) {
@@ -74,7 +89,7 @@ async function text(res: Response, max = 4 * 1024 * 1024): Promise<Buffer> {
     n += b.length;
     if (n > max) {
       res.body.destroy();
-      throw fail(`a manifest larger than ${max} bytes`, 'check the image reference');
+      throw fail(`${what} larger than ${max} bytes`, 'check the image reference and the registry');
     }
     chunks.push(b);
   }
@@ -86,13 +101,58 @@ function header(h: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Connections by TLS name: one pool for hosts reached by their own name, one per name carried to an endpoint. */
+class Dispatchers {
+  private readonly agents = new Map<string, Agent>();
+  private trusted: SecureContext | undefined;
+
+  constructor(
+    private readonly AgentClass: typeof Agent,
+    private readonly tlsVerify: boolean,
+  ) {}
+
+  for(servername: string | undefined): Agent {
+    const key = servername ?? '';
+    let a = this.agents.get(key);
+    if (!a) {
+      if (this.tlsVerify) this.trusted ??= createSecureContext({ ca: systemCas() });
+      a = new this.AgentClass({
+        connections: 8,
+        headersTimeout: 60_000,
+        bodyTimeout: 120_000,
+        connect: {
+          rejectUnauthorized: this.tlsVerify,
+          ...(this.trusted ? { secureContext: this.trusted } : {}),
+          ...(servername ? { servername } : {}),
+        },
+      });
+      this.agents.set(key, a);
+    }
+    return a;
+  }
+
+  async destroy(): Promise<void> {
+    // destroy, not close: after a failure, the other workers' transfers are dropped, not awaited.
+    await Promise.all([...this.agents.values()].map((a) => a.destroy().catch(() => undefined)));
+    this.agents.clear();
+  }
+}
+
+/** What the operator can do about a connection that failed (no HTTP answer). */
+function connectionHint(e: HttpCheckError, name: string): string {
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the certificate must name ${name}: fix the registry's certificate (or its registry_endpoints entry), or set image_tls_verify: false for a lab registry`;
+  if (e.kind === 'tls') return "install its CA in the controller's trust store (SSL_CERT_FILE), or set image_tls_verify: false for a lab registry";
+  if (e.kind === 'protocol') return 'for a plain-HTTP registry set image_tls_verify: false, or give its registry_endpoints entry as http://';
+  return 'check the network from the controller; registry_endpoints maps a registry to where the controller reaches it';
+}
+
 /** The registry, with its login: one token for the run's copy, fetched again on a 401. */
 class Upstream {
   private authorization: string | undefined;
 
   constructor(
     private readonly src: CopySource,
-    private readonly http: Dispatcher,
+    private readonly http: Dispatchers,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -106,19 +166,40 @@ class Upstream {
     }
   }
 
+  /**
+   * One request to a URL named as the registry (or a redirect, or its token service) names it,
+   * sent where registry_endpoints says that host is. A connection that fails is a TsbmError
+   * naming the registry and the address.
+   */
+  private async request(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: string): Promise<Response> {
+    const t = registryTarget(url, this.src.endpointFor);
+    const at = new URL(t.url);
+    try {
+      return await this.http.for(t.servername).request({
+        origin: at.origin,
+        path: `${at.pathname}${at.search}`,
+        method,
+        headers: { 'user-agent': 'tsbm-mirror', ...headers, ...t.headers },
+        ...(body !== undefined ? { body } : {}),
+        ...(this.signal ? { signal: this.signal } : {}),
+      });
+    } catch (e) {
+      if (this.signal?.aborted) throw e;
+      const err = httpErrorOf(e);
+      const named = new URL(url);
+      // Which host failed (a CDN, a token service) and where it was reached, when not plain from the name.
+      const where = [named.host === this.src.registry ? '' : named.host, at.host === named.host ? '' : `at ${at.host}`].filter(Boolean).join(' ');
+      throw fail(`registry ${this.src.registry}${where ? ` (${where})` : ''}: ${err.kind === 'unreachable' || err.kind === 'timeout' ? `no answer from the controller (${err.message})` : err.message}`, connectionHint(err, t.servername ?? named.hostname));
+    }
+  }
+
   /** Follows redirects (at most 5); the credentials go only to the registry's own origin. */
   private async follow(url: string, headers: Record<string, string>): Promise<Response> {
     const origin = new URL(this.src.baseUrl).origin;
     let at = new URL(url);
     for (let hops = 0; ; hops++) {
-      const auth = at.origin === origin && this.authorization ? { authorization: this.authorization } : {};
-      const res = await this.http.request({
-        origin: at.origin,
-        path: `${at.pathname}${at.search}`,
-        method: 'GET',
-        headers: { 'user-agent': 'tsbm-mirror', ...headers, ...auth },
-        ...(this.signal ? { signal: this.signal } : {}),
-      });
+      const auth: Record<string, string> = at.origin === origin && this.authorization ? { authorization: this.authorization } : {};
+      const res = await this.request(at.href, 'GET', { ...headers, ...auth });
       const location = header(res.headers, 'location');
       if (![301, 302, 303, 307, 308].includes(res.statusCode) || !location) return res;
       await drain(res);
@@ -136,34 +217,45 @@ class Upstream {
   private async login(challengeHeader: string | undefined): Promise<void> {
     const ch = parseChallenge(challengeHeader);
     const c = this.src.credentials;
-    const basic = c ? `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}` : undefined;
+    const reg = this.src.registry;
     if (ch?.scheme === 'basic') {
-      if (!basic) throw fail(`registry ${this.src.registry} asks for credentials`, 'set instance_info.image_pull_secret');
-      this.authorization = basic;
-      return;
+      if (hasUserPassword(c)) {
+        this.authorization = basicAuthorization(c);
+        return;
+      }
+      if (c?.identityToken) {
+        throw fail(`registry ${reg} asks for a user and password (Basic auth); the pull secret holds an identity token, which only a token service takes`, 'give instance_info.image_pull_secret as user:password for this registry');
+      }
+      throw fail(`registry ${reg} asks for credentials`, 'set instance_info.image_pull_secret');
     }
     if (ch?.scheme !== 'bearer' || !ch.params.realm) {
-      throw fail(`registry ${this.src.registry} answered 401 without a challenge tsbm can answer`, 'check the registry and image_pull_secret');
+      throw fail(`registry ${reg} answered 401 without a challenge tsbm can answer`, 'check the registry and image_pull_secret');
     }
-    const u = new URL(ch.params.realm);
-    if (ch.params.service) u.searchParams.set('service', ch.params.service);
-    u.searchParams.set('scope', `repository:${this.src.repository}:pull`);
-    const res = await this.http.request({
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
-      method: 'GET',
-      headers: { 'user-agent': 'tsbm-mirror', ...(basic ? { authorization: basic } : {}) },
-      ...(this.signal ? { signal: this.signal } : {}),
-    });
-    const body = await text(res, 1024 * 1024);
-    if (res.statusCode !== 200) {
-      throw fail(`registry ${this.src.registry}: its token service ${u.host} answered ${res.statusCode}`, basic ? 'check instance_info.image_pull_secret' : 'the registry needs credentials: set instance_info.image_pull_secret');
+    try {
+      const token = await fetchRegistryToken(
+        async (url, req) => {
+          const res = await this.request(url, req.method, req.headers, req.body);
+          return { status: res.statusCode, body: await text(res, 1024 * 1024, 'a token answer') };
+        },
+        ch,
+        this.src.repository,
+        c,
+      );
+      this.authorization = `Bearer ${token}`;
+    } catch (e) {
+      if (!(e instanceof TokenRefused)) throw e;
+      throw fail(`registry ${reg}: its ${e.message}`, tokenHint(reg, c, e.status));
     }
-    const doc = JSON.parse(body.toString('utf8')) as { token?: string; access_token?: string };
-    const token = doc.token ?? doc.access_token;
-    if (!token) throw fail(`registry ${this.src.registry}: its token service ${u.host} gave no token`, 'check the registry');
-    this.authorization = `Bearer ${token}`;
   }
+}
+
+/** What to do when the token service refused (or gave nothing for) these credentials. */
+function tokenHint(registry: string, c: RegistryCredentials | undefined, status: number): string {
+  if (c?.identityToken) {
+    if (status === 404 || status === 405) return `its token service takes no identity token (OAuth2 refresh token): give instance_info.image_pull_secret as user:password for ${registry}`;
+    return `the identity token in instance_info.image_pull_secret was refused (expired or revoked?): log in again (podman login ${registry}) and give the new auth file, or give user:password`;
+  }
+  return hasUserPassword(c) ? 'check instance_info.image_pull_secret' : 'the registry needs credentials: set instance_info.image_pull_secret';
 }
 
 /** The local registry (plain HTTP, its own login). */
@@ -245,15 +337,10 @@ function pick(index: { manifests?: Descriptor[] }, arch: string): Descriptor | u
  */
 export async function copyImage(src: CopySource, to: CopyTarget, arch: string, signal?: AbortSignal, onBytes?: (n: number, total: number) => void): Promise<CopyResult> {
   const { Agent } = await import('undici');
-  const http = new Agent({
-    connections: 8,
-    headersTimeout: 60_000,
-    bodyTimeout: 120_000,
-    connect: { rejectUnauthorized: src.tlsVerify, ...(src.tlsVerify ? { secureContext: createSecureContext({ ca: systemCas() }) } : {}) },
-  });
+  const http = new Dispatchers(Agent, src.tlsVerify);
   try {
     const up = new Upstream(src, http, signal);
-    const local = new Local(to, http, signal);
+    const local = new Local(to, http.for(undefined), signal);
     const top = await manifest(up, src, src.reference);
     const byDigest = src.reference.startsWith('sha256:');
     const manifests: Array<{ bytes: Buffer; mediaType: string; digest: string }> = [];
@@ -312,7 +399,6 @@ export async function copyImage(src: CopySource, to: CopyTarget, arch: string, s
     }
     return { digest: pulled.digest, blobsCopied: copied, bytesCopied: bytes, size };
   } finally {
-    // destroy, not close: after a failure, the other workers' transfers are dropped, not awaited.
-    await http.destroy().catch(() => undefined);
+    await http.destroy();
   }
 }

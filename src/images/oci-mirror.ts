@@ -5,8 +5,9 @@
 // the registry sends each blob once per run, whatever the fleet's size. (docker-registry's own
 // proxy mode was the first try: 2.8 fetches a blob it does not hold twice, once into its cache
 // and once streamed to the client, and once more for each client asking meanwhile.)
-// The registry's credentials stay in this process, never on disk; the ramdisks log in to the
-// mirror with a user and password made for this run (htpasswd, bcrypt).
+// The registry's credentials (a user and password, or an identity token) stay in this process,
+// never on disk or in an argument; the ramdisks log in to the mirror with a user and password
+// made for this run (htpasswd, bcrypt).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { stringify } from 'yaml';
 import { TsbmError } from '../errors.js';
+import type { RegistryCredentials } from '../http/registry-auth.js';
+import type { EndpointFor } from '../http/registry-target.js';
 import { findProgram } from '../util/find-program.js';
 import { type CopyResult, copyImage } from './oci-copy.js';
 
@@ -26,9 +29,12 @@ const MIRROR_PACKAGE_HINT =
 export interface MirrorSpec {
   /** The registry as the image names it (host[:port]). */
   registry: string;
-  /** Where the controller reaches it: http(s)://host[:port]. */
+  /** The registry's API by its own name: http(s)://host[:port]. */
   upstreamUrl: string;
-  credentials?: { username: string; password: string } | undefined;
+  /** Where the controller really reaches a host, when not by its name (registry_endpoints). */
+  endpointFor?: EndpointFor | undefined;
+  /** A user and password, or an identity token (OAuth2 refresh token). */
+  credentials?: RegistryCredentials | undefined;
   /** false: the registry's certificate is not checked (image_tls_verify: false). */
   tlsVerify: boolean;
   /** The controller address the ramdisks reach; port 0: one the OS picks. */
@@ -198,7 +204,15 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
         // The copy belongs to the run, not to the node that started it: a node's Ctrl-C or
         // time-out does not cut it off for the others; the mirror's stop() does.
         f = copyImage(
-          { registry: spec.registry, baseUrl: spec.upstreamUrl, repository, reference, credentials: spec.credentials, tlsVerify: spec.tlsVerify },
+          {
+            registry: spec.registry,
+            baseUrl: spec.upstreamUrl,
+            endpointFor: spec.endpointFor,
+            repository,
+            reference,
+            credentials: spec.credentials,
+            tlsVerify: spec.tlsVerify,
+          },
           { baseUrl: `http://${address}`, authorization },
           arch,
           stopping.signal,

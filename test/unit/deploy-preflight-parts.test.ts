@@ -6,7 +6,7 @@ import { ERASE_SPAN_BYTES, eraseRanges, verifyArgv, zeroArgv } from '../../src/d
 import { coordinatesOf, parseImageSource } from '../../src/deploy/image-ref.js';
 import { buildAuthFile, loginFor } from '../../src/deploy/pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from '../../src/deploy/registry-endpoints.js';
-import { parseChallenge } from '../../src/http/oci-manifest.js';
+import { parseChallenge } from '../../src/http/registry-auth.js';
 
 const MiB = 1024 * 1024;
 

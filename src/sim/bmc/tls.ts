@@ -27,7 +27,14 @@ export async function selfSignedCert(host = '127.0.0.1'): Promise<SelfSignedCert
 const ecKey = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
 function generate(host: string): SelfSignedCert {
-  const names = [...new Set(['127.0.0.1', 'localhost', host])];
+  return certificateFor([...new Set(['127.0.0.1', 'localhost', host])]);
+}
+
+/**
+ * A fresh CA and a server certificate it signs for exactly `names` (a test server known by a
+ * name only, as a registry behind registry_endpoints is); never cached: each call, its own CA.
+ */
+export function certificateFor(names: string[]): SelfSignedCert {
   // A CA and a leaf it signs: strict verifiers (Python 3.13) refuse a bare self-signed leaf.
   const ca = ecKey();
   const caName = 'tsbm fake BMC CA';
