@@ -10,8 +10,10 @@
 //   random delays: tsbm wall / the slowest node's own hand time goal <= 1.05
 // Root only (namespaces, loop devices). Usage:
 //   node dist-bench/bench/deploy-vs-hand.js [--tsbm CHECKOUT] [--nodes 2,8] [--delays fixed,random]
-//        [--fixed-ms 3000] [--random-ms 1000-11000]
+//        [--fixed-ms 3000] [--random-ms 1000-11000] [--repeat N] [--explain]
 // --tsbm measures another checkout's bin/tsbm.js and playbooks (a baseline) on this lab.
+// --repeat N runs N hand/tsbm pairs per case and prints each pair's ratio and their median: on a
+// 2-core machine a slow spell in one run moves a single ratio by a few hundredths.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -42,6 +44,7 @@ const fixedMs = Number(opt('--fixed-ms', '3000'));
 const [randMin, randMax] = opt('--random-ms', '1000-11000').split('-').map(Number) as [number, number];
 /** Also print where each side spent its time (the slowest node's steps and tasks). */
 const explain = args.includes('--explain');
+const repeat = Math.max(1, Number(opt('--repeat', '1')) || 1);
 
 const MiB = 1024 * 1024;
 const DISK_MIB = 2048;
@@ -244,53 +247,65 @@ async function main(): Promise<void> {
         metaData: {},
         userData,
       };
-      resetNodes(count, kind, seed);
-      const h0 = Date.now();
-      const handSteps = nodes.slice(0, count).map(() => [] as Array<[string, number]>);
-      const settled = await Promise.allSettled(nodes.slice(0, count).map((n, i) => handDeploy({ ...job, metaData: metaData(n) }, handNode(n), handSteps[i])));
-      await Promise.all(nodes.slice(0, count).map((n) => endSsh(job, handNode(n))));
-      const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-      if (failed) throw failed.reason;
-      const handTimes = settled.map((x) => (x as PromiseFulfilledResult<number>).value);
-      const handWall = Date.now() - h0;
-      // the hand deploy did deploy: bootc's two partitions and the config drive on every disk
-      for (const n of nodes.slice(0, count)) {
-        const parts = (JSON.parse(sh(['sfdisk', '--json', n.disk.device]).stdout) as { partitiontable: { partitions?: unknown[] } }).partitiontable.partitions ?? [];
-        if (parts.length !== 3) throw new Error(`the hand deploy left ${n.disk.device} with ${parts.length} partitions`);
-      }
-      resetNodes(count, kind, seed);
-      const runDir = mkdtempSync(join(dir, 'run-'));
-      const r = await runAsync(
-        ['node', join(subject, 'bin', 'tsbm.js'), 'run', join(subject, 'playbooks', 'deploy-bootc.yml'), '-i', inv, '-f', String(count), '--output', 'json', '--journal-dir', join(runDir, 'runs')],
-        { ...process.env, TSBM_LOCK_DIR: join(runDir, 'locks') },
-      );
-      if (r.rc !== 0) {
-        console.log(`tsbm run exited ${r.rc}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
-        throw new Error('the tsbm run failed');
-      }
-      const slowestHand = Math.max(...handTimes);
-      const base = kind === 'fixed' ? handWall : slowestHand;
-      const what = kind === 'fixed' ? `fixed ${fixedMs} ms` : `random ${randMin}-${randMax} ms`;
-      rows.push(
-        `  ${what.padEnd(22)} ${String(count).padStart(5)}   ${(handWall / 1000).toFixed(1).padStart(9)} s   ${(slowestHand / 1000).toFixed(1).padStart(9)} s   ${(r.ms / 1000).toFixed(1).padStart(9)} s   ${(r.ms / base).toFixed(2).padStart(5)}x   ${kind === 'fixed' ? '<= 1.05x the hand wall time' : "<= 1.05x the slowest node's own hand time"}`,
-      );
-      console.log(rows.at(-1));
-      console.log(`      hand per node: ${handTimes.map((t) => (t / 1000).toFixed(1)).join(', ')} s`);
-      if (explain) {
-        const slow = handTimes.indexOf(slowestHand);
-        console.log(`      hand ${nodes[slow]!.name}: ${handSteps[slow]!.map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)}`).join(', ')}`);
-        const ev = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; host?: string; task?: string; durationMs?: number; time: number });
-        const per = new Map<string, { first: number; last: number }>();
-        for (const e of ev) {
-          if (!e.host || (e.type !== 'host_task_start' && e.type !== 'host_result')) continue;
-          const p = per.get(e.host) ?? { first: e.time, last: e.time };
-          p.first = Math.min(p.first, e.time);
-          p.last = Math.max(p.last, e.time);
-          per.set(e.host, p);
+      const ratios: number[] = [];
+      // Each pair from the same state, hand first, with the case's delays replayed.
+      for (let rep = 0; rep < repeat; rep++) {
+        resetNodes(count, kind, seed);
+        const h0 = Date.now();
+        const handSteps = nodes.slice(0, count).map(() => [] as Array<[string, number]>);
+        const settled = await Promise.allSettled(nodes.slice(0, count).map((n, i) => handDeploy({ ...job, metaData: metaData(n) }, handNode(n), handSteps[i])));
+        await Promise.all(nodes.slice(0, count).map((n) => endSsh(job, handNode(n))));
+        const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+        if (failed) throw failed.reason;
+        const handTimes = settled.map((x) => (x as PromiseFulfilledResult<number>).value);
+        const handWall = Date.now() - h0;
+        // the hand deploy did deploy: bootc's two partitions and the config drive on every disk
+        for (const n of nodes.slice(0, count)) {
+          const parts = (JSON.parse(sh(['sfdisk', '--json', n.disk.device]).stdout) as { partitiontable: { partitions?: unknown[] } }).partitiontable.partitions ?? [];
+          if (parts.length !== 3) throw new Error(`the hand deploy left ${n.disk.device} with ${parts.length} partitions`);
         }
-        const [host] = [...per].sort((a, b) => b[1].last - b[1].first - (a[1].last - a[1].first))[0] ?? [];
-        console.log(`      tsbm per node: ${[...per].map(([h, p]) => `${h} ${((p.last - p.first) / 1000).toFixed(1)}`).join(', ')} s (process start to first task ${((Math.min(...[...per.values()].map((p) => p.first)) - (ev[0]?.time ?? 0)) / 1000).toFixed(1)} s)`);
-        console.log(`      tsbm ${host}: ${ev.filter((e) => e.type === 'host_result' && e.host === host).map((e) => `${e.task} ${((e.durationMs ?? 0) / 1000).toFixed(1)}`).join(', ')}`);
+        resetNodes(count, kind, seed);
+        const runDir = mkdtempSync(join(dir, 'run-'));
+        const r = await runAsync(
+          ['node', join(subject, 'bin', 'tsbm.js'), 'run', join(subject, 'playbooks', 'deploy-bootc.yml'), '-i', inv, '-f', String(count), '--output', 'json', '--journal-dir', join(runDir, 'runs')],
+          { ...process.env, TSBM_LOCK_DIR: join(runDir, 'locks') },
+        );
+        if (r.rc !== 0) {
+          console.log(`tsbm run exited ${r.rc}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+          throw new Error('the tsbm run failed');
+        }
+        const slowestHand = Math.max(...handTimes);
+        const base = kind === 'fixed' ? handWall : slowestHand;
+        const what = kind === 'fixed' ? `fixed ${fixedMs} ms` : `random ${randMin}-${randMax} ms`;
+        rows.push(
+          `  ${what.padEnd(22)} ${String(count).padStart(5)}   ${(handWall / 1000).toFixed(1).padStart(9)} s   ${(slowestHand / 1000).toFixed(1).padStart(9)} s   ${(r.ms / 1000).toFixed(1).padStart(9)} s   ${(r.ms / base).toFixed(2).padStart(5)}x   ${kind === 'fixed' ? '<= 1.05x the hand wall time' : "<= 1.05x the slowest node's own hand time"}${repeat > 1 ? `   (pair ${rep + 1} of ${repeat})` : ''}`,
+        );
+        ratios.push(r.ms / base);
+        console.log(rows.at(-1));
+        console.log(`      hand per node: ${handTimes.map((t) => (t / 1000).toFixed(1)).join(', ')} s`);
+        if (explain) {
+          const slow = handTimes.indexOf(slowestHand);
+          console.log(`      hand ${nodes[slow]!.name}: ${handSteps[slow]!.map(([s, ms]) => `${s} ${(ms / 1000).toFixed(1)}`).join(', ')}`);
+          const ev = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; host?: string; task?: string; durationMs?: number; time: number });
+          const per = new Map<string, { first: number; last: number }>();
+          for (const e of ev) {
+            if (!e.host || (e.type !== 'host_task_start' && e.type !== 'host_result')) continue;
+            const p = per.get(e.host) ?? { first: e.time, last: e.time };
+            p.first = Math.min(p.first, e.time);
+            p.last = Math.max(p.last, e.time);
+            per.set(e.host, p);
+          }
+          const [host] = [...per].sort((a, b) => b[1].last - b[1].first - (a[1].last - a[1].first))[0] ?? [];
+          console.log(`      tsbm per node: ${[...per].map(([h, p]) => `${h} ${((p.last - p.first) / 1000).toFixed(1)}`).join(', ')} s (process start to first task ${((Math.min(...[...per.values()].map((p) => p.first)) - (ev[0]?.time ?? 0)) / 1000).toFixed(1)} s)`);
+          console.log(`      tsbm ${host}: ${ev.filter((e) => e.type === 'host_result' && e.host === host).map((e) => `${e.task} ${((e.durationMs ?? 0) / 1000).toFixed(1)}`).join(', ')}`);
+        }
+      }
+      if (repeat > 1) {
+        const sorted = [...ratios].sort((a, b) => a - b);
+        const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+        const what = kind === 'fixed' ? `fixed ${fixedMs} ms` : `random ${randMin}-${randMax} ms`;
+        rows.push(`  ${what.padEnd(22)} ${String(count).padStart(5)}   median of ${repeat} pairs ${median.toFixed(2)}x (${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}x)`);
+        console.log(rows.at(-1));
       }
     }
   }
