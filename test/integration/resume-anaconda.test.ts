@@ -32,6 +32,8 @@ let resumed: CliRun;
 let tokenBefore: string | undefined;
 let node02Record: string;
 let node02Resets: string[];
+let node01Media: { path: string; image: string }[];
+let node01Phase: string;
 
 const args = () => ['run', PLAYBOOK, '-i', lab.inventory, '--output', 'json', '-e', `anaconda_timeout=${TIMEOUT_S}`, ...stateArgs(dir).args];
 const status = (r: CliRun, host: string, task: string) =>
@@ -76,6 +78,8 @@ beforeAll(async () => {
   clearInterval(poll);
   node02Record = readFileSync(simFile(1, 'sim/installed.json'), 'utf8');
   node02Resets = [...lab.nodes[1]!.bmc!.state.resets];
+  node01Media = lab.nodes[0]!.bmc!.state.insertedMedia().map(({ path, image }) => ({ path, image }));
+  node01Phase = lab.nodes[0]!.phase;
   // The mirror answers quickly again: the installer the resume boots takes its normal time.
   delete lab.nodes[0]!.cfg.faults.installerDelayMs;
   resumed = await runTsbm([...args(), '--resume', 'last'], { cwd: dir, env: state.env, timeoutMs: (TIMEOUT_S + 120) * 1000 });
@@ -92,6 +96,10 @@ describe('deploy-anaconda.yml: SIGTERM while an installer runs, then --resume la
     expect(status(stopped, 'node02', WAIT)).toEqual(['changed']);
     expect(status(stopped, 'node01', WAIT)).not.toContain('changed');
     expect(tokenBefore).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    // node01 still holds the stopped run's media: its installer ISO and its kickstart volume,
+    // both served by the stopped run's HTTP server.
+    expect(node01Media).toHaveLength(2);
+    expect(node01Phase).toBe('installer');
   });
 
   it('the resume finishes both nodes', async () => {
@@ -122,6 +130,10 @@ describe('deploy-anaconda.yml: SIGTERM while an installer runs, then --resume la
     const tokenAfter = tokenOf(0);
     expect(tokenAfter).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(tokenAfter).not.toBe(tokenBefore);
+    // ... read from a new volume: the stopped run's was ejected and replaced in its slot.
+    const from = String(JSON.parse(readFileSync(simFile(0, 'sim/installed.json'), 'utf8')).from);
+    expect(from).toMatch(/^OEMDRV volume http:\/\/127\.0\.0\.1:\d+\/files\//);
+    expect(node01Media.map((m) => m.image)).not.toContain(from.slice('OEMDRV volume '.length));
     expect(resumed.stdout).not.toContain(tokenAfter);
     expect(resumed.stdout).not.toContain(tokenBefore);
   });
