@@ -48,3 +48,17 @@ export function removedLeftovers(stdout: string): string[] {
     .filter((l) => l.startsWith('removed '))
     .map((l) => l.slice('removed '.length));
 }
+
+/**
+ * argv that runs `argv` only when `dir` is what the `fresh` step leaves: a real directory (no
+ * symlink), mode 0700, owned by this user, empty. For a write into it in the same batch as that
+ * step: a step that failed leaves something else, and then nothing is written.
+ */
+export function onlyInFreshDir(dir: string, argv: readonly string[]): string[] {
+  const script = `d=$1; shift
+if [ -L "$d" ] || [ ! -d "$d" ] || [ "$(stat -c '%a %u' -- "$d")" != "700 $(id -u)" ] || [ -n "$(ls -A -- "$d")" ]; then
+  echo "$d is not the fresh private directory tsbm made: nothing written" >&2; exit 125
+fi
+exec "$@"`;
+  return ['sh', '-c', script, 'sh', dir, ...argv];
+}

@@ -110,7 +110,7 @@ export const podmanPullModule = defineModule({
     const { PullSecretError, buildAuthFile } = await import('../deploy/pull-secret.js');
     const { downloadSource, imageMirrorFor } = await import('../deploy/image-mirror.js');
     const { stepRan } = await import('../connection/exec-steps.js');
-    const { defaultSecretDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
+    const { defaultSecretDir, onlyInFreshDir, removedLeftovers, secretDirArgv } = await import('../deploy/secret-dir.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string') {
       throw hostError(
@@ -205,23 +205,41 @@ export const podmanPullModule = defineModule({
       ...(factsNow ? [unameStep, meminfoStep] : []),
       ...(knownRetry === undefined ? [['podman', 'pull', '--help']] : []),
     ].filter((step): step is string[] => step !== undefined);
-    const made = await ctx.execSteps([secretStep, ...mkdirs, ...facts]);
+    // What wait_agent read in its probe (the architecture, MemAvailable), with the size the
+    // preflight read and the podman version, is all the memory check and the flags need: then
+    // the directories ride in the pull's own batch too, and the pull is one round trip.
+    const ramdisk = (factsVar && typeof factsVar === 'object' ? factsVar : {}) as Record<string, unknown>;
+    const knownArch = typeof ramdisk.ramdisk_arch === 'string' ? ociArch(ramdisk.ramdisk_arch) : '';
+    const knownAvail = typeof ramdisk.ramdisk_mem_available_bytes === 'string' ? Number(ramdisk.ramdisk_mem_available_bytes) : Number.NaN;
+    let oneTrip: { known?: ManifestSize } | undefined;
+    if (!mirror && knownRetry !== undefined && meminfoPath === '/proc/meminfo') {
+      if (!memoryCheck) oneTrip = {};
+      else if (sizes && knownArch && Number.isFinite(knownAvail)) {
+        const known = await sizes(knownArch, ctx.signal);
+        if (known) oneTrip = { known };
+      }
+    }
+    const made = oneTrip ? [] : await ctx.execSteps([secretStep, ...mkdirs, ...facts]);
     const fact = (argv0: string) => {
       const i = facts.findIndex((f) => f[0] === argv0);
       return i < 0 ? undefined : made[1 + mkdirs.length + i];
     };
-    const prepared = made[0] as ExecResult;
-    for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
-    if (prepared.rc !== 0 && authDir) {
-      throw hostError(
-        ctx,
-        `cannot make a private directory for the pull secret: ${prepared.stderr.trim() || `rc ${prepared.rc}`}`,
-        'point auth_dir at a directory of its own on tmpfs (default /run/tsbm/<inventory name>), or remove what is in the way',
-      );
-    }
-    for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, made[i + 1] as ExecResult);
-    let arch = ociArch(fact('uname')?.stdout ?? '');
-    let meminfo = fact('cat');
+    /** The secret directory's and the directories' results: this batch's, or the pull batch's head. */
+    const checkPrepared = (results: ExecResult[]) => {
+      const prepared = results[0] as ExecResult;
+      for (const f of removedLeftovers(prepared.stdout)) ctx.warn(`removed ${f}, a pull secret file an earlier (killed) run left on the ramdisk`);
+      if (prepared.rc !== 0 && authDir) {
+        throw hostError(
+          ctx,
+          `cannot make a private directory for the pull secret: ${prepared.stderr.trim() || `rc ${prepared.rc}`}`,
+          'point auth_dir at a directory of its own on tmpfs (default /run/tsbm/<inventory name>), or remove what is in the way',
+        );
+      }
+      for (const [i, argv] of mkdirs.entries()) mustSucceed(ctx, argv, results[i + 1] as ExecResult);
+    };
+    if (!oneTrip) checkPrepared(made);
+    let arch = oneTrip ? knownArch : ociArch(fact('uname')?.stdout ?? '');
+    let meminfo: ExecResult | undefined = oneTrip?.known ? { rc: 0, stdout: `MemAvailable: ${Math.floor(knownAvail / 1024)} kB\n`, stderr: '' } : fact('cat');
     const help = fact('podman');
     const haveSkopeo = fact('command')?.rc === 0;
     let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
@@ -245,7 +263,7 @@ export const podmanPullModule = defineModule({
     // preflight): the memory check needs no probe, and fails before anything is written.
     let size: ManifestSize | undefined;
     if (memoryCheck && meminfo) {
-      const known = filled?.size ?? (await sizes?.(arch, ctx.signal));
+      const known = filled?.size ?? oneTrip?.known ?? (await sizes?.(arch, ctx.signal));
       if (known) size = await memoryPreflight(ctx, img.ref, { probes: [], arch, meminfo, meminfoPath, known });
     }
     // The drop-ins, and the auth file on the pull's own stdin, ride in the pull's round trip:
@@ -255,9 +273,9 @@ export const podmanPullModule = defineModule({
       writeFileStep(`${confDir}/50-tsbm-ramdisk.conf`, NO_PIVOT_ROOT_CONF),
       ...(regDir ? [writeFileStep(`${regDir}/50-tsbm-registries.conf`, registriesConf(mirrors, insecure))] : []),
     ];
-    const confsWritten = (results: ExecResult[]) => {
+    const confsWritten = (results: ExecResult[], from = 0) => {
       for (const [i, step] of confSteps.entries()) {
-        mustSucceed(ctx, ['write', step[step.length - 1] as string], results[i] as ExecResult, 'check that /etc/containers on the ramdisk is writable');
+        mustSucceed(ctx, ['write', step[step.length - 1] as string], results[from + i] as ExecResult, 'check that /etc/containers on the ramdisk is writable');
       }
     };
     // Without a size read on the controller the ramdisk asks the registry before pulling, and
@@ -300,9 +318,14 @@ export const podmanPullModule = defineModule({
       // no `podman image inspect` after it (bootc_install inspects the image anyway).
       const pullArgv = ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref];
       const authOnStdin = !probeFirst && authFile !== undefined && authJson !== undefined;
-      const before = probeFirst ? [] : confSteps;
+      const head = oneTrip ? [secretStep, ...mkdirs] : [];
+      const before = probeFirst ? [] : [...head, ...confSteps];
       const rmArgv = authFile ? ['rm', '-f', authFile] : undefined;
-      const steps = [...before, authOnStdin && authFile ? withStdinFile(authFile, pullArgv) : pullArgv, ...(rmArgv ? [rmArgv] : [])];
+      // In one trip the secret directory is made in the same batch: the auth file is written
+      // only into the fresh, empty, private directory that step leaves (else nothing runs).
+      const writeAndPull = authOnStdin && authFile ? withStdinFile(authFile, pullArgv) : pullArgv;
+      const pullStep = oneTrip && authOnStdin && authDir ? onlyInFreshDir(authDir, writeAndPull) : writeAndPull;
+      const steps = [...before, pullStep, ...(rmArgv ? [rmArgv] : [])];
       const results = await ctx
         .execSteps(steps, {
           timeout: timeoutS * 1000,
@@ -326,7 +349,8 @@ export const podmanPullModule = defineModule({
         authRemoved = stepRan(rm);
         if (authRemoved) warnIfNotRemoved(ctx, authFile, rm);
       }
-      if (!probeFirst) confsWritten(results);
+      if (oneTrip) checkPrepared(results);
+      if (!probeFirst) confsWritten(results, head.length);
       if (authOnStdin && pull.rc === STDIN_FILE_FAILED && /^cannot write /m.test(pull.stderr)) {
         throw hostError(
           ctx,

@@ -83,7 +83,7 @@ export const waitAgentModule = defineModule({
   name: 'wait_agent',
   summary: "Wait for the node's ramdisk to accept SSH, then verify it is the right machine",
   description:
-    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Sets facts.ramdisk_podman_version (podman_pull's flags) and, for deploy: bootc, facts.ramdisk_selinux (getenforce's answer or absent, for bootc_install). Optionally checks podman and MemAvailable.",
+    "Connects to the host's SSH target until it answers (progress shows elapsed time and the last error), then compares the ramdisk's /sys/class/dmi/id/product_uuid and MACs (ip -j link) with the BMC's System UUID and MACs. A mismatch fails the host before any disk is touched. With deploy set, checks in the same round trip that the ramdisk has every program that deploy needs (docs/ramdisk.md) and fails naming all that are missing. Sets facts.ramdisk_podman_version (podman_pull's flags) and, for deploy: bootc, facts.ramdisk_selinux (getenforce's answer or absent, for bootc_install), ramdisk_arch (uname -m) and, with min_memory_mib, ramdisk_mem_available_bytes (podman_pull's memory check). Optionally checks podman and MemAvailable.",
   runsOn: 'controller',
   args,
   checkMode: true,
@@ -147,7 +147,10 @@ export const waitAgentModule = defineModule({
       // The SELinux mode bootc_install passes on, read here in the same round trip (a missing
       // getenforce is no SELinux): bootc_install then needs no round trip before the install.
       const selinuxArgv = deploy === 'bootc' ? ['getenforce'] : undefined;
-      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv, selinuxArgv].filter(
+      // The architecture picks the image's size for podman_pull's memory check, which with it
+      // (and MemAvailable, read above) needs no round trip of its own before the pull.
+      const archArgv = deploy === 'bootc' ? ['uname', '-m'] : undefined;
+      const steps = [uuidArgv, linkArgv, contractArgv, podmanArgv, memArgv, selinuxArgv, archArgv].filter(
         (x): x is string[] => x !== undefined,
       );
       const results = await execSteps(conn, steps);
@@ -224,6 +227,7 @@ export const waitAgentModule = defineModule({
         }
         facts.podman_version = pv.stdout.trim();
       }
+      let memAvailable: number | undefined;
       if (a.min_memory_mib && memArgv) {
         const mi = resultOf(memArgv);
         const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
@@ -234,6 +238,7 @@ export const waitAgentModule = defineModule({
             'check /proc/meminfo on the ramdisk',
           );
         facts.mem_available_mib = Math.floor(avail / MIB);
+        memAvailable = avail;
         if (avail < a.min_memory_mib * MIB) {
           throw hostError(
             ctx,
@@ -250,6 +255,9 @@ export const waitAgentModule = defineModule({
       const ramdiskFacts: Record<string, string> = {};
       if (typeof facts.podman_version === 'string') ramdiskFacts.ramdisk_podman_version = facts.podman_version;
       if (selinuxArgv) ramdiskFacts.ramdisk_selinux = selinuxFact(resultOf(selinuxArgv));
+      const arch = archArgv ? resultOf(archArgv) : undefined;
+      if (arch?.rc === 0 && arch.stdout.trim()) ramdiskFacts.ramdisk_arch = arch.stdout.trim();
+      if (memAvailable !== undefined) ramdiskFacts.ramdisk_mem_available_bytes = String(memAvailable);
       const hostFacts = Object.keys(ramdiskFacts).length ? { facts: ramdiskFacts } : {};
       return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts, ...hostFacts };
     } catch (e) {

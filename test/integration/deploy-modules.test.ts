@@ -153,6 +153,28 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
     assertNoSecret(node, r);
   });
+  it("with wait_agent's facts (architecture, MemAvailable, podman version) too: the pull is one round trip", async () => {
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, imageBytes: 104857600, meminfo: MEMINFO });
+    const facts = { ramdisk_podman_version: 'podman version 4.3.1', ramdisk_arch: 'x86_64', ramdisk_mem_available_bytes: String(8000000 * 1024) };
+    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, facts };
+    const r = await podmanPullModule.run(afterPreflight(node, vars, 50 * 1048576), pullArgs(node));
+    expect(r).toMatchObject({ changed: true, ref: REF, image_id: createHash('sha256').update(REF).digest('hex') });
+    expect(node.host.commands).toHaveLength(1);
+    expect(node.events.some((e) => e.kind === 'log' && /50 MiB compressed in 1 layers; needs ~\d+ MiB, ramdisk has 7813 MiB/.test(e.message))).toBe(true);
+    expect(read(node, 'last-authfile-mode').trim()).toBe('600');
+    expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
+    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(/no_pivot_root = true/);
+    assertNoSecret(node, r);
+  });
+  it("wait_agent's MemAvailable refuses a pull the ramdisk has no memory for, with nothing run on the ramdisk", async () => {
+    node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
+    const facts = { ramdisk_podman_version: 'podman version 4.3.1', ramdisk_arch: 'x86_64', ramdisk_mem_available_bytes: String(1024 ** 3) };
+    const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, facts };
+    await expect(podmanPullModule.run(afterPreflight(node, vars, 2 * 1024 ** 3), pullArgs(node))).rejects.toThrow(
+      /not enough memory to pull .*MemAvailable is 1024 MiB/,
+    );
+    expect(node.host.commands).toEqual([]);
+  });
   it('the size the preflight read still refuses a pull the ramdisk has no memory for, before anything is written there', async () => {
     node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: 'MemAvailable:  1048576 kB\n' });
     const vars = { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN } };

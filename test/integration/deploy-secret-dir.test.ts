@@ -88,6 +88,39 @@ describe('the pull secret directory', () => {
     expect(ranSteps(node.host.commands).some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
   });
 
+  describe('in one round trip (the podman version wait_agent read: the directory is made in the pull batch)', () => {
+    const oneTrip = { facts: { ramdisk_podman_version: 'podman version 4.3.1' } };
+    it('leftovers go with a warning, and the auth file is written into the fresh 0700 directory', async () => {
+      node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
+      const { dir, stale } = leftovers(node);
+      const r = await node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, ...oneTrip });
+      expect(r.changed).toBe(true);
+      expect(node.host.commands).toHaveLength(1);
+      expect(existsSync(stale)).toBe(false);
+      expect(node.events.some((e) => e.kind === 'warn' && e.message.includes(`removed ${stale}`))).toBe(true);
+      expect(readFileSync(path.join(node.state, 'last-authdir-mode'), 'utf8').trim()).toBe('700');
+      expect(readdirSync(dir)).toEqual([]);
+    });
+    it('a directory holding foreign files, or a symlink: refused, and neither the auth file nor the pull ran', async () => {
+      node = await startSimNode({ registryAuth: `tester:${PASSWORD}`, meminfo: MEMINFO });
+      const { dir } = leftovers(node);
+      writeFileSync(path.join(dir, 'someone-elses'), 'x');
+      await expect(
+        node.run(podmanPullModule, args(node), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, ...oneTrip }),
+      ).rejects.toThrow(/node1: cannot make a private directory for the pull secret: .*holds files tsbm did not put there/);
+      expect(readdirSync(dir).sort()).toEqual(['someone-elses']);
+      const link = path.join(node.root, 'run/link');
+      const target = path.join(node.root, 'run/elsewhere');
+      mkdirSync(target, { mode: 0o700 });
+      symlinkSync(target, link);
+      await expect(
+        node.run(podmanPullModule, args(node, { auth_dir: onNode(node, link) }), { instance_info: { image_source: IMAGE, image_pull_secret: TOKEN }, ...oneTrip }),
+      ).rejects.toThrow(/is a symbolic link/);
+      expect(readdirSync(target)).toEqual([]);
+      expect(existsSync(path.join(node.state, 'last-authfile'))).toBe(false);
+    });
+  });
+
   it("by default each node has its own directory, so nodes sharing a file system never clean up each other's", () => {
     expect(defaultSecretDir('node01')).toBe('/run/tsbm/node01');
     expect(defaultSecretDir('rack1/node 2')).toBe('/run/tsbm/rack1_node_2');

@@ -1,6 +1,7 @@
 // wait_agent's ramdisk contract check against an in-process SSH "ramdisk" whose PATH holds
 // only the programs a test gives it: every missing program named in one line, in the same one
 // remote command as the identity probe, before anything else runs; check mode checks too.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,7 +119,9 @@ describe('wait_agent checks the ramdisk contract of the deploy that follows', ()
       });
       expect(result.podman_version).toBe('podman version 4.3.1');
       // No getenforce: bootc_install learns there is no SELinux from this probe, not its own.
-      expect(result.facts).toEqual({ ramdisk_podman_version: 'podman version 4.3.1', ramdisk_selinux: 'absent' });
+      // With the architecture (and MemAvailable, when min_memory_mib reads it): podman_pull's
+      // memory check then needs no round trip of its own.
+      expect(result.facts).toEqual({ ramdisk_podman_version: 'podman version 4.3.1', ramdisk_selinux: 'absent', ramdisk_arch: execFileSync('uname', ['-m'], { encoding: 'utf8' }).trim() });
       expect(logs.join('\n')).toMatch(/lacks optional ip \(no identity by MAC address/);
     } finally {
       await ok.h.close();
