@@ -8,7 +8,7 @@
 //   whose certificate names registry.lab only and which answers only requests for that Host: the
 //   fill sends the name as Host and TLS name (its token realm too); a certificate the controller
 //   does not trust fails in one line saying what to do.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
@@ -24,28 +24,12 @@ import { MASK } from '../../src/output/redact.js';
 import { certificateFor, type SelfSignedCert } from '../../src/sim/bmc/tls.js';
 import { haveTool } from '../e2e/lab/run.js';
 import { makeCtx, type TestCtx, TestServices } from './redfish-helpers.js';
+import { OCI_MANIFEST, type OciTestImage, ociImage, sha } from '../helpers/oci-image.js';
 
-const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const REFRESH_TOKEN = 'idt-7f3c9a-refresh-only-token';
 const USER = 'puller';
 const PASSWORD = 'nam3d-host-pull-pw';
 const SERVICE = 'fake-registry.test';
-
-/** A one-layer image with random content. */
-function image(layerBytes: number) {
-  const layer = randomBytes(layerBytes);
-  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(layer)] } }));
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha(config), size: config.length },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: sha(layer), size: layer.length }],
-    }),
-  );
-  return { config, layer, manifest };
-}
 
 interface Seen {
   method: string;
@@ -72,7 +56,7 @@ interface Upstream {
  * (POST grant_type=refresh_token with REFRESH_TOKEN; GET with Basic USER:PASSWORD); requests for
  * another Host than NAME get 421. Serves `img` as os/bootc:v1.
  */
-async function startUpstream(opts: { name: (port: number) => string; cert?: SelfSignedCert; grants: Array<'refresh_token' | 'password'>; img: ReturnType<typeof image> }): Promise<Upstream> {
+async function startUpstream(opts: { name: (port: number) => string; cert?: SelfSignedCert; grants: Array<'refresh_token' | 'password'>; img: OciTestImage }): Promise<Upstream> {
   const seen: Seen[] = [];
   const access = `access-${randomBytes(8).toString('hex')}`;
   let name = '';
@@ -191,7 +175,7 @@ const fromMirror = (m: { address: string; username: string; password: string }, 
 const canMirror = haveTool('docker-registry');
 
 describe.skipIf(!canMirror)('the mirror fill with an identity token (needs docker-registry)', () => {
-  const img = image(150_000);
+  const img = ociImage(150_000);
   let up: Upstream;
   const ctxs: TestCtx[] = [];
   beforeAll(async () => {
@@ -258,7 +242,7 @@ describe.skipIf(!canMirror)('the mirror fill with an identity token (needs docke
 });
 
 describe.skipIf(!canMirror)('the mirror fill through registry_endpoints, certificate and Host for the name only (needs docker-registry)', () => {
-  const img = image(120_000);
+  const img = ociImage(120_000);
   const trusted = certificateFor(['registry.lab']);
   const stranger = certificateFor(['registry.lab']); // another CA, which the controller does not trust
   let dir: string;

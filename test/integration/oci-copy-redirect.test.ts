@@ -4,7 +4,6 @@
 // follows it without the registry's credentials and the mirror (a real docker-registry) checks
 // every blob against its digest; a redirect the download policy refuses (another scheme, https
 // down to http, a loop) fails the fill saying which registry and which blob.
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,33 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OciMirror, startOciMirror } from '../../src/images/oci-mirror.js';
 import { selfSignedCert } from '../../src/sim/bmc/tls.js';
 import { haveTool } from '../e2e/lab/run.js';
+import { OCI_MANIFEST, type OciTestImage, ociImage, sha } from '../helpers/oci-image.js';
 
-const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 const USER = 'puller';
 const PASSWORD = 'redir3ct-pull-pw';
 const BASIC = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
-const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
-
-interface TestImage {
-  config: Buffer;
-  layer: Buffer;
-  manifest: Buffer;
-}
-
-/** A one-layer image with random content, so no two tests share a blob. */
-function image(layerBytes: number): TestImage {
-  const layer = randomBytes(layerBytes);
-  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(layer)] } }));
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha(config), size: config.length },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: sha(layer), size: layer.length }],
-    }),
-  );
-  return { config, layer, manifest };
-}
 
 interface Seen {
   path: string;
@@ -53,7 +30,7 @@ interface FakeRegistry {
   /** host:port, as an image would name it. */
   name: string;
   seen: Seen[];
-  images: Map<string, TestImage>;
+  images: Map<string, OciTestImage>;
   redirect: Map<string, Redirect>;
   server: Server;
 }
@@ -70,7 +47,7 @@ function close(server: Server | undefined): Promise<void> {
 
 /** A registry's API on loopback: Basic auth, manifests by tag, every blob GET redirected (per repository). */
 async function startRegistry(tls: boolean): Promise<FakeRegistry> {
-  const images = new Map<string, TestImage>();
+  const images = new Map<string, OciTestImage>();
   const redirect = new Map<string, Redirect>();
   const seen: Seen[] = [];
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -148,7 +125,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
   }
 
   /** Puts `img` under `repo` of `reg`, its blobs in the store, each blob GET redirected by `to`. */
-  function publish(reg: FakeRegistry, repo: string, img: TestImage, to: Redirect): void {
+  function publish(reg: FakeRegistry, repo: string, img: OciTestImage, to: Redirect): void {
     reg.images.set(repo, img);
     reg.redirect.set(repo, to);
     for (const b of [img.config, img.layer]) blobs.set(sha(b), b);
@@ -158,7 +135,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
     fetch(`http://${m.address}${path}`, { headers: { authorization: `Basic ${Buffer.from(`${m.username}:${m.password}`).toString('base64')}`, accept: OCI_MANIFEST } });
 
   it('a 307 to another server: the fill follows it without the credentials, and the mirror holds the image, digests checked', async () => {
-    const img = image(200_000);
+    const img = ociImage(200_000);
     publish(registry, 'os/cdn', img, (d) => `${cdnUrl}/store/${d}`);
     const mirror = await mirrorOf(registry);
     const r = await mirror.fill('os/cdn', 'v1', 'amd64');
@@ -183,7 +160,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
   }, 60_000);
 
   it('bytes behind the redirect that do not match the digest: the mirror refuses the blob and the fill says which', async () => {
-    const img = image(50_000);
+    const img = ociImage(50_000);
     publish(registry, 'os/tampered', img, (d) => `${cdnUrl}/store/${d}`);
     const wrong = Buffer.from(img.layer);
     wrong[0] = wrong[0]! ^ 0xff;
@@ -196,7 +173,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
   }, 60_000);
 
   it('a redirect to another scheme is refused: the message names the registry and the blob', async () => {
-    const img = image(10_000);
+    const img = ociImage(10_000);
     publish(registry, 'os/ftp', img, (d) => `ftp://127.0.0.1/store/${d}`);
     const mirror = await mirrorOf(registry);
     const err = (await mirror.fill('os/ftp', 'v1', 'amd64').catch((e: unknown) => e)) as Error & { hint?: string };
@@ -208,7 +185,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
   }, 60_000);
 
   it('a registry on https redirecting a blob to plain http is refused, naming the registry and the blob; nothing fetched there', async () => {
-    const img = image(10_000);
+    const img = ociImage(10_000);
     publish(secure, 'os/downgrade', img, (d) => `${cdnUrl}/store/downgrade/${d}`);
     const mirror = await mirrorOf(secure);
     const err = (await mirror.fill('os/downgrade', 'v1', 'amd64').catch((e: unknown) => e)) as Error;
@@ -221,7 +198,7 @@ describe.skipIf(!canMirror)('the mirror fill through blob redirects (needs docke
   }, 60_000);
 
   it('a redirect loop ends after 5 hops, naming the registry', async () => {
-    const img = image(10_000);
+    const img = ociImage(10_000);
     publish(registry, 'os/loop', img, (d) => `${registry.url}/v2/os/loop/blobs/${d}`);
     const mirror = await mirrorOf(registry);
     const err = (await mirror.fill('os/loop', 'v1', 'amd64').catch((e: unknown) => e)) as Error;
