@@ -37,12 +37,5 @@ export function rerunNeeded(
   const list = tasksOf(play);
   const at = list.indexOf(task);
   if (at < 0) return true; // not statically known (an include): be safe
-  for (const t of list.slice(at + 1)) {
-    // A wait on this run's own state (the installer's callbacks) closes the phase the task
-    // belongs to: done, the node is past it, and target work after it (on the installed system,
-    // in a playbook that goes on) must not bring a power-off and a reinstall back.
-    if (moduleOf(t.module)?.needsRunState === true) return !completed(host, t.id);
-    if (needsSetup(t, moduleOf) && !completed(host, t.id)) return true;
-  }
-  return false;
+  return list.slice(at + 1).some((t) => needsSetup(t, moduleOf) && !completed(host, t.id));
 }

@@ -54,15 +54,6 @@ describe('rerunNeeded', () => {
     expect(rerunNeeded(play([on, delegated, ctl]), on, 'a', onlyOn, mods)).toBe(false);
   });
 
-  it('a done wait on run state closes the phase: target work after it (on the installed system) brings no reboot back', () => {
-    const after = task('install');
-    const q = play([boot, wait, eject, after]);
-    const upToEject = (_h: string, id: string) => [boot, wait, eject].some((t) => t.id === id);
-    expect(rerunNeeded(q, boot, 'a', upToEject, mods)).toBe(false);
-    // The wait itself unfinished: the boot runs again whatever follows.
-    expect(rerunNeeded(q, boot, 'a', (_h, id) => id === boot.id, mods)).toBe(true);
-  });
-
   it('work before the task does not count', () => {
     const w = task('wait');
     const b = task('boot', {}, { resume: 'rerun' });
