@@ -95,13 +95,6 @@ export interface ModuleDef<S extends TSchema = TSchema> {
   checkMode: boolean;
   /** Safe to run again after a dropped connection (the executor may reconnect and retry once). */
   idempotent?: boolean;
-  /**
-   * Its wait depends on per-run state the tasks before it set up (a callback token, a URL on the
-   * run's HTTP server), which a killed run took with it. On --resume, a host that has not
-   * finished this task re-runs the `resume: rerun` tasks before it, as for unfinished work on
-   * its target (src/executor/resume-plan.ts).
-   */
-  needsRunState?: boolean;
   /** false for executor actions (meta): their results stay out of the recap, as in Ansible. */
   counted?: boolean;
   /** A YAML task snippet shown in docs. */

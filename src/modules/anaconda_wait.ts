@@ -23,9 +23,6 @@ export const anacondaWaitModule = defineModule({
   description:
     "Follows the node's callbacks on the run's HTTP server (registered by kickstart_media): start (%pre), end (%post) or error (%onerror, with the tail of the installer's logs). Progress shows the phase, the disk chosen and the elapsed time. error fails the node with the installer's lines; a time-out says what was heard (nothing, or start only) and any refused callbacks (wrong token, replayed). After end, waits for the BMC to report the node Off (the kickstart powers it off). Returns elapsed_s, started_after_s, disk.",
   runsOn: 'controller',
-  // The installer calls back with the token, and to the server, of the run that attached its
-  // kickstart: a --resume re-runs the `resume: rerun` steps before this wait (a new boot).
-  needsRunState: true,
   args: Args,
   checkMode: true,
   example: `- name: Wait for the installer
@@ -46,7 +43,7 @@ export const anacondaWaitModule = defineModule({
       throw hostError(
         ctx,
         'no kickstart was attached to this node in this run',
-        'run kickstart_media before anaconda_wait in the same run (deploy-anaconda.yml does; on --resume its steps before this wait say `resume: rerun`, so they start the install again)',
+        'run kickstart_media before anaconda_wait (deploy-anaconda.yml does); a --resume cannot pick up an install a killed run started (its token died with it): run the playbook again for this node',
       );
     }
     const timeoutS = a.timeout ?? 3600;

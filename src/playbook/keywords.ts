@@ -255,7 +255,7 @@ export const KEYWORDS = {
   }),
   resume: def({
     schema: Type.Union([Type.Literal('rerun'), Type.Literal('skip')], {
-      description: 'On --resume: `skip` a task that already succeeded (default), or `rerun` it while the host has unfinished work that depends on it (a later task on the target, or one whose module needs per-run state, such as anaconda_wait).',
+      description: 'On --resume: `skip` a task that already succeeded (default), or `rerun` it every time.',
     }),
     where: NODES,
     templated: false,

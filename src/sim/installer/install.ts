@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KICKSTART_COMMANDS } from '../../deploy/kickstart-check.js';
 import { type Kickstart, KickstartSyntaxError, parseKickstart } from '../../deploy/kickstart-parse.js';
 import { typeGuidFor } from '../gpt/type-codes.js';
@@ -32,8 +31,6 @@ export interface InstallerEnv extends Omit<ScriptEnv, 'signal'> {
   registryAuth: string;
   images: readonly SimImage[];
   faults: ReadonlySet<InstallerFault>;
-  /** The installer_delay fault: the payload starts this much later (ms). */
-  delayMs?: number;
   /** Where the kickstart came from, for the log. */
   from: string;
   /** How the installer was booted, when from a boot ISO built from kernel and ramdisk. */
@@ -142,11 +139,6 @@ export async function runInstaller(kickstart: string, env: InstallerEnv, signal:
     log.line('INFO', `kickstart: ${commands.length} commands, source ${plan.source?.kind ?? 'none'}`);
     const disk = layOutDisk(env, plan);
     log.line('INFO', `storage: ${disk.partitions.join(', ')} on /dev/vda`);
-    if (env.delayMs) {
-      // As a slow mirror: the install is under way (start called back) and takes its time.
-      log.line('INFO', `payload: waiting ${env.delayMs} ms (simulated fault installer_delay)`);
-      await sleep(env.delayMs, undefined, { signal });
-    }
     const source = await payload(env, plan, log, signal);
     const home = (user: string) => (user === 'root' ? '/root' : `/home/${user}`);
     for (const k of plan.keys) {

@@ -6,8 +6,7 @@
 // power_delay=MS or MIN-MAX (this node's BMC's power changes take MS, or a random time in the
 // range, drawn anew for each change from a generator seeded by the node's index); for the
 // simulated installer: ks_error (its install fails: %onerror fires), installer_silent (it never
-// runs the kickstart, so never calls back), wrong_token (its callbacks carry a wrong token),
-// installer_delay=MS (after %pre called back start, its payload takes MS longer: a slow mirror).
+// runs the kickstart, so never calls back), wrong_token (its callbacks carry a wrong token).
 import { TsbmError } from '../../errors.js';
 
 export interface NodeFaults {
@@ -22,8 +21,6 @@ export interface NodeFaults {
   ksError?: boolean;
   installerSilent?: boolean;
   wrongToken?: boolean;
-  /** The simulated installer's payload takes this much longer (after %pre's start callback). */
-  installerDelayMs?: number;
   /** This node's power transitions take this long (a range: random, per transition). */
   powerDelayMs?: { min: number; max: number };
 }
@@ -83,10 +80,9 @@ export function parseFaultSpec(spec: string | undefined): Entry[] {
           case 'ks_error': faults.ksError = true; break;
           case 'installer_silent': faults.installerSilent = true; break;
           case 'wrong_token': faults.wrongToken = true; break;
-          case 'installer_delay': faults.installerDelayMs = COUNT(name, value); break;
           case 'power_delay': faults.powerDelayMs = RANGE(name, value); break;
           default:
-            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, power_delay, ks_error, installer_silent, wrong_token, installer_delay)`);
+            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, power_delay, ks_error, installer_silent, wrong_token)`);
         }
       }
       return { selector, faults };

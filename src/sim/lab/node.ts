@@ -261,7 +261,6 @@ export class SimNode {
         registryAuth: c.registryAuth,
         images: c.images ?? [],
         faults,
-        ...(c.faults.installerDelayMs ? { delayMs: c.faults.installerDelayMs } : {}),
         from,
         ...(boot ? { boot } : {}),
         // The installed system powers off (or restarts) through its BMC, as a real one does.
