@@ -239,7 +239,9 @@ export const podmanPullModule = defineModule({
     };
     if (!oneTrip) checkPrepared(made);
     let arch = oneTrip ? knownArch : ociArch(fact('uname')?.stdout ?? '');
-    let meminfo: ExecResult | undefined = oneTrip?.known ? { rc: 0, stdout: `MemAvailable: ${Math.floor(knownAvail / 1024)} kB\n`, stderr: '' } : fact('cat');
+    let meminfo = fact('cat');
+    // MemAvailable as wait_agent read it: the memory check goes by it (no meminfo text to rebuild).
+    const availBytes = oneTrip?.known ? knownAvail : undefined;
     const help = fact('podman');
     const haveSkopeo = fact('command')?.rc === 0;
     let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
@@ -262,9 +264,9 @@ export const podmanPullModule = defineModule({
     // The size the controller read from the registry (filling the mirror, or in the deploy
     // preflight): the memory check needs no probe, and fails before anything is written.
     let size: ManifestSize | undefined;
-    if (memoryCheck && meminfo) {
+    if (memoryCheck && (meminfo || availBytes !== undefined)) {
       const known = filled?.size ?? oneTrip?.known ?? (await sizes?.(arch, ctx.signal));
-      if (known) size = await memoryPreflight(ctx, img.ref, { probes: [], arch, meminfo, meminfoPath, known });
+      if (known) size = await memoryPreflight(ctx, img.ref, { probes: [], arch, meminfo, availBytes, meminfoPath, known });
     }
     // The drop-ins, and the auth file on the pull's own stdin, ride in the pull's round trip:
     // three transfers cost more round trips than the pull of a small image takes.
@@ -451,7 +453,10 @@ interface Gathered {
   /** The manifest probes to try on the ramdisk, in order, when the size is not known. */
   probes: ManifestProbe[];
   arch: string;
-  meminfo: ExecResult;
+  /** The ramdisk's /proc/meminfo as read in this task, or */
+  meminfo?: ExecResult | undefined;
+  /** MemAvailable as wait_agent read it in its probe. */
+  availBytes?: number | undefined;
   meminfoPath: string;
   /** The first probe's answer, when it rode with the facts. */
   firstProbe?: ExecResult | undefined;
@@ -499,7 +504,7 @@ async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Pr
   }
   const meminfoPath = g.meminfoPath;
   const mi = g.meminfo;
-  const avail = mi.rc === 0 ? memAvailableBytes(mi.stdout) : undefined;
+  const avail = g.availBytes ?? (mi?.rc === 0 ? memAvailableBytes(mi.stdout) : undefined);
   if (avail === undefined) {
     ctx.warn(`no MemAvailable in ${meminfoPath} on the ramdisk; memory preflight skipped`);
     return size;
