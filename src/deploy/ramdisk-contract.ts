@@ -104,7 +104,7 @@ const CONTRACT: Record<Deploy, (vars: Vars) => Need[]> = {
     { anyOf: ['podman'], usedBy: 'podman_pull, bootc_install' },
     { anyOf: ['mkdir'], usedBy: 'podman_pull' },
     // The pull secret's directory is made fresh and its mode checked (src/deploy/secret-dir.ts).
-    ...['stat', 'id', 'dirname', 'rmdir'].map((p) => ({
+    ...['stat', 'id', 'dirname', 'rmdir', 'ls'].map((p) => ({
       anyOf: [p],
       usedBy: "podman_pull (the pull secret's directory)",
       when: hasPullSecret,

@@ -29,6 +29,13 @@ describe('the ramdisk contract', () => {
     );
   });
 
+  it("with a pull secret, the programs that make and check the secret's directory are required (ls: empty before the secret is written)", () => {
+    const names = (v: Record<string, unknown>) => needsFor('bootc', v).flatMap((n) => n.anyOf);
+    const withSecret = names({ instance_info: { image_pull_secret: 'dXNlcjpwdw==' } });
+    for (const p of ['stat', 'id', 'dirname', 'rmdir', 'ls']) expect(withSecret).toContain(p);
+    expect(names({})).not.toContain('ls');
+  });
+
   it('alternatives: any one present satisfies the need; all absent names them together', () => {
     const needs = needsFor('bootc', {});
     const some = judgeContract(needs, 'sha256sum\nopenssl\nshasum\n', 'podman version 5.2.2');
