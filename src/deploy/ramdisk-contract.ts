@@ -65,8 +65,8 @@ const BASE: Need[] = [
 
 /** Writing files (podman drop-ins, the pull secret) where the SSH server has no SFTP. */
 const PIPED_TRANSFER: Need[] = [
-  { anyOf: ['chmod'], usedBy: 'file transfer without SFTP' },
-  { anyOf: ['mv'], usedBy: 'file transfer without SFTP' },
+  { anyOf: ['chmod'], usedBy: 'file transfer without SFTP, podman_pull (its drop-ins)' },
+  { anyOf: ['mv'], usedBy: 'file transfer without SFTP, podman_pull (its drop-ins)' },
   { anyOf: ['rm'], usedBy: 'file transfer without SFTP, podman_pull, bootc_install' },
   { anyOf: ['wc'], usedBy: 'file transfer without SFTP' },
   {
