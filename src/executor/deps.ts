@@ -29,7 +29,13 @@ export interface RunHooks {
    * Awaited before a task starts on a host (the journal's durability barrier). A rejection
    * stops the run before any unrecorded remote work: no new tasks, exit code of the error.
    */
-  beforeTask?(host: string, taskId: string): Promise<void>;
+  beforeTask?(host: string, taskId: string, step: { changesNode: boolean }): Promise<void>;
+  /**
+   * Aborted when this run no longer holds the host's node (its lock lost or taken, the node
+   * store gone): the host's running task stops and fails with the signal's reason, a NodeNotHeld
+   * (src/executor/task-status.ts). Undefined: nothing can take the node away.
+   */
+  nodeLost?(host: string): AbortSignal | undefined;
   /**
    * Awaited when a play starts, with the hosts it targets and the machine each one is
    * (src/executor/node-identity.ts), for the node locks; a rejection stops the run.

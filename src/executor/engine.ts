@@ -13,6 +13,7 @@ import { DEFAULT_FORKS, type ExecutorTuning, type RunOptions } from './options.j
 import type { RunRuntime } from './play-runtime.js';
 import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
+import { Interrupted } from './task-status.js';
 import { Semaphore } from '../util/semaphore.js';
 import { tasksBefore } from './start-at.js';
 import { unmatchedTags } from './tags.js';
@@ -46,7 +47,9 @@ export async function executePlaybook(
     state.startAtTask = opts.startAtTask;
   }
   const abort = new AbortController();
-  setMaxListeners(0, abort.signal); // one listener per running task; forks may be in the hundreds
+  const interrupt = new AbortController();
+  // one listener per running task; forks may be in the hundreds
+  setMaxListeners(0, abort.signal, interrupt.signal);
   const services = new RunServicesImpl(playbook.dir);
   const pool = new ConnectionPool(deps.connect);
   const rt: RunRuntime = {
@@ -66,6 +69,7 @@ export async function executePlaybook(
     skipTags: opts.skipTags,
     playbookDir: playbook.dir,
     taskAbort: abort.signal,
+    interrupt: interrupt.signal,
     ...(tuning.untilDelayMs !== undefined ? { untilDelayMs: tuning.untilDelayMs } : {}),
     invVars: new Map(),
     scanned: new WeakSet(),
@@ -75,8 +79,9 @@ export async function executePlaybook(
   let grace: NodeJS.Timeout | undefined;
   const onInterrupt = () => {
     state.interrupted = true;
-    bus.emit({ type: 'warning', time: Date.now(), message: 'interrupted: no new tasks will start' });
-    grace = setTimeout(() => abort.abort(new Error('interrupted')), tuning.interruptGraceMs ?? 10_000);
+    bus.emit({ type: 'warning', time: Date.now(), message: 'interrupted: no new tasks will start; waits stop now, running steps that change nodes may finish' });
+    interrupt.abort(new Interrupted('interrupted (Ctrl-C)'));
+    grace = setTimeout(() => abort.abort(new Interrupted('interrupted: the grace period after Ctrl-C ended')), tuning.interruptGraceMs ?? 10_000);
   };
   if (deps.signal?.aborted) onInterrupt();
   else deps.signal?.addEventListener('abort', onInterrupt, { once: true });
@@ -98,7 +103,8 @@ export async function executePlaybook(
     for (const [i, play] of playbook.plays.entries()) {
       if (state.interrupted) {
         // Plays the run did not reach: their hosts did not get to the end of the playbook.
-        for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.unfinished.add(h);
+        const why = state.fatal ? `the run stopped before play "${play.name}": ${state.fatal.message}` : `interrupted before play "${play.name}"`;
+        for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.leave(h, why);
         break;
       }
       await runPlay(rt, play, opts.limit, opts.shard);
@@ -127,27 +133,12 @@ export async function executePlaybook(
     else if (hs.some((h) => h.everFailed)) code = EXIT.hostFailed;
   }
   const durationMs = Date.now() - started;
-  bus.emit({ type: 'recap', time: Date.now(), stats, durationMs });
-  const unfinished = unfinishedHosts(state);
+  const hosts = state.ends();
+  bus.emit({ type: 'recap', time: Date.now(), stats, durationMs, hosts });
+  // `unfinished` as well as the recap's outcomes: journals are read by older versions too.
+  const unfinished = Object.keys(hosts).filter((h) => hosts[h]!.outcome === 'unfinished').sort();
   bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs, ...(unfinished.length ? { unfinished } : {}) });
   return code;
-}
-
-/**
- * Hosts that did not get to the end of the playbook for a reason other than their own
- * failure: left by an interrupt or a stopped run, with handlers still to run, or taken out
- * by max_fail_percentage / any_errors_fatal. `tsbm runs show` never calls them done.
- */
-function unfinishedHosts(state: RunState): string[] {
-  const out = new Set<string>();
-  for (const h of state.unfinished) out.add(h);
-  for (const h of state.hosts.values()) {
-    if (h.stopped || (state.interrupted && h.notified.size > 0)) out.add(h.name);
-  }
-  return [...out].filter((h) => {
-    const s = state.hosts.get(h);
-    return !s?.everFailed && !s?.everUnreachable;
-  }).sort();
 }
 
 /** A --tags or --skip-tags value no task carries: a warning naming the tags there are. */

@@ -15,6 +15,8 @@ export interface TaskStep {
   key: string;
   /** A failure here will be rescued by an enclosing block (it counts as rescued, not failed). */
   rescuable: boolean;
+  /** In a rescue section: cleanup after a failure of this run, never "done" in an earlier one (--resume). */
+  cleanup?: boolean;
   /** The result to record instead of running a module: an include_tasks (included, skipped, or its load error). */
   preset?: Registered;
 }
@@ -28,14 +30,15 @@ interface FlushStep {
 export type Step = TaskStep | FlushStep;
 
 export interface Outcome {
-  status: 'ok' | 'failed' | 'unreachable';
+  /** interrupted: the run stopped the task (Ctrl-C); the host goes no further, not even into always. */
+  status: 'ok' | 'failed' | 'unreachable' | 'interrupted';
   /** An action a controller module asked for (meta: flush_handlers, ...). */
   meta?: string;
   /** The task was skipped on this host (a false condition), not run nor done in an earlier run. */
   notRun?: boolean;
 }
 
-export type Exit = 'ok' | 'failed' | 'unreachable' | 'ended';
+export type Exit = 'ok' | 'failed' | 'unreachable' | 'interrupted' | 'ended';
 
 export interface WalkEnv {
   play: Play;
@@ -45,8 +48,8 @@ export interface WalkEnv {
   include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[]; file: string } | { skipped: true } | { error: string };
   /** end_host / end_play / interrupt. */
   ended(): boolean;
-  /** The walk ended (ended() was true) with steps still ahead of the host. */
-  cut?(): void;
+  /** The walk ended (ended() was true) with steps still ahead of the host (`next`, when known). */
+  cut?(next?: TaskNode): void;
 }
 
 const keyOf = (path: readonly number[], id: string) => `${path.join('.')}#${id}`;
@@ -83,18 +86,19 @@ function* walkList(
   chain: TaskKeywords[],
   path: number[],
   rescuable: boolean,
+  cleanup = false,
 ): Generator<Step, Exit, Outcome> {
   for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
     if (env.ended()) {
-      env.cut?.();
+      env.cut?.(node);
       return 'ended';
     }
-    const node = nodes[i]!;
     const more = i < nodes.length - 1;
     const p = [...path, i];
     if (node.kind === 'task') {
       if (!env.selected(node, chain)) continue;
-      const out = yield { kind: 'task', task: node, chain, path: p, key: keyOf(p, node.id), rescuable };
+      const out = yield { kind: 'task', task: node, chain, path: p, key: keyOf(p, node.id), rescuable, ...(cleanup ? { cleanup } : {}) };
       if (out.status !== 'ok') return out.status;
       if (out.meta === 'flush_handlers') {
         const fp = [...p, Number.POSITIVE_INFINITY];
@@ -102,7 +106,8 @@ function* walkList(
         if (flushed.status !== 'ok') return flushed.status;
       }
     } else {
-      const st = node.kind === 'block' ? yield* walkBlock(env, node, chain, p, rescuable) : yield* walkInclude(env, node, chain, p, rescuable);
+      const st =
+        node.kind === 'block' ? yield* walkBlock(env, node, chain, p, rescuable, cleanup) : yield* walkInclude(env, node, chain, p, rescuable, cleanup);
       if (st === 'ended' && more) env.cut?.();
       if (st !== 'ok') return st;
     }
@@ -116,13 +121,14 @@ function* walkBlock(
   chain: TaskKeywords[],
   p: number[],
   rescuable: boolean,
+  cleanup: boolean,
 ): Generator<Step, Exit, Outcome> {
   const ch = [...chain, b];
-  let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0);
-  if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
+  let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0, cleanup);
+  if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable, true);
   if (st === 'ended' && b.always.length > 0) env.cut?.();
-  if (st === 'unreachable' || st === 'ended') return st;
-  const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
+  if (st === 'unreachable' || st === 'interrupted' || st === 'ended') return st;
+  const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable, cleanup);
   return after !== 'ok' ? after : st;
 }
 
@@ -134,6 +140,7 @@ function* walkInclude(
   chain: TaskKeywords[],
   p: number[],
   rescuable: boolean,
+  cleanup: boolean,
 ): Generator<Step, Exit, Outcome> {
   const r = env.include(node, chain);
   const task: Task = {
@@ -145,7 +152,7 @@ function* walkInclude(
     argsPos: node.pos,
     notify: [],
   };
-  const step = (preset: Registered): TaskStep => ({ kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, preset });
+  const step = (preset: Registered): TaskStep => ({ kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, preset, ...(cleanup ? { cleanup } : {}) });
   if ('error' in r) {
     const out = yield step(failedResult(r.error));
     return out.status;
@@ -155,5 +162,5 @@ function* walkInclude(
     if (out.status !== 'ok') return out.status;
   }
   if ('skipped' in r) return 'ok';
-  return yield* walkList(env, r.nodes, [...chain, node], p, rescuable);
+  return yield* walkList(env, r.nodes, [...chain, node], p, rescuable, cleanup);
 }

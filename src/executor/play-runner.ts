@@ -58,7 +58,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
       // e.g. a node locked by another run: nothing of this run may touch any node
       rt.state.fatal = e instanceof Error ? e : new Error(String(e));
       rt.state.interrupted = true;
-      for (const h of hosts) rt.state.unfinished.add(h);
+      for (const h of hosts) rt.state.leave(h, `not started: ${rt.state.fatal.message}`);
       rt.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${rt.state.fatal.message}` });
       return;
     }
@@ -102,7 +102,8 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     if (pr.endPlay) break;
     // Batches the run stops before (interrupted, or a whole batch failed) never ran this play.
     const leaveRest = (from: number) => {
-      for (const h of all.slice(from).flat()) rt.state.unfinished.add(h);
+      const why = rt.state.interrupted ? 'interrupted before its serial batch' : `not started: play "${play.name}" stopped before its serial batch`;
+      for (const h of all.slice(from).flat()) rt.state.leave(h, why);
     };
     if (rt.state.interrupted) {
       leaveRest(i);

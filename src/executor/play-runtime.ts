@@ -27,6 +27,8 @@ export interface RunRuntime {
   playbookDir: string;
   /** Aborts running tasks (fires a grace period after an interrupt). */
   taskAbort: AbortSignal;
+  /** Fires at the interrupt itself: waits and pauses end at once (tasks that change nodes get the grace period). */
+  interrupt: AbortSignal;
   untilDelayMs?: number;
   /** Vars objects already scanned for secret-named values. */
   scanned: WeakSet<object>;

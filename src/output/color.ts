@@ -27,6 +27,7 @@ export const STATUS_COLOR: Record<HostStatus, ColorName> = {
   skipped: 'cyan',
   rescued: 'magenta',
   ignored: 'cyan',
+  interrupted: 'magenta',
 };
 
 /** Strips ANSI escape sequences (for width calculations and tests). */

@@ -72,7 +72,7 @@ function failures(hosts: ReportHost[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
   for (const h of hosts) {
     for (const e of h.entries) {
-      if (e.status !== 'failed' && e.status !== 'unreachable' && e.status !== 'unfinished') continue;
+      if (e.status !== 'failed' && e.status !== 'unreachable' && e.status !== 'unfinished' && e.status !== 'interrupted') continue;
       const msg = e.msg ?? e.status;
       const pattern = failurePattern(withoutHost(msg, h.name));
       const key = `${e.task}\0${pattern}`;
@@ -86,7 +86,7 @@ function failures(hosts: ReportHost[]): FailureGroup[] {
 
 export function summarize(runs: ReportRun[], tasks: ReportTask[], hosts: ReportHost[]): ReportSummary {
   const states: Record<HostState, number> = { ok: 0, failed: 0, unreachable: 0, unfinished: 0 };
-  const results: Record<EntryStatus, number> = { ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0, unfinished: 0 };
+  const results: Record<EntryStatus, number> = { ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0, interrupted: 0, unfinished: 0 };
   let retries = 0;
   for (const h of hosts) {
     states[h.state]++;

@@ -149,7 +149,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         // retries of tasks that never reported a result (an interrupted run)
         const pending = [...retries.values()].map((r) => retriedLine(r.host, r.task, r, paint));
         retries.clear();
-        write([...pending, '', ...recapLines(e.stats, e.durationMs, paint)]);
+        write([...pending, '', ...recapLines(e.stats, e.durationMs, paint, e.hosts)]);
         return;
       }
       case 'run_end':

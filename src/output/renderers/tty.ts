@@ -46,7 +46,7 @@ interface TaskView {
   earlier: number;
 }
 
-const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
+const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable', 'interrupted'];
 const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
   a === undefined || WORSE.indexOf(b) > WORSE.indexOf(a) ? b : a;
 
@@ -59,6 +59,7 @@ const STATE: Record<HostStatus, TaskState> = {
   skipped: 'skipped',
   failed: 'failed',
   unreachable: 'failed',
+  interrupted: 'failed',
 };
 
 export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
@@ -317,7 +318,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         break;
       case 'recap':
         settle(v, true);
-        text(v, ...recapLines(e.stats, e.durationMs, paint));
+        text(v, ...recapLines(e.stats, e.durationMs, paint, e.hosts));
         break;
       case 'run_end':
         settle(v, true);
