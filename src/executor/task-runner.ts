@@ -495,7 +495,6 @@ function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: num
 function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   const { pr, host, task, step } = r;
   const hs = pr.state.host(host);
-  let status: HostStatus;
   let ignoreErrors = false;
   if (reg.failed) {
     try {
@@ -505,7 +504,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
     }
   }
   aboutHost(reg, host);
-  status = statusOf(reg, { ignoreErrors, ignoreUnreachable: r.kw.ignoreUnreachable, rescuable: step.rescuable });
+  const status = statusOf(reg, { ignoreErrors, ignoreUnreachable: r.kw.ignoreUnreachable, rescuable: step.rescuable });
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
   const afterBoot = pr.check ? afterBootOf(reg) : undefined;

@@ -30,13 +30,13 @@ export const hostStatusSchema = Type.Union(
 );
 
 /** How a host ended the run: the one outcome every output reports (src/output/host-outcome.ts). */
-export const hostOutcomeSchema = Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('unreachable'), Type.Literal('unfinished')], {
+const hostOutcomeSchema = Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('unreachable'), Type.Literal('unfinished')], {
   description:
     'ok: it got to the end of the playbook; failed / unreachable: a failure of its own (one no rescue or ignore_errors took back) ended it; unfinished: the run stopped before it got to the end (interrupted, a stopped run, a node lock refused)',
 });
 
 /** Ironic's provision states tsbm keeps (src/nodes/types.ts), plus `unknown`. */
-export const provisionStateSchema = Type.Union(
+const provisionStateSchema = Type.Union(
   (['available', 'deploying', 'active', 'deploy failed', 'undeploying', 'unknown'] as const).map((s) => Type.Literal(s)),
   { description: "The node's recorded provision state (`tsbm nodes show`)" },
 );

@@ -2,24 +2,10 @@
 // HTML report, JSON Lines and `tsbm runs show` all read it from the recap event (journals of
 // older versions, and runs killed before their recap, are read by `outcomesFrom`).
 import type { Static } from '@sinclair/typebox';
-import type { hostEndSchema, hostOutcomeSchema } from './event-schema.js';
-import type { HostStatus } from './events.js';
+import type { hostEndSchema } from './event-schema.js';
 
-export type HostOutcome = Static<typeof hostOutcomeSchema>;
 export type HostEnd = Static<typeof hostEndSchema>;
 export type NodeEnd = NonNullable<HostEnd['node']>;
-
-/** A task result that ends a host's run: not taken back by a rescue or ignore_errors. */
-export function endsHost(status: HostStatus): 'failed' | 'unreachable' | 'unfinished' | undefined {
-  if (status === 'failed' || status === 'unreachable') return status;
-  if (status === 'interrupted') return 'unfinished';
-  return undefined;
-}
-
-/** `unfinished (interrupted during "Wait for the ramdisk")`, `failed (Pull the image: ...)`. */
-export function outcomeText(end: HostEnd): string {
-  return end.reason ? `${end.outcome} (${end.reason})` : end.outcome;
-}
 
 /** `deploy failed, Off, media ejected` / `active: oci://r/os:42 since 2026-12-01 14:35 UTC`. */
 export function nodeText(node: NodeEnd): string {
@@ -31,4 +17,4 @@ export function nodeText(node: NodeEnd): string {
   return parts.join(', ');
 }
 
-export const utc = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+const utc = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
