@@ -54,10 +54,11 @@ function journalSettings(flags: Record<string, unknown>): string | undefined {
 function resumeSettings(flags: Record<string, unknown>, journalDir: string | undefined): RunRequest['resume'] {
   if (typeof flags.resume !== 'string') {
     if (flags.force) throw optionsError('--force only applies with --resume', 'add --resume RUN, or drop --force');
+    if (flags.retryFailed) throw optionsError('--retry-failed only applies with --resume', 'add --resume RUN (a new run runs every host anyway)');
     return undefined;
   }
   if (flags.journal === false || !journalDir) throw optionsError('--resume needs the run journal', 'drop --no-journal');
-  return { run: flags.resume, force: flags.force === true };
+  return { run: flags.resume, force: flags.force === true, retryFailed: flags.retryFailed === true };
 }
 
 /** `--report FILE`: the HTML report, written from the run journal when the run ends. */

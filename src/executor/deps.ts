@@ -48,6 +48,12 @@ export interface RunHooks {
    * skipped (its registered value comes back through `restore`) unless it says `resume: rerun`.
    */
   completed?(host: string, taskId: string): boolean;
+  /** --resume: the run this one continues (named in the `resume` event). */
+  resumedFrom?: string;
+  /** --resume: the host failed in the resumed run and stays failed (not run); its failure. */
+  staysFailed?(host: string): string | undefined;
+  /** --resume: the host starts again from the start (nothing it had done counts). */
+  restarts?(host: string): boolean;
 }
 
 export interface EngineDeps {

@@ -31,13 +31,19 @@ export async function executePlaybook(
   const { bus, redactor } = deps;
   redactor.addFromVars(opts.extraVars);
   const state = new RunState();
-  const restore = deps.hooks?.restore;
-  if (restore) {
+  const hooks = deps.hooks;
+  if (hooks?.restore || hooks?.staysFailed) {
     state.onNewHost = (h) => {
-      const saved = restore(h.name);
+      const saved = hooks.restore?.(h.name);
       if (saved) {
         redactor.addFromVars(saved);
         Object.assign(h.facts, saved);
+      }
+      // Failed in the run this one resumes: it stays failed, and no play runs it.
+      const failure = hooks.staysFailed?.(h.name);
+      if (failure !== undefined) {
+        h.everFailed = true;
+        h.failure = failure;
       }
     };
   }

@@ -12,6 +12,7 @@ import { inShard, type Shard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
 import { runLinear } from './strategy-linear.js';
+import { announceResume } from './resume-note.js';
 
 export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined, shard?: Shard): string[] {
   let hosts = rt.inventory.select(play.hosts).filter((h) => inShard(h, shard));
@@ -46,7 +47,8 @@ function withFactGathering(rt: RunRuntime, play: Play): Play {
 
 export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | undefined, shard?: Shard): Promise<void> {
   const play = withFactGathering(rt, loaded);
-  const hosts = playHosts(rt, play, limit, shard).filter((h) => {
+  const targeted = playHosts(rt, play, limit, shard);
+  const hosts = targeted.filter((h) => {
     const s = rt.state.host(h);
     return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
@@ -89,6 +91,7 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     includes: new Map(),
     magic: new Map(),
   };
+  announceResume(pr, hosts, targeted.filter((h) => !hosts.includes(h)));
   for (const h of hosts) {
     const s = rt.state.host(h);
     s.failed = false;

@@ -188,6 +188,24 @@ const validationErrorEvent = event(
   },
 );
 
+const resumeEvent = event('resume', "What a resumed run takes over from the run it continues, once per play (renderers print it as one line)", {
+  play: Type.String(),
+  from: Type.String({ description: 'The run this one resumes' }),
+  done: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+    description: 'Per host, the tasks of this play it had finished there: skipped now (their results carry resumed: true)',
+  }),
+  restart: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Hosts run again from the start of the play: they failed (--retry-failed) or were ended safe after an interrupt, so nothing they had done counts',
+    }),
+  ),
+  failed: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Hosts that failed in the resumed run and stay failed (not run; --retry-failed runs them again), with their failure',
+    }),
+  ),
+});
+
 const recapEvent = event('recap', 'Per-host counters and outcomes at the end of the run', {
   stats: Type.Record(Type.String(), hostStatsSchema),
   hosts: Type.Optional(
@@ -220,6 +238,7 @@ export const eventSchema = Type.Union(
     logEvent,
     warningEvent,
     validationErrorEvent,
+    resumeEvent,
     recapEvent,
     runEndEvent,
   ],

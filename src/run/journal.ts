@@ -120,7 +120,15 @@ export function openRunJournal(
   const locks = new Map<string, NodeLocks>(); // by node key
 
   const hooks: RunHooks = {
-    ...(deps.resume ? { completed: deps.resume.completed, restore: deps.resume.restore } : {}),
+    ...(deps.resume
+      ? {
+          completed: deps.resume.completed,
+          restore: deps.resume.restore,
+          resumedFrom: deps.resume.runId,
+          staysFailed: deps.resume.staysFailed,
+          restarts: deps.resume.restarts,
+        }
+      : {}),
     async beforePlay(targets: LockTarget[]): Promise<void> {
       // Every targeted node is locked before the play touches any of them (all or none).
       const fresh = targets.filter((t) => !locks.has(t.key));

@@ -23,8 +23,8 @@ export interface RunRequest {
   journalDir: string | undefined;
   /** `--lock-dir`, when given (else $TSBM_LOCK_DIR, else the controller's default). */
   lockDir: string | undefined;
-  /** `--resume RUN|last` [`--force`]. */
-  resume?: { run: string; force: boolean };
+  /** `--resume RUN|last` [`--force`] [`--retry-failed`]. */
+  resume?: { run: string; force: boolean; retryFailed?: boolean };
   /** `--report FILE`, written from the journal when the run ends. */
   report?: string;
   /** The process's one redactor: every line of output passes through it. */

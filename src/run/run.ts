@@ -15,6 +15,7 @@ import { runPreflight } from './preflight.js';
 import { writeReportAfterRun } from './report.js';
 import type { RunRequest } from './request.js';
 import type { PreparedResume } from './resume.js';
+import { watchOutcomes } from './resume-hint.js';
 import { watchSignals } from './signals.js';
 
 type Executor = typeof import('../executor/run.js');
@@ -40,7 +41,7 @@ export async function runPlaybookRequest(req: RunRequest): Promise<number> {
 /** `--resume RUN|last` [`--force`]: the run to continue, with its options and extra vars restored. */
 async function prepareResumeOf(
   journalDir: string,
-  resume: { run: string; force: boolean },
+  resume: NonNullable<RunRequest['resume']>,
   given: RunOptions,
   sources: ExtraVarSource[],
 ): Promise<PreparedResume> {
@@ -63,7 +64,7 @@ async function runWith(
   }
   const bus = new EventBus(redactor);
   const outputs = await attachOutputs(bus, opts, req.verbosity, io);
-  const resume = await startResume(prepared, opts, bus, outputs);
+  const resume = await startResume(prepared, opts, bus, outputs, req.resume?.retryFailed === true);
 
   // validate's checks, for what this run will do: refused before any lock, journal or host.
   const pre = await runPreflight(opts, bus, resume);
@@ -80,6 +81,7 @@ async function runWith(
 
   const journal = journalDir ? await openJournal(opts, sources, resume, bus, req, outputs) : undefined;
   const signals = watchSignals(bus, io.stdout);
+  const outcomes = watchOutcomes(bus);
   let code: number;
   try {
     code = await executor.runPlaybook(
@@ -98,6 +100,8 @@ async function runWith(
     if (report && journal && journalDir) {
       await writeReportAfterRun(join(journalDir, `${journal.runId}.jsonl`), report, { redactor, io, json: opts.output === 'json' });
     }
+    const hint = outcomes.hint(req, journal?.runId);
+    if (hint) io.stderr(redactor.redact(hint));
   }
   return signals.signal.aborted ? EXIT.interrupted : code;
 }
@@ -108,11 +112,12 @@ async function startResume(
   opts: RunOptions,
   bus: EventBus,
   outputs: RunOutputs,
+  retryFailed: boolean,
 ): Promise<ResumeState | undefined> {
   if (!prepared) return undefined;
   const { checkResumable, resumeStateFrom } = await import('../journal/resume.js');
   const { runHashes } = await import('./journal.js');
-  const resume = resumeStateFrom(prepared.previous, { check: opts.check });
+  const resume = resumeStateFrom(prepared.previous, { check: opts.check, retryFailed });
   try {
     checkResumable(prepared.previous, runHashes(opts), prepared.force);
   } catch (e) {

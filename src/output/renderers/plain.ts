@@ -9,6 +9,7 @@ import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { resumeLines } from '../resume-lines.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
 const HEADER_WIDTH = 80;
@@ -48,6 +49,9 @@ function printed(e: TsbmEvent, verbosity: number): boolean {
       return verbosity >= 1;
     case 'host_task_start':
       return verbosity >= 1 && e.args !== undefined;
+    // a task the resumed run had done: the play's `resume` line says it for all of them
+    case 'host_result':
+      return e.resumed !== true || verbosity >= 2;
     case 'log':
       return e.level <= verbosity;
     default:
@@ -143,6 +147,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         return;
       case 'validation_error':
         write([problemLine(e)]);
+        return;
+      case 'resume':
+        write(resumeLines(e).map((l) => paint('cyan', l)));
         return;
       case 'recap': {
         lastProgress.clear();

@@ -7,6 +7,7 @@ import { diffLines } from '../diff-lines.js';
 import type { EventBus, HostStatus, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { resumeLines } from '../resume-lines.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 import { createListrView, type ListrTask, type ListrView, type TaskState } from './tty-listr.js';
 
@@ -44,6 +45,8 @@ interface TaskView {
   more?: ListrTask;
   /** Hosts shown for this task in earlier entries (free strategy: it was settled, then more hosts came). */
   earlier: number;
+  /** Hosts that had done it in the run this one resumes: left out (the play's resume line counts them). */
+  resumed?: number;
 }
 
 const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable', 'interrupted'];
@@ -157,6 +160,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   };
 
   const settleTask = (v: ListrView, task: TaskView) => {
+    if (task.hosts.size === 0 && task.resumed) return; // done before, on every host: the resume line said so
     let worst: HostStatus | undefined;
     for (const h of task.hosts.values()) {
       settleHost(v, h, task);
@@ -263,6 +267,11 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         break;
       }
       case 'host_result': {
+        if (e.resumed === true && verbosity < 2) {
+          const task = tasks.find((x) => x.taskId === e.taskId);
+          if (task?.hosts.delete(e.host)) task.resumed = (task.resumed ?? 0) + 1;
+          break;
+        }
         const h = hostOf(v, e, e.time - e.durationMs);
         const task = taskOf(v, e);
         if (e.item !== undefined) {
@@ -315,6 +324,9 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         break;
       case 'validation_error':
         text(v, problemLine(e));
+        break;
+      case 'resume':
+        text(v, ...resumeLines(e).map((l) => paint('cyan', l)));
         break;
       case 'recap':
         settle(v, true);
