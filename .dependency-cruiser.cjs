@@ -5,7 +5,7 @@
 const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts'],
   base: ['output', 'schema', 'template'],
-  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
+  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report', 'nodes'],
   deploy: ['deploy'],
   modules: ['modules'],
   playbook: ['playbook'],
