@@ -11,6 +11,7 @@ const LAYERS = {
   playbook: ['playbook'],
   executor: ['executor'],
   sim: ['sim'],
+  run: ['run'],
   cli: ['cli'],
 };
 const ORDER = Object.values(LAYERS);
