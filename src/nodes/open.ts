@@ -26,10 +26,29 @@ function readPem(file: string, what: string): Buffer {
   }
 }
 
+let quieted = false;
+
+/**
+ * gRPC gives an IP endpoint to TLS as the server name, and Node then warns on stderr (DEP0123,
+ * "Setting the TLS ServerName to an IP address..."): noise in the operator's output about a
+ * library detail. Only that warning is dropped.
+ */
+function quietIpServerName(): void {
+  if (quieted) return;
+  quieted = true;
+  const emit = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const code = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { code?: string }).code : rest[1];
+    if (code === 'DEP0123') return;
+    (emit as (w: string | Error, ...r: unknown[]) => void)(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
 /** Connects and asks etcd for its status, so an unreachable etcd refuses the run before anything is touched. */
 async function openEtcd(setting: EtcdSetting): Promise<NodeStore> {
   const [{ Etcd3 }, { EtcdNodeStore }] = await Promise.all([import('etcd3'), import('./etcd-store.js')]);
   const tls = setting.tls;
+  if (setting.endpoints.some((e) => e.startsWith('https:'))) quietIpServerName();
   const client = new Etcd3({
     hosts: setting.endpoints,
     dialTimeout: CONNECT_TIMEOUT_MS,

@@ -10,6 +10,7 @@ import { openNodeStore } from '../../src/nodes/open.js';
 import { parseStoreSetting } from '../../src/nodes/setting.js';
 import type { HeldNodes } from '../../src/nodes/types.js';
 import { ETCD, type EtcdServer, makeTlsFiles, startEtcd } from '../helpers/etcd-server.js';
+import { runTsbm } from '../helpers/fault-cli.js';
 import { distBuilt, holdInChild } from '../helpers/node-store-child.js';
 
 const TTL = 2;
@@ -125,5 +126,16 @@ describe.skipIf(!ETCD)('etcd node store over TLS with client certificates', () =
     expect(e.oneLine()).toMatch(/did not answer/);
     const missing = await failure(open(`etcds://${etcd.hostPort}?cacert=${join(dir, 'nope.pem')}`));
     expect(missing.oneLine()).toMatch(/cannot read the etcd CA certificate .*nope\.pem \(ENOENT\)/);
+  }, 60_000);
+
+  it('through the CLI with TLS files from the environment: the records, and nothing else on stderr', async () => {
+    const r = await runTsbm(['nodes', 'list', '--state', `etcds://${etcd.hostPort}`], {
+      cwd: dir,
+      env: { ...process.env, TSBM_ETCD_CACERT: pem.ca, TSBM_ETCD_CERT: pem.clientCert, TSBM_ETCD_KEY: pem.clientKey },
+      timeoutMs: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^NODE\s+STATE/);
   }, 60_000);
 });
