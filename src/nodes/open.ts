@@ -70,7 +70,13 @@ async function openEtcd(setting: EtcdSetting): Promise<NodeStore> {
     await client.maintenance.status();
   } catch (e) {
     client.close();
-    throw new TsbmError('runtime', `the node store ${store.where} did not answer: ${(e as Error).message.split('\n')[0]}`, {
+    const why = (e as Error).message.split('\n')[0]!.replace(/^\d+ [A-Z_]+: /, '');
+    if (setting.auth && /authentication failed|permission denied|user name is empty/i.test(why)) {
+      throw new TsbmError('runtime', `the node store ${store.where} refused user ${setting.auth.username}: ${why}`, {
+        hint: 'check TSBM_ETCD_USER / ?user= and TSBM_ETCD_PASSWORD, and the user\'s role on the key prefix; nothing was touched',
+      });
+    }
+    throw new TsbmError('runtime', `the node store ${store.where} did not answer: ${why}`, {
       hint: 'start etcd or fix --state / TSBM_STATE (and the TLS files); nothing was touched',
     });
   }

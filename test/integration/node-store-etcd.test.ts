@@ -1,6 +1,7 @@
 // What only the etcd store has: refusing at start when etcd does not answer, TLS with client
 // certificates as etcd checks them, a lease lost when etcd goes away mid-run, and a controller
 // paused past its TTL (SIGSTOP) that finds, once continued, that it can no longer write.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,40 @@ describe.skipIf(!ETCD)('etcd node store', () => {
     await other.check(taken!.lease('k1')!);
     await taken!.release();
     await other.close();
+  }, 60_000);
+});
+
+describe.skipIf(!ETCD)('etcd node store with etcd users (auth enabled)', () => {
+  let etcd: EtcdServer;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    const ctl = (...a: string[]) => execFileSync('etcdctl', ['--endpoints', `http://${etcd.hostPort}`, ...a], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: 'pipe' });
+    ctl('user', 'add', 'root:rootpw');
+    ctl('user', 'add', 'tsbm:s3cret-pw');
+    ctl('role', 'add', 'tsbm');
+    ctl('role', 'grant-permission', 'tsbm', '--prefix=true', 'readwrite', 'tsbm/');
+    ctl('user', 'grant-role', 'tsbm', 'tsbm');
+    ctl('auth', 'enable');
+  });
+  afterAll(async () => {
+    await etcd?.remove();
+  });
+
+  it('locks, leases and records work as the user; a wrong password is refused at open without showing it', async () => {
+    const setting = (pw: string) =>
+      parseStoreSetting(`etcd://${etcd.hostPort}?user=tsbm&ttl=${TTL}`, '--state', undefined, { env: { TSBM_ETCD_PASSWORD: pw }, uid: 0, home: '/' });
+    const store = await openNodeStore(setting('s3cret-pw'));
+    const held = await store.acquire([{ host: 'n', key: 'k' }], 'run-auth');
+    await store.write(held.lease('k')!, { key: 'k', name: 'n', provisionState: 'deploying', protected: false });
+    // Past the TTL: the keep-alives (a stream, authenticated too) hold the lease.
+    await new Promise((r) => setTimeout(r, TTL * 1000 + 500));
+    await store.check(held.lease('k')!);
+    expect(held.lease('k')!.lost.aborted).toBe(false);
+    await held.release();
+    await store.close();
+    const e = await failure(openNodeStore(setting('wrong-pw')));
+    expect(e.oneLine()).toMatch(/^the node store etcd at \S+ refused user tsbm: etcdserver: authentication failed, invalid user ID or password \(check TSBM_ETCD_USER/);
+    expect(e.oneLine()).not.toContain('wrong-pw');
   }, 60_000);
 });
 
