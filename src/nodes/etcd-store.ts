@@ -23,6 +23,8 @@ interface EtcdOwner {
 }
 
 const LOCKS = 'locks/';
+/** Locks per transaction: etcd refuses a transaction of more than 128 operations (--max-txn-ops). */
+const TXN_KEYS = 100;
 const NODES = 'nodes/';
 
 export class EtcdNodeStore implements NodeStore {
@@ -54,30 +56,22 @@ export class EtcdNodeStore implements NodeStore {
       lease.release();
       throw this.#unreachable('take node locks', e);
     }
-    let fence: string | undefined;
+    const fences = new Map<string, string>();
     try {
-      // A holder that lets go between a refused transaction and the read of its lock leaves
-      // nothing to name: try again (a few times) rather than report a holder that is gone.
-      for (let attempt = 0; attempt < 5 && fence === undefined; attempt++) {
-        const txn = this.#ns.if(LOCKS + keys[0]!, 'Create', '==', 0);
-        for (const k of keys.slice(1)) txn.and(LOCKS + k, 'Create', '==', 0);
-        const json = JSON.stringify(owner);
-        const r = await txn.then(...keys.map((k) => this.#ns.put(LOCKS + k).value(json).lease(leaseId))).commit();
-        if (r.succeeded) {
-          fence = String(r.header.revision);
-          break;
-        }
-        await this.#refuse(keys, byKey);
+      for (let i = 0; i < keys.length; i += TXN_KEYS) {
+        const chunk = keys.slice(i, i + TXN_KEYS);
+        const revision = await this.#take(chunk, byKey, JSON.stringify(owner), leaseId);
+        for (const k of chunk) fences.set(k, revision);
       }
-      if (fence === undefined) throw new TsbmError('runtime', `the node locks kept changing hands in ${this.where}`, { hint: 'run again' });
     } catch (e) {
+      // Revoking the lease deletes the locks of the chunks already taken: none are kept.
       await lease.revoke().catch(() => lease.release());
       throw e instanceof TsbmError ? e : this.#unreachable('take node locks', e);
     }
-    await this.#watchLocks(fence);
+    if (keys.length > 0) await this.#watchLocks(fences.get(keys[0]!)!);
     const mine = new Map<string, StoreLease>();
     for (const k of keys) {
-      const l = new StoreLease(k, fence, byKey.get(k)!, runId);
+      const l = new StoreLease(k, fences.get(k)!, byKey.get(k)!, runId);
       mine.set(k, l);
       this.#leases.add(l);
     }
@@ -104,6 +98,23 @@ export class EtcdNodeStore implements NodeStore {
     };
     this.#open.add(held);
     return held;
+  }
+
+  /**
+   * Creates the locks of `keys` bound to the lease in one transaction that requires every one
+   * absent; returns its revision (each lock's create revision: the fencing token). A holder
+   * that lets go between a refused transaction and the read of its lock leaves nothing to name:
+   * it is tried again (a few times) rather than reporting a holder that is gone.
+   */
+  async #take(keys: readonly string[], byKey: ReadonlyMap<string, readonly string[]>, owner: string, leaseId: string): Promise<string> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const txn = this.#ns.if(LOCKS + keys[0]!, 'Create', '==', 0);
+      for (const k of keys.slice(1)) txn.and(LOCKS + k, 'Create', '==', 0);
+      const r = await txn.then(...keys.map((k) => this.#ns.put(LOCKS + k).value(owner).lease(leaseId))).commit();
+      if (r.succeeded) return String(r.header.revision);
+      await this.#refuse(keys, byKey);
+    }
+    throw new TsbmError('runtime', `the node locks kept changing hands in ${this.where}`, { hint: 'run again' });
   }
 
   /**

@@ -110,6 +110,23 @@ describe.each([files, ...(ETCD ? [etcdKind] : [])])('node store contract: $name'
     await held.release();
   });
 
+  it('takes a large play (300 nodes: several etcd transactions) all or none, and an empty one', async () => {
+    const { a, b } = await fresh();
+    const many = Array.from({ length: 300 }, (_, i) => `n${String(i).padStart(3, '0')}`);
+    const blocker = await a.acquire(t('n250'), 'run-A');
+    expect((await refusal(b.acquire(t(...many), 'run-B'))).message).toMatch(/host host-n250 is locked by run run-A/);
+    // The nodes before the held one (taken in earlier transactions) were let go too.
+    const early = await a.acquire(t('n000', 'n150', 'n299'), 'run-C');
+    await early.release();
+    await blocker.release();
+    const all = await b.acquire(t(...many), 'run-B');
+    expect(many.every((k) => all.lease(k)?.lost.aborted === false)).toBe(true);
+    await all.release();
+    const none = await b.acquire([], 'run-D');
+    expect(none.lease('n000')).toBeUndefined();
+    await none.release();
+  });
+
   it('two inventory names of one machine share its lock', async () => {
     const { a, b } = await fresh();
     const held = await a.acquire([{ host: 'node01', key: 'bmc:10.0.0.5:443' }, { host: 'blade-1', key: 'bmc:10.0.0.5:443' }], 'run-A');
