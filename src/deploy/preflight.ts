@@ -11,7 +11,9 @@ import { TsbmError } from '../errors.js';
 import type { CheckClient } from '../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
+import { inspectLocalImage } from '../images/inspect/local-file.js';
 import { qemuImgMissing } from '../images/raw-convert.js';
+import { DEFAULT_LIMITS } from '../util/limits.js';
 import { coordinatesOf, type ImageRef, ImageRefError, parseImageSource } from './image-ref.js';
 import { type SizeFor, sizesFromManifest } from './image-size-known.js';
 import { KsSourceError, planKickstartSource } from './kickstart-source.js';
@@ -65,6 +67,8 @@ export interface PreflightPlan {
   /** Where relative local paths resolve (the playbook's directory). */
   baseDir: string;
   timeoutMs: number;
+  /** tsbm_max_image_virtual: a local disk image's header may declare no more. */
+  maxImageVirtualBytes?: number;
 }
 
 export interface PreflightServices {
@@ -295,7 +299,11 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
   if (plan.kind === 'file') {
     const f = await checkLocalFile('image_url', 'image', plan.location, p.baseDir);
-    return f.passed ? ok(`${f.passed}, ${plan.algo} checksum given`) : f;
+    if (!f.passed) return f;
+    // The image inspector reads the file's header now: a refused image touches no node.
+    const v = await inspectLocalImage(plan.location, p.baseDir, { name: `file://${plan.location}`, declared: plan.declared, maxVirtualBytes: p.maxImageVirtualBytes ?? DEFAULT_LIMITS.imageVirtualBytes });
+    if (!v.ok) return bad('image', v.message, v.hint);
+    return ok(`${f.passed}, ${v.found}, ${plan.algo} checksum given`);
   }
   const url = plan.location;
   for (const v of urlSecrets(url)) s.secret(v);

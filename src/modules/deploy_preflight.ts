@@ -153,6 +153,7 @@ export const deployPreflightModule = defineModule({
       skip,
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
+      maxImageVirtualBytes: (await import('../util/limits.js')).limitFromVars(ctx.vars, 'imageVirtualBytes'),
     };
     const anaconda = kind === 'anaconda';
     if (anaconda) {

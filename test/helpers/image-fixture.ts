@@ -74,8 +74,10 @@ export interface ImageServer {
   url: string;
   /** One line per request: "METHOD path range status". */
   log: string[];
-  /** GETs of the whole file or of its rest from an offset (not HEAD, not one-byte probes). */
+  /** GETs of the whole file or of its rest from an offset (not HEAD, not one-byte probes, not first looks). */
   downloads(name?: string): number;
+  /** GETs of the first bytes (`Range: bytes=0-N`, N > 0): the image inspector's first look from a ramdisk. */
+  firstLooks(name?: string): number;
   /** GETs of the first byte only (`Range: bytes=0-0`: the controller's preflight asking whether the URL answers). */
   probes(name?: string): number;
   /** Drop the connection after this many bytes on the next N GETs. */
@@ -101,6 +103,15 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
       log.push(`${req.method} ${path} 0-0 206`);
       res.writeHead(206, { 'Content-Length': '1', 'Content-Range': `bytes 0-0/${size}`, 'Accept-Ranges': 'bytes' });
       res.end(req.method === 'HEAD' ? undefined : readAt(file, 0, 1));
+      return;
+    }
+    const head = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+    if (head) {
+      // The image inspector's first look (image_write on a ramdisk): the first bytes only.
+      const end = Math.min(Number(head[1]), size - 1);
+      log.push(`${req.method} ${path} 0-${head[1]} 206`);
+      res.writeHead(206, { 'Content-Length': String(end + 1), 'Content-Range': `bytes 0-${end}/${size}`, 'Accept-Ranges': 'bytes' });
+      res.end(req.method === 'HEAD' ? undefined : readAt(file, 0, end + 1));
       return;
     }
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
@@ -136,7 +147,8 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
   return {
     url: `http://${host}:${port}`,
     log,
-    downloads: (name) => log.filter((l) => l.startsWith('GET') && !l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
+    downloads: (name) => log.filter((l) => l.startsWith('GET') && !/ 0-\d+ 206$/.test(l) && (!name || l.includes(`/${name} `))).length,
+    firstLooks: (name) => log.filter((l) => l.startsWith('GET') && / 0-[1-9]\d* 206$/.test(l) && (!name || l.includes(`/${name} `))).length,
     probes: (name) => log.filter((l) => l.startsWith('GET') && l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
     dropAfter(bytes, times = 1) {
       drop = { bytes, times };
