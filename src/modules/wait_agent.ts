@@ -243,7 +243,7 @@ export const waitAgentModule = defineModule({
           throw hostError(
             ctx,
             `the ramdisk has ${fmtMiB(avail)} available, ${a.min_memory_mib} MiB needed`,
-            'give the node more RAM or lower min_memory_mib',
+            "give the node more RAM, or lower the threshold: agent_min_memory_mib in the inventory (the shipped playbooks' wait-agent role passes it as min_memory_mib)",
           );
         }
       }
