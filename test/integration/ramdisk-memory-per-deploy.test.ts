@@ -2,13 +2,12 @@
 // wait-agent role): an image deploy streams the image to disk and works on a 1 GiB ramdisk; a
 // bootc deploy keeps the image on the ramdisk's tmpfs and refuses the same node, naming the
 // inventory variable to change (not only the module argument).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import { buildGptImage, type ImageServer, serveFiles, type TestImage } from '../helpers/image-fixture.js';
+import { buildGptImage, type ImageServer, imageDeployInventory, serveFiles, type TestImage } from '../helpers/image-fixture.js';
 import { resultsOf, runEvents } from '../helpers/run-events.js';
 
 const PLAYBOOKS = path.resolve(import.meta.dirname, '../../playbooks');
@@ -33,24 +32,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function imageInventory(): string {
-  const doc = parse(readFileSync(lab.inventory, 'utf8')) as { all: { vars: Record<string, unknown> } };
-  const base = doc.all.vars.instance_info as Record<string, unknown>;
-  doc.all.vars.instance_info = {
-    root_device: base.root_device,
-    configdrive: base.configdrive,
-    image_source: `${server.url}/disk.raw`,
-    image_os_hash_algo: 'sha256',
-    image_os_hash_value: img.sha256,
-  };
-  const file = path.join(dir, 'image.yml');
-  writeFileSync(file, stringify(doc));
-  return file;
-}
-
 describe('memory thresholds per deploy kind, on a 1 GiB ramdisk', () => {
   it('deploy-image.yml works: the image streams, 256 MiB are asked for', async () => {
-    const { code, events } = await runEvents({ playbook: path.join(PLAYBOOKS, 'deploy-image.yml'), inventories: [imageInventory()] });
+    const { code, events } = await runEvents({ playbook: path.join(PLAYBOOKS, 'deploy-image.yml'), inventories: [imageDeployInventory(lab.inventory, path.join(dir, 'image.yml'), `${server.url}/disk.raw`, img.sha256)] });
     const wait = resultsOf(events, WAIT).node01;
     expect(wait?.status, wait?.msg).toBe('ok');
     expect(wait?.result.mem_available_mib).toBe(1000);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Json } from './state.js';
 
 /** What the profile answers instead of the standard PATCH: status, content type, raw body. */
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   contentType: string;
   body: string;
