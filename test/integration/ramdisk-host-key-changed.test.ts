@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey, type SshHost, startSshHost } from '../helpers/ssh-host.js';
-import { runYaml, sshVars } from '../helpers/run-yaml.js';
+import { oneHostInventory, runYaml } from '../helpers/run-yaml.js';
 
 const open: SshHost[] = [];
 afterEach(async () => {
@@ -21,10 +21,7 @@ describe('a ramdisk whose host key changed since it was recorded', () => {
     writeFileSync(h.spec.knownHostsFile as string, `[127.0.0.1]:${h.spec.port} ${earlier.public}\n`);
     const t0 = Date.now();
     const r = await runYaml(
-      `all:
-  hosts:
-    node1:
-${sshVars(h)}`,
+      oneHostInventory(h),
       `- hosts: node1
   gather_facts: false
   tasks:
