@@ -6,7 +6,7 @@ import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../depl
 import type { BmcIdentity } from '../deploy/bmc-identity.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
-import { TsbmError } from '../errors.js';
+import { HostKeyError, TsbmError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
@@ -243,7 +243,7 @@ export const waitAgentModule = defineModule({
           throw hostError(
             ctx,
             `the ramdisk has ${fmtMiB(avail)} available, ${a.min_memory_mib} MiB needed`,
-            'give the node more RAM or lower min_memory_mib',
+            "give the node more RAM, or lower the threshold: agent_min_memory_mib in the inventory (the shipped playbooks' wait-agent role passes it as min_memory_mib)",
           );
         }
       }
@@ -285,7 +285,8 @@ async function waitForSsh(
 ): Promise<Connection> {
   const { pacedPauseMs, WaitTimeoutError, waitUntil } = await import('../util/wait.js');
   // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
-  // still booting: no retry fixes it, so it fails now instead of after the whole timeout.
+  // still booting, nor is a host key refused (a ramdisk makes a new one every boot): no retry
+  // fixes them, so they fail now instead of after the whole timeout.
   let settingError: TsbmError | undefined;
   const tryConnect = async (): Promise<Connection | null> => {
     try {
@@ -293,6 +294,11 @@ async function waitForSsh(
     } catch (e) {
       if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template')) {
         settingError = e;
+        return null;
+      }
+      if (e instanceof HostKeyError) {
+        const { ramdiskHostKeyError } = await import('../deploy/ramdisk-host-key.js');
+        settingError = ramdiskHostKeyError(ctx, e);
         return null;
       }
       throw e;
