@@ -4,7 +4,7 @@
 // Lowest first; the entries of src/ in one layer may import each other (without cycles).
 const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts'],
-  base: ['output', 'schema', 'template'],
+  base: ['output', 'schema', 'template', 'config'],
   io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
   deploy: ['deploy'],
   modules: ['modules'],

@@ -26,7 +26,7 @@ export function register(program: Command): void {
   const inventory = program
     .command('inventory')
     .description('show an inventory: hosts, groups and variables')
-    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML or INI file, executable script or directory (repeatable; default: inventory in tsbm.cfg, $TSBM_INVENTORY)', collect)
     .option('--list', 'print every group and host as JSON (ansible-inventory --list)')
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")
@@ -35,7 +35,8 @@ export function register(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action(async (flags: InventoryFlags) => {
       const { inventoryCommand } = await import('./inventory-command.js');
-      process.stdout.write(inventoryCommand(flags));
+      const { commandSettings, inventoriesOr } = await import('./config-defaults.js');
+      process.stdout.write(inventoryCommand({ ...flags, inventory: inventoriesOr(flags.inventory, commandSettings()) }));
     });
   inventory
     .command('import')

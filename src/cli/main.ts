@@ -22,6 +22,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./sim.js'),
   () => import('./configdrive.js'),
   () => import('./init.js'),
+  () => import('./config.js'),
 ];
 
 const EXAMPLES = `

@@ -16,6 +16,7 @@ import { type ExtraVarSource, extraVarSources } from './extra-vars.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { checkOutputFile } from './output-file.js';
 import { runPreflight } from './run-preflight.js';
+import { commandSettings, runDefaults } from './config-defaults.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
   tty: () => import('../output/renderers/tty.js'),
@@ -36,11 +37,12 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const stdout = process.stdout;
   // a dumb terminal cannot move the cursor: it gets the plain renderer
   const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
-  const given = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
+  const cfg = commandSettings();
+  const given = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live, defaults: runDefaults(cfg) });
   let sources = extraVarSources((flags as RawRunFlags).extraVars ?? []);
   // Extra vars with secret-looking names are masked from here on, in every output.
   redactor.addFromVars(given.extraVars);
-  const journalDir = journalSettings(flags);
+  const journalDir = journalSettings(flags, cfg.get('journal_dir'));
   if (typeof flags.resume === 'string') await refuseLabOfOneRun(given.inventories, flags.resume);
   const resume = await prepareResumeFrom(flags, journalDir, given, sources);
   const opts = resume?.opts ?? given;
@@ -61,7 +63,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   try {
     code = await runWith(executor, { ...opts, inventories: sim.inventories }, verbosity, {
       journalDir,
-      lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : undefined,
+      lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
       sources,
       resume,
       report,
@@ -87,10 +89,10 @@ async function refuseLabOfOneRun(inventories: readonly string[], run: string): P
   });
 }
 
-/** `--journal-dir DIR` (default .tsbm/runs) or `--no-journal`. */
-function journalSettings(flags: Record<string, unknown>): string | undefined {
+/** `--journal-dir DIR` (else journal_dir of the config, default .tsbm/runs) or `--no-journal`. */
+function journalSettings(flags: Record<string, unknown>, configured: string | undefined): string | undefined {
   if (flags.journal === false) return undefined;
-  return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : DEFAULT_JOURNAL_DIR;
+  return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : (configured ?? DEFAULT_JOURNAL_DIR);
 }
 
 /** `--report FILE`: the HTML report, written from the run journal when the run ends. */

@@ -87,7 +87,11 @@ export async function collectValidationErrors(
   return errors;
 }
 
-export async function validateCommand(playbooks: string[], flags: ValidateFlags): Promise<number> {
+export async function validateCommand(playbooks: string[], given: ValidateFlags): Promise<number> {
+  const { commandSettings, inventoriesOr, runDefaults } = await import('./config-defaults.js');
+  const cfg = commandSettings();
+  const rolesPath = [...(given.rolesPath ?? []), ...(runDefaults(cfg).rolesPath ?? [])];
+  const flags: ValidateFlags = { ...given, inventory: inventoriesOr(given.inventory, cfg), ...(rolesPath.length ? { rolesPath } : {}) };
   const errors = await collectValidationErrors(playbooks, flags);
   if (flags.output === 'json') {
     process.stdout.write(`${JSON.stringify({ ok: errors.length === 0, errors: errors.map(record) })}\n`);
