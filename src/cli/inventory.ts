@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { InventoryFlags } from './inventory-command.js';
 import type { ImportFlags } from './inventory-import.js';
+import { addVaultOptions, type VaultFlags } from './vault-options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -31,12 +32,15 @@ export function register(program: Command): void {
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")
     .option('--vars', 'with --graph: show variables too')
-    .option('--playbook-dir <dir>', 'also apply group_vars/ and host_vars/ from this directory')
+    .option('--playbook-dir <dir>', 'also apply group_vars/ and host_vars/ from this directory');
+  addVaultOptions(inventory)
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: InventoryFlags) => {
+    .action(async (flags: InventoryFlags & VaultFlags) => {
       const { inventoryCommand } = await import('./inventory-command.js');
       const { commandSettings, inventoriesOr } = await import('./config-defaults.js');
-      process.stdout.write(inventoryCommand({ ...flags, inventory: inventoriesOr(flags.inventory, commandSettings()) }));
+      const cfg = commandSettings();
+      await (await import('./vault-setup.js')).setupVault(flags, cfg);
+      process.stdout.write(inventoryCommand({ ...flags, inventory: inventoriesOr(flags.inventory, cfg) }));
     });
   inventory
     .command('import')

@@ -17,6 +17,7 @@ import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { checkOutputFile } from './output-file.js';
 import { runPreflight } from './run-preflight.js';
 import { commandSettings, runDefaults } from './config-defaults.js';
+import type { VaultFlags } from './vault-options.js';
 
 const RENDERERS: Record<'tty' | 'plain' | 'json', () => Promise<{ attach: AttachRenderer }>> = {
   tty: () => import('../output/renderers/tty.js'),
@@ -38,6 +39,8 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   // a dumb terminal cannot move the cursor: it gets the plain renderer
   const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
   const cfg = commandSettings();
+  // Vault passwords first: -e @file, inventories and playbooks may all hold vaulted values.
+  await (await import('./vault-setup.js')).setupVault(flags as VaultFlags, cfg);
   const given = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live, defaults: runDefaults(cfg) });
   let sources = extraVarSources((flags as RawRunFlags).extraVars ?? []);
   // Extra vars with secret-looking names are masked from here on, in every output.

@@ -1,6 +1,7 @@
 // `tsbm run PLAYBOOK -i INV`: declares the options; the work happens in run-command.ts,
 // imported only when the command runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { addVaultOptions } from './vault-options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -55,7 +56,7 @@ $TSBM_LOCK_DIR, else /var/lib/tsbm/locks for root, else $XDG_STATE_HOME/tsbm/loc
 (~/.local/state/tsbm/locks). Controllers that share nodes must share this directory.`;
 
 export function register(program: Command): void {
-  program
+  const run = program
     .command('run')
     .description('run a playbook against an inventory')
     .argument('<playbook>', 'playbook file')
@@ -93,7 +94,8 @@ export function register(program: Command): void {
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs; default .tsbm/runs; journal_dir in tsbm.cfg, $TSBM_JOURNAL_DIR)')
     .option('--no-journal', 'do not write a run journal (and take no node locks)')
-    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)')
+    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)');
+  addVaultOptions(run)
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');

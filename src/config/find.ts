@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { optionsError } from '../errors.js';
 
-export const CONFIG_NAME = 'tsbm.cfg';
-export const SYSTEM_CONFIG = '/etc/tsbm/tsbm.cfg';
+const CONFIG_NAME = 'tsbm.cfg';
+const SYSTEM_CONFIG = '/etc/tsbm/tsbm.cfg';
 
 export interface FindEnv {
   env: NodeJS.ProcessEnv;

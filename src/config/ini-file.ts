@@ -4,7 +4,7 @@
 // given twice in a section is an error, as configparser's strict mode makes it.
 import { type SourcePos, TsbmError } from '../errors.js';
 
-export interface IniEntry {
+interface IniEntry {
   value: string;
   pos: SourcePos;
 }
