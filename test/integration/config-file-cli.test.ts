@@ -1,27 +1,18 @@
 // The project config file through the built CLI: `tsbm run`, `tsbm validate`, `tsbm inventory`
 // and `tsbm runs` read tsbm.cfg (found in the working directory, or named by TSBM_CONFIG) and
 // TSBM_* variables; a flag on the command line wins over both.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scratchDirs } from '../helpers/scratch.js';
+import { runCli } from '../helpers/tsbm-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'bin/tsbm.js');
 const scratch = scratchDirs();
 let dir: string;
 let home: string;
 
-function tsbm(args: string[], env: NodeJS.ProcessEnv = {}, cwd = dir) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...env },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const tsbm = (args: string[], env: NodeJS.ProcessEnv = {}, cwd = dir) => runCli(args, { cwd, home, env });
 
 function runStart(stdout: string): { options: { forks: number; inventories: string[] } } {
   const line = stdout.split('\n').find((l) => l.includes('"type":"run_start"'));

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scratchDirs } from '../helpers/scratch.js';
+import { runCli } from '../helpers/tsbm-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/tsbm.js');
@@ -25,15 +26,7 @@ const SECRETS = {
 let dir: string;
 let home: string;
 
-function tsbm(args: string[], env: NodeJS.ProcessEnv = {}, cwd = dir) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...env },
-    timeout: 90_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, all: r.stdout + r.stderr };
-}
+const tsbm = (args: string[], env: NodeJS.ProcessEnv = {}, cwd = dir) => runCli(args, { cwd, home, env });
 
 function vault(args: string[], input?: string): string {
   const r = spawnSync('ansible-vault', args, { cwd: dir, encoding: 'utf8', input, env: { PATH: process.env.PATH, HOME: home } });
