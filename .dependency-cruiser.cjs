@@ -5,12 +5,13 @@
 const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts', 'vault'],
   base: ['output', 'schema', 'template', 'config'],
-  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
+  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report', 'nodes'],
   deploy: ['deploy'],
   modules: ['modules'],
   playbook: ['playbook'],
   executor: ['executor'],
   sim: ['sim'],
+  run: ['run'],
   cli: ['cli'],
 };
 const ORDER = Object.values(LAYERS);

@@ -5,7 +5,7 @@ import { parseShard } from '../executor/shard.js';
 import { optionsError, TsbmError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
 import { limitWithAbsoluteFiles } from '../inventory/patterns.js';
-import { parseExtraVars } from './extra-vars.js';
+import { parseExtraVars } from '../run/extra-vars.js';
 import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */

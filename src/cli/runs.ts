@@ -1,7 +1,7 @@
 // `tsbm runs list` and `tsbm runs show RUN`: read the run journals under .tsbm/runs.
 import type { Command } from 'commander';
 
-export const DEFAULT_JOURNAL_DIR = '.tsbm/runs';
+import { DEFAULT_JOURNAL_DIR } from '../journal/journal-dir.js';
 
 /** `--journal-dir` when given, else journal_dir of tsbm.cfg / $TSBM_JOURNAL_DIR, else .tsbm/runs. */
 async function journalDirOf(opts: { journalDir?: string }): Promise<string> {

@@ -51,7 +51,7 @@ export async function collectValidationErrors(
   const errors: TsbmError[] = [];
   try {
     if (flags.extraVars?.length) {
-      const { parseExtraVars } = await import('./extra-vars.js');
+      const { parseExtraVars } = await import('../run/extra-vars.js');
       opts.extraVars = parseExtraVars(flags.extraVars);
       redactor.addFromVars(opts.extraVars);
     }
