@@ -36,7 +36,7 @@ export interface TaskView {
 }
 
 /** Outcomes from best to worst: a task's mark is its worst host's. */
-export const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
+const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
 
 export const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
   a === undefined || WORSE.indexOf(b) > WORSE.indexOf(a) ? b : a;

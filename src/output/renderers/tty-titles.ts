@@ -4,7 +4,7 @@ import type { HostStatus } from '../events.js';
 import { formatDuration, formatItem, oneLine } from '../format.js';
 import { type HostView, statusCounts, type TaskView } from './tty-model.js';
 
-export const taskTitle = (t: TaskView): string => (t.handler ? `HANDLER ${t.name}` : t.name);
+const taskTitle = (t: TaskView): string => (t.handler ? `HANDLER ${t.name}` : t.name);
 
 /** A running task: its name and time so far. */
 export const liveTaskTitle = (t: TaskView, now: number): string =>
