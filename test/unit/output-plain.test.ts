@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/output/events.js';
 import { attach } from '../../src/output/renderers/plain.js';
-import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
+import { MemoryStream, rescuedRun, sampleRun, T0 } from './output-sequence.js';
 
 function render(verbosity: 0 | 1 | 2 | 3, color = false): string {
   const bus = new EventBus();
@@ -40,6 +40,20 @@ describe('plain renderer', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('a rescued failure reads as a failure the moment it happens, and the rescue as cleanup', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 0, color: true });
+    for (const e of rescuedRun()) bus.emit(e);
+    const lines = out.text.split('\n').map((l) => l.replace(/\x1b\[\d+m/g, ''));
+    expect(lines).toContain('failed (rescued): [node2] Pull the image (0.1s): podman pull failed (rc 125): unexpected EOF');
+    expect(lines).toContain(`CLEANUP [Power off after the failure] ${'*'.repeat(42)}`);
+    expect(lines).toContain(`CLEANUP [Report the failure] ${'*'.repeat(51)}`);
+    expect(lines).not.toContain(expect.stringMatching(/^TASK \[(Power off after|Report) /));
+    // in red, as failures are
+    expect(out.text).toContain('\x1b[31mfailed (rescued):\x1b[0m [node2]');
   });
 
   it('throttles progress lines for the same host and task (second one 1 s later is dropped)', () => {

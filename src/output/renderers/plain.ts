@@ -9,6 +9,7 @@ import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { CLEANUP_LABEL, statusWord } from '../status-word.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
 const HEADER_WIDTH = 80;
@@ -20,10 +21,13 @@ export function header(kind: string, name: string): string {
   return head + '*'.repeat(Math.max(3, HEADER_WIDTH - head.length));
 }
 
-/** The one line for a host result, e.g. `failed: [node2] Power off (0.4s): BMC said no`. */
+/**
+ * The one line for a host result, e.g. `failed: [node2] Power off (0.4s): BMC said no`; a
+ * failure a rescue section handles is `failed (rescued): ...`, its cleanup follows.
+ */
 export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): string {
   const msg = e.msg ? `: ${oneLine(e.msg)}` : '';
-  return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
+  return `${paint(STATUS_COLOR[e.status], `${statusWord(e.status)}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
 }
 
 /** The one line for a host's retries in a task: `retried: [node1] Power off: 7 retries, last: HTTP 503`. */
@@ -95,7 +99,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write(['', paint('bold', header('PLAY', e.play))]);
         return;
       case 'task_start': {
-        const line = paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task));
+        const line = paint('bold', header(e.handler ? 'RUNNING HANDLER' : e.rescue ? CLEANUP_LABEL : 'TASK', e.task));
         if (free) headers.set(e.taskId, line);
         else write(['', line]);
         return;

@@ -1,6 +1,7 @@
 // What the TTY renderer knows of the run: a view per live task and per host under it, built from
 // events (tty-events.ts), and the rules for ranking outcomes. No drawing here.
 import type { HostStatus } from '../events.js';
+import { statusWord } from '../status-word.js';
 import type { ListrTask, TaskState } from './tty-listr.js';
 
 export interface HostView {
@@ -25,6 +26,8 @@ export interface TaskView {
   taskId: string;
   name: string;
   handler: boolean;
+  /** In a block's rescue section: cleanup after a failure. */
+  cleanup: boolean;
   startedAt: number;
   endedAt: number;
   hosts: Map<string, HostView>;
@@ -45,7 +48,7 @@ export const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
 export const STATE: Record<HostStatus, TaskState> = {
   ok: 'ok',
   changed: 'ok',
-  rescued: 'ok',
+  rescued: 'failed', // the step failed; the rescue that follows is cleanup
   ignored: 'ok',
   skipped: 'skipped',
   failed: 'failed',
@@ -63,6 +66,6 @@ export function statusCounts(task: TaskView): string {
     if (st) counts.set(st, (counts.get(st) ?? 0) + 1);
   }
   return WORSE.filter((s) => counts.has(s))
-    .map((s) => `${counts.get(s)} ${s}`)
+    .map((s) => `${counts.get(s)} ${statusWord(s)}`)
     .join(', ');
 }

@@ -2,9 +2,10 @@
 import { type Paint, STATUS_COLOR } from '../color.js';
 import type { HostStatus } from '../events.js';
 import { formatDuration, formatItem, oneLine } from '../format.js';
+import { CLEANUP_LABEL, statusWord } from '../status-word.js';
 import { type HostView, statusCounts, type TaskView } from './tty-model.js';
 
-const taskTitle = (t: TaskView): string => (t.handler ? `HANDLER ${t.name}` : t.name);
+const taskTitle = (t: TaskView): string => (t.handler ? `HANDLER ${t.name}` : t.cleanup ? `${CLEANUP_LABEL} ${t.name}` : t.name);
 
 /** A running task: its name and time so far. */
 export const liveTaskTitle = (t: TaskView, now: number): string =>
@@ -33,5 +34,5 @@ export function settledHostTitle(h: HostView, task: TaskView, status: HostStatus
   const retried = r ? ` · ${r.count} ${r.count === 1 ? 'retry' : 'retries'}${r.last ? `, last: ${oneLine(r.last)}` : ''}` : '';
   const msg = `${h.msg ? `: ${oneLine(h.msg)}` : ''}${retried}`;
   const duration = h.status === undefined ? task.endedAt - h.startedAt : h.durationMs;
-  return `${h.host}${formatItem(h.status === undefined ? h.item : undefined)}  ${paint(STATUS_COLOR[status], status)} ${formatDuration(duration)}${msg}`;
+  return `${h.host}${formatItem(h.status === undefined ? h.item : undefined)}  ${paint(STATUS_COLOR[status], statusWord(status))} ${formatDuration(duration)}${msg}`;
 }

@@ -18,6 +18,8 @@ export class TtyTree {
   private permanent: ListrTask[] = [];
   /** Hosts of each task already in the permanent output (a task reopened under free strategy says so). */
   private readonly settledHosts = new Map<string, number>();
+  /** Tasks in a rescue section (task_start says so once; a task reopened later keeps it). */
+  private readonly cleanup = new Set<string>();
 
   constructor(
     readonly v: ListrView,
@@ -38,7 +40,8 @@ export class TtyTree {
   }
 
   /** The view of a task, re-opened if it was already settled (free strategy: a slow host arrives late). */
-  taskOf(e: { taskId: string; task: string; time: number }, handler = false): TaskView {
+  taskOf(e: { taskId: string; task: string; time: number; rescue?: boolean }, handler = false): TaskView {
+    if (e.rescue) this.cleanup.add(e.taskId);
     let task = this.tasks.find((x) => x.taskId === e.taskId);
     if (!task) {
       const lt = this.v.task(e.task);
@@ -47,6 +50,7 @@ export class TtyTree {
         taskId: e.taskId,
         name: e.task,
         handler,
+        cleanup: this.cleanup.has(e.taskId),
         startedAt: e.time,
         endedAt: e.time,
         hosts: new Map(),
