@@ -56,6 +56,21 @@ describe('plain renderer', () => {
     expect(out.text).toContain('\x1b[31mfailed (rescued):\x1b[0m [node2]');
   });
 
+  it("prints a long wait's progress at growing intervals, sooner when it says something new, its last error whole", () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 0 });
+    const error = `cannot connect to 127.0.0.1:22: Connection lost before handshake; ${'x'.repeat(150)}`;
+    for (let s = 0; s < 600; s++) {
+      const stuck = s >= 130 ? '; still waiting for the ramdisk to answer there: agent_timeout says how long' : '';
+      const message = `waiting for SSH: ${s}s elapsed, attempt ${s + 1}, last error: ${error}${stuck}`;
+      bus.emit({ type: 'progress', time: T0 + s * 1000, host: 'node1', task: 'Wait', taskId: 'w', message });
+    }
+    const printed = out.text.split('\n').filter((l) => l.startsWith('progress:'));
+    expect(printed.map((l) => Number(/waiting for SSH: (\d+)s/.exec(l)![1]))).toEqual([0, 10, 20, 40, 80, 130, 260, 520]);
+    expect(printed[0]).toContain(error); // not cut
+  });
+
   it('throttles progress lines for the same host and task (second one 1 s later is dropped)', () => {
     expect(render(0).match(/^progress:/gm)).toHaveLength(1);
   });
