@@ -20,7 +20,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
   dropbear-bin busybox chromium debootstrap grub-efi-amd64-bin mtools dosfstools qemu-system-x86 ovmf
-  linux-image-cloud-amd64 etcd-server)
+  linux-image-cloud-amd64 etcd-server tmux)
 
 missing=()
 for p in "${PKGS[@]}"; do

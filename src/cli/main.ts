@@ -23,6 +23,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./configdrive.js'),
   () => import('./init.js'),
   () => import('./nodes.js'),
+  () => import('./config.js'),
 ];
 
 const EXAMPLES = `
