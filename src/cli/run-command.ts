@@ -8,6 +8,8 @@ import { DEFAULT_JOURNAL_DIR } from '../journal/journal-dir.js';
 import { redactor } from './context.js';
 import { checkOutputFile } from './output-file.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
+import { commandSettings, runDefaults } from './config-defaults.js';
+import type { VaultFlags } from './vault-options.js';
 
 /** After the run, a straggling socket must not keep the process alive for long. */
 const EXIT_GRACE_MS = 2000;
@@ -22,8 +24,11 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   const stdout = process.stdout;
   // a dumb terminal cannot move the cursor: it gets the plain renderer
   const live = stdout.isTTY === true && process.env.TERM !== 'dumb';
-  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live });
-  const journalDir = journalSettings(flags);
+  const cfg = commandSettings();
+  // Vault passwords first: -e @file, inventories and playbooks may all hold vaulted values.
+  await (await import('./vault-setup.js')).setupVault(flags as VaultFlags, cfg);
+  const opts = buildRunOptions(playbook, flags as RawRunFlags, { verbosity, stdoutIsTTY: live, defaults: runDefaults(cfg) });
+  const journalDir = journalSettings(flags, cfg.get('journal_dir'));
   const resume = resumeSettings(flags, journalDir);
   if (opts.junit) checkOutputFile('--junit', opts.junit);
   const report = reportSettings(flags);
@@ -32,7 +37,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     sources: extraVarSources((flags as RawRunFlags).extraVars ?? []),
     verbosity,
     journalDir,
-    lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : undefined,
+    lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
     ...(resume ? { resume } : {}),
     ...(report ? { report } : {}),
     redactor,
@@ -44,10 +49,10 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   return code;
 }
 
-/** `--journal-dir DIR` (default .tsbm/runs) or `--no-journal`. */
-function journalSettings(flags: Record<string, unknown>): string | undefined {
+/** `--journal-dir DIR` (else journal_dir of the config, default .tsbm/runs) or `--no-journal`. */
+function journalSettings(flags: Record<string, unknown>, configured: string | undefined): string | undefined {
   if (flags.journal === false) return undefined;
-  return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : DEFAULT_JOURNAL_DIR;
+  return typeof flags.journalDir === 'string' && flags.journalDir.trim() ? flags.journalDir : (configured ?? DEFAULT_JOURNAL_DIR);
 }
 
 /** `--resume RUN|last` [`--force`]. */

@@ -15,8 +15,6 @@ export interface TaskStep {
   key: string;
   /** A failure here will be rescued by an enclosing block (it counts as rescued, not failed). */
   rescuable: boolean;
-  /** In a rescue section: cleanup after a failure of this run, never "done" in an earlier one (--resume). */
-  cleanup?: boolean;
   /** The result to record instead of running a module: an include_tasks (included, skipped, or its load error). */
   preset?: Registered;
 }
@@ -86,7 +84,6 @@ function* walkList(
   chain: TaskKeywords[],
   path: number[],
   rescuable: boolean,
-  cleanup = false,
 ): Generator<Step, Exit, Outcome> {
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!;
@@ -98,7 +95,7 @@ function* walkList(
     const p = [...path, i];
     if (node.kind === 'task') {
       if (!env.selected(node, chain)) continue;
-      const out = yield { kind: 'task', task: node, chain, path: p, key: keyOf(p, node.id), rescuable, ...(cleanup ? { cleanup } : {}) };
+      const out = yield { kind: 'task', task: node, chain, path: p, key: keyOf(p, node.id), rescuable };
       if (out.status !== 'ok') return out.status;
       if (out.meta === 'flush_handlers') {
         const fp = [...p, Number.POSITIVE_INFINITY];
@@ -106,8 +103,7 @@ function* walkList(
         if (flushed.status !== 'ok') return flushed.status;
       }
     } else {
-      const st =
-        node.kind === 'block' ? yield* walkBlock(env, node, chain, p, rescuable, cleanup) : yield* walkInclude(env, node, chain, p, rescuable, cleanup);
+      const st = node.kind === 'block' ? yield* walkBlock(env, node, chain, p, rescuable) : yield* walkInclude(env, node, chain, p, rescuable);
       if (st === 'ended' && more) env.cut?.();
       if (st !== 'ok') return st;
     }
@@ -121,14 +117,13 @@ function* walkBlock(
   chain: TaskKeywords[],
   p: number[],
   rescuable: boolean,
-  cleanup: boolean,
 ): Generator<Step, Exit, Outcome> {
   const ch = [...chain, b];
-  let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0, cleanup);
-  if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable, true);
+  let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0);
+  if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
   if (st === 'ended' && b.always.length > 0) env.cut?.();
   if (st === 'unreachable' || st === 'interrupted' || st === 'ended') return st;
-  const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable, cleanup);
+  const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
   return after !== 'ok' ? after : st;
 }
 
@@ -140,7 +135,6 @@ function* walkInclude(
   chain: TaskKeywords[],
   p: number[],
   rescuable: boolean,
-  cleanup: boolean,
 ): Generator<Step, Exit, Outcome> {
   const r = env.include(node, chain);
   const task: Task = {
@@ -152,7 +146,7 @@ function* walkInclude(
     argsPos: node.pos,
     notify: [],
   };
-  const step = (preset: Registered): TaskStep => ({ kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, preset, ...(cleanup ? { cleanup } : {}) });
+  const step = (preset: Registered): TaskStep => ({ kind: 'task', task, chain, path: p, key: keyOf(p, node.id), rescuable, preset });
   if ('error' in r) {
     const out = yield step(failedResult(r.error));
     return out.status;
@@ -162,5 +156,5 @@ function* walkInclude(
     if (out.status !== 'ok') return out.status;
   }
   if ('skipped' in r) return 'ok';
-  return yield* walkList(env, r.nodes, [...chain, node], p, rescuable, cleanup);
+  return yield* walkList(env, r.nodes, [...chain, node], p, rescuable);
 }

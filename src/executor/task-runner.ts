@@ -2,6 +2,7 @@
 // ignore_errors, register, notify, no_log, check mode, delegation. Returns the outcome the
 // host walker needs; everything else goes out as events and into the host's state.
 import { rerunNeeded } from './resume-plan.js';
+import { inRescue } from './rescue-section.js';
 import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
@@ -73,7 +74,7 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       args: r.noLog ? 'censored (no_log)' : task.args,
     });
     // A cleanup step (a rescue) of an earlier run is never done for a failure of this one.
-    const completed = step.cleanup ? undefined : pr.deps.hooks?.completed;
+    const completed = inRescue(step.chain, task) ? undefined : pr.deps.hooks?.completed;
     if (
       completed?.(host, task.id) &&
       (kw.resume !== 'rerun' || !rerunNeeded(pr.play, task, host, completed, pr.deps.modules ?? getModule))

@@ -108,7 +108,7 @@ describe('resume: only what was interrupted', () => {
     const j3 = journalOf(r3.events, j2.runId);
     const s = resumeStateFrom(readJournal(j3.file), { check: false });
     expect(s.staysFailed('node09')).toBeUndefined();
-    expect(s.completed('node09', r3.events.find((e) => e.type === 'host_result' && e.host === 'node09' && e.task === 'install')!.taskId as string)).toBe(true);
+    expect(s.completed('node09', r3.resultOf('node09', 'install')!.taskId)).toBe(true);
   });
 
   it('a cleanup step of an earlier run is never done for a failure of this one', async () => {
