@@ -9,6 +9,8 @@ import { redactor } from './context.js';
 import { checkOutputFile } from './output-file.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { commandSettings, runDefaults } from './config-defaults.js';
+import { describeSource } from '../config/settings.js';
+import { type NodeStoreSetting, resolveStoreSetting } from '../nodes/setting.js';
 import type { VaultFlags } from './vault-options.js';
 
 /** After the run, a straggling socket must not keep the process alive for long. */
@@ -38,6 +40,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     verbosity,
     journalDir,
     lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
+    state: nodeStoreSetting(flags, cfg),
     ...(resume ? { resume } : {}),
     ...(report ? { report } : {}),
     redactor,
@@ -72,4 +75,14 @@ function reportSettings(flags: Record<string, unknown>): string | undefined {
   if (flags.journal === false) throw optionsError('--report is built from the run journal', 'drop --no-journal');
   checkOutputFile('--report', flags.report);
   return flags.report;
+}
+
+/** --state, else $TSBM_STATE, else `state` in tsbm.cfg, else files in the lock directory (as `tsbm nodes`). */
+function nodeStoreSetting(flags: Record<string, unknown>, cfg: ReturnType<typeof commandSettings>): NodeStoreSetting {
+  const fromFile = cfg.fromFile('state');
+  return resolveStoreSetting({
+    flag: typeof flags.state === 'string' ? flags.state : undefined,
+    lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
+    ...(fromFile ? { config: { value: fromFile, from: describeSource(cfg.source('state')) } } : {}),
+  });
 }

@@ -10,6 +10,7 @@ import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface RawRunFlags {
+  rebuild?: boolean;
   inventory?: string[];
   limit?: string[];
   tags?: string[];
@@ -99,6 +100,7 @@ export function buildRunOptions(
     forks: raw.forks !== undefined ? parseForks(raw.forks) : (env.defaults?.forks ?? DEFAULT_FORKS),
     check: raw.check === true,
     diff: raw.diff === true,
+    ...(raw.rebuild === true ? { rebuild: true } : {}),
     listHosts: raw.listHosts === true,
     listTasks: raw.listTasks === true,
     listTags: raw.listTags === true,

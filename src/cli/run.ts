@@ -2,6 +2,7 @@
 // imported only when the command runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { addVaultOptions } from './vault-options.js';
+import { STATE_OPTION_HELP } from './nodes.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -98,8 +99,10 @@ export function register(program: Command): void {
     .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs; default .tsbm/runs; journal_dir in tsbm.cfg, $TSBM_JOURNAL_DIR)')
-    .option('--no-journal', 'do not write a run journal (and take no node locks)')
-    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)');
+    .option('--no-journal', 'do not write a run journal (node locks and records are still taken and kept)')
+    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)')
+    .option('--state <setting>', STATE_OPTION_HELP)
+    .option('--rebuild', 'a deploy may reinstall nodes that are active (their records say so); protected nodes are still refused');
   addVaultOptions(run)
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {

@@ -14,6 +14,8 @@ import type { RunRuntime } from './play-runtime.js';
 import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
 import { Interrupted } from './task-status.js';
+import { settleNodes } from './settle.js';
+import type { NodeEnd } from '../output/host-outcome.js';
 import { Semaphore } from '../util/semaphore.js';
 import { tasksBefore } from './start-at.js';
 import { unmatchedTags } from './tags.js';
@@ -69,6 +71,8 @@ export async function executePlaybook(
     forks: new Semaphore(Math.max(1, opts.forks || DEFAULT_FORKS)),
     check: opts.check,
     diff: opts.diff,
+    rebuild: opts.rebuild === true,
+    partial: opts.tags.length > 0 || opts.skipTags.length > 0 || opts.startAtTask !== undefined,
     verbosity: opts.verbosity,
     extraVars: opts.extraVars,
     tags: opts.tags,
@@ -79,6 +83,8 @@ export async function executePlaybook(
     ...(tuning.untilDelayMs !== undefined ? { untilDelayMs: tuning.untilDelayMs } : {}),
     invVars: new Map(),
     scanned: new WeakSet(),
+    nodeFacts: new Map(),
+    lastPlay: new Map(),
   };
 
   // SIGINT: stop scheduling now; running tasks get a grace period, then their signal aborts.
@@ -105,6 +111,7 @@ export async function executePlaybook(
   warnUnmatchedTags(playbook, opts, (message) => bus.emit({ type: 'warning', time: Date.now(), message }));
 
   let code: number = EXIT.ok;
+  let nodeEnds: Record<string, NodeEnd> = {};
   try {
     for (const [i, play] of playbook.plays.entries()) {
       if (state.interrupted) {
@@ -115,6 +122,7 @@ export async function executePlaybook(
       }
       await runPlay(rt, play, opts.limit, opts.shard);
     }
+    nodeEnds = await settleNodes(rt);
   } catch (e) {
     // An engine bug or an operator error outside any task (e.g. a bad host pattern).
     code = e instanceof TsbmError ? e.exitCode : EXIT.unexpected;
@@ -140,6 +148,7 @@ export async function executePlaybook(
   }
   const durationMs = Date.now() - started;
   const hosts = state.ends();
+  for (const [h, node] of Object.entries(nodeEnds)) if (hosts[h]) hosts[h] = { ...hosts[h]!, node };
   bus.emit({ type: 'recap', time: Date.now(), stats, durationMs, hosts });
   // `unfinished` as well as the recap's outcomes: journals are read by older versions too.
   const unfinished = Object.keys(hosts).filter((h) => hosts[h]!.outcome === 'unfinished').sort();

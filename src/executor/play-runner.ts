@@ -4,7 +4,6 @@ import { formatPos } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { Play, Task } from '../playbook/model.js';
 import { exceedsMaxFail, isFatal, stopBatch } from './fail-policy.js';
-import { lockTargets } from './node-identity.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
 import { playVars } from './task-vars.js';
@@ -13,6 +12,7 @@ import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
 import { runLinear } from './strategy-linear.js';
 import { announceResume } from './resume-note.js';
+import { enterPlay } from './play-entry.js';
 
 export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined, shard?: Shard): string[] {
   let hosts = rt.inventory.select(play.hosts).filter((h) => inShard(h, shard));
@@ -48,23 +48,13 @@ function withFactGathering(rt: RunRuntime, play: Play): Play {
 export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | undefined, shard?: Shard): Promise<void> {
   const play = withFactGathering(rt, loaded);
   const targeted = playHosts(rt, play, limit, shard);
-  const hosts = targeted.filter((h) => {
+  const listed = targeted.filter((h) => {
     const s = rt.state.host(h);
     return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
-  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos, strategy: play.strategy });
-  if (rt.deps.hooks?.beforePlay && hosts.length > 0) {
-    try {
-      await rt.deps.hooks.beforePlay(lockTargets(rt, play, hosts));
-    } catch (e) {
-      // e.g. a node locked by another run: nothing of this run may touch any node
-      rt.state.fatal = e instanceof Error ? e : new Error(String(e));
-      rt.state.interrupted = true;
-      for (const h of hosts) rt.state.leave(h, `not started: ${rt.state.fatal.message}`);
-      rt.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${rt.state.fatal.message}` });
-      return;
-    }
-  }
+  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts: listed, pos: play.pos, strategy: play.strategy });
+  const hosts = await enterPlay(rt, play, listed, targeted);
+  if (!hosts) return;
   rt.redactor.addFromVars(play.vars);
   for (const f of play.varsFiles) rt.redactor.addFromVars(f);
 
@@ -74,10 +64,6 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     if (!r.found) return; // the start task is in a later play
     skipTasks = r.skip;
     rt.state.startAtTask = undefined;
-  }
-  if (hosts.length === 0) {
-    rt.bus.emit({ type: 'warning', time: Date.now(), message: `play '${play.name}': no hosts matched` });
-    return;
   }
   const pr: PlayRuntime = {
     ...rt,
@@ -91,7 +77,12 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     includes: new Map(),
     magic: new Map(),
   };
+  for (const h of rt.nodeFacts.keys()) if (targeted.includes(h)) rt.lastPlay.set(h, pr);
   announceResume(pr, hosts, targeted.filter((h) => !hosts.includes(h)));
+  if (hosts.length === 0) {
+    if (listed.length === 0) rt.bus.emit({ type: 'warning', time: Date.now(), message: `play '${play.name}': no hosts matched` });
+    return;
+  }
   for (const h of hosts) {
     const s = rt.state.host(h);
     s.failed = false;

@@ -4,7 +4,7 @@ import type { Redactor } from '../output/redact.js';
 import type { Play, TaskNode } from '../playbook/model.js';
 import type { Vars } from '../types.js';
 import type { ConnectionPool } from './connection-pool.js';
-import type { EngineDeps, InventoryView } from './deps.js';
+import type { EngineDeps, InventoryView, NodeFacts } from './deps.js';
 import type { RunState } from './run-state.js';
 import type { Semaphore } from '../util/semaphore.js';
 import type { RunServicesImpl } from './services.js';
@@ -20,6 +20,10 @@ export interface RunRuntime {
   forks: Semaphore;
   check: boolean;
   diff: boolean;
+  /** --rebuild: active nodes may be deployed again (protected ones still may not). */
+  rebuild: boolean;
+  /** --tags, --skip-tags or --start-at-task: the run does part of each play. */
+  partial: boolean;
   verbosity: number;
   extraVars: Vars;
   tags: string[];
@@ -34,6 +38,10 @@ export interface RunRuntime {
   scanned: WeakSet<object>;
   /** Memoized inventory vars per host. */
   invVars: Map<string, Vars>;
+  /** Each host's node as its last play's variables describe it (the node record's facts). */
+  nodeFacts: Map<string, NodeFacts>;
+  /** Each host's last play, for the steps the run takes on it after the plays (settle). */
+  lastPlay: Map<string, PlayRuntime>;
 }
 
 export interface PlayRuntime extends RunRuntime {

@@ -32,6 +32,7 @@ export function announceResume(pr: PlayRuntime, hosts: readonly string[], skippe
       seen.add(h);
     }
   }
+  if (Object.keys(done).length === 0 && restart.length === 0 && Object.keys(failed).length === 0) return;
   pr.bus.emit({
     type: 'resume',
     time: Date.now(),

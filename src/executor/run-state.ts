@@ -21,6 +21,8 @@ export interface HostState {
   everUnreachable: boolean;
   /** The failure that ended the host (task: message), for its outcome. */
   failure?: string;
+  /** Its node record as the run found it (`tsbm_node`), when a provisioning play admitted it. */
+  node?: Vars;
   /** Taken out of the rest of the run by any_errors_fatal / max_fail_percentage (as Ansible does). */
   stopped: boolean;
   /**

@@ -21,6 +21,8 @@ import { scopeOf } from './scope.js';
 
 export interface ResumeState {
   runId: string;
+  /** Every run of the chain this resume continues (their records are this run's to finish). */
+  chain: ReadonlySet<string>;
   completed(host: string, taskId: string): boolean;
   restore(host: string): Vars | undefined;
   /** Hosts that failed in the resumed run and stay failed, with their failure. */
@@ -105,6 +107,7 @@ export function resumeStateFrom(journal: JournalContents, now: { check: boolean;
   };
   return {
     runId,
+    chain: new Set(resumeChain(journal).flatMap((j) => (j.header ? [j.header.runId] : []))),
     completed: (host, taskId) => !restarts(host) && (hosts.get(host)?.done.has(taskId) ?? false),
     restore: (host) => (restarts(host) ? undefined : hosts.get(host)?.vars),
     staysFailed: (host) => {

@@ -27,6 +27,7 @@ import { pauseModule } from './pause.js';
 import { podmanPullModule } from './podman_pull.js';
 import { redfishBootDeviceModule } from './redfish_boot_device.js';
 import { redfishPowerModule } from './redfish_power.js';
+import { redfishEndSafeModule } from './redfish_end_safe.js';
 import { rootDeviceModule } from './root_device.js';
 import { setFactModule } from './set_fact.js';
 import { shellModule } from './shell.js';
@@ -60,6 +61,7 @@ const MODULES: readonly ModuleDef[] = [
   podmanPullModule,
   redfishBootDeviceModule,
   redfishPowerModule,
+  redfishEndSafeModule,
   rootDeviceModule,
   setFactModule,
   shellModule,

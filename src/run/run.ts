@@ -1,7 +1,7 @@
 // One `tsbm run`, from the options the CLI parsed to the exit code: the resume restored, the
 // simulated lab started, the outputs attached, validate's checks, the journal and node locks,
 // signals, the executor, and the report. Each step is a unit of its own in this folder.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EXIT, TsbmError } from '../errors.js';
 import type { RunOptions } from '../executor/options.js';
 import type { ResumeState } from '../journal/resume.js';
@@ -17,6 +17,10 @@ import type { RunRequest } from './request.js';
 import type { PreparedResume } from './resume.js';
 import { watchOutcomes } from './resume-hint.js';
 import { watchSignals } from './signals.js';
+import { runHooks } from './hooks.js';
+import { runNodes } from './nodes.js';
+import { openRunStore } from './store.js';
+import { newRunId } from '../journal/run-id.js';
 
 type Executor = typeof import('../executor/run.js');
 
@@ -79,14 +83,28 @@ async function runWith(
     return EXIT.ok;
   }
 
-  const journal = journalDir ? await openJournal(opts, sources, resume, bus, req, outputs) : undefined;
+  const runId = newRunId();
+  const store = await openRunStore(req).catch(async (e) => {
+    await outputs.done();
+    throw e;
+  });
+  const journal = journalDir ? await openJournal(opts, sources, resume, bus, req, outputs, runId).catch(async (e) => {
+    await store.close();
+    throw e;
+  }) : undefined;
+  const nodes = runNodes(store, {
+    runId,
+    playbook: resolve(opts.playbook),
+    chain: resume?.chain ?? new Set(),
+    ...(resume ? { staysFailed: resume.staysFailed } : {}),
+  });
   const signals = watchSignals(bus, io.stdout);
   const outcomes = watchOutcomes(bus);
   let code: number;
   try {
     code = await executor.runPlaybook(
       opts,
-      { bus, redactor, signal: signals.signal, ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}) },
+      { bus, redactor, signal: signals.signal, hooks: runHooks(journal?.hooks, nodes.hooks), runId },
       pre.loaded,
     );
   } catch (e) {
@@ -95,7 +113,11 @@ async function runWith(
     throw e;
   } finally {
     signals.detach();
-    await journal?.close();
+    try {
+      await journal?.close();
+    } finally {
+      await nodes.close();
+    }
     await outputs.done();
     if (report && journal && journalDir) {
       await writeReportAfterRun(join(journalDir, `${journal.runId}.jsonl`), report, { redactor, io, json: opts.output === 'json' });
@@ -135,18 +157,18 @@ async function openJournal(
   bus: EventBus,
   req: RunRequest,
   outputs: RunOutputs,
+  runId: string,
 ): Promise<RunJournal> {
   const journalDir = req.journalDir!;
   const { openRunJournal } = await import('./journal.js');
   const { recordScope } = await import('./resume.js');
-  const { lockDirFor } = await import('../journal/lock-dir.js');
   const scope = await recordScope(opts, sources);
   try {
     return openRunJournal(opts, {
       bus,
       redactor: req.redactor,
       journalDir,
-      lockDir: lockDirFor(req.lockDir),
+      runId,
       version: tsbmVersion(),
       scope,
       ...(resume ? { resume } : {}),
