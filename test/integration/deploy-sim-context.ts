@@ -18,7 +18,7 @@ import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import type { Vars } from '../../src/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
-import { splitArgs } from '../../src/modules/lib/split-args.js';
+import { splitArgs } from '../../src/modules/commands/split-args.js';
 
 /** The registry and image the node's podman knows (the lab's catalogue format, src/sim/ramdisk/bin/README.md). */
 const SIM_REGISTRY = '10.88.0.1:5001';

@@ -20,12 +20,12 @@ const DEFINITION_FILES = [
   'errors.js',
   'module-api/types.js',
   'schema/type-builder.js',
-  'modules/lib/file-args.js',
+  'modules/files/file-args.js',
   'redfish/module-args.js',
-  'deploy/arg-names.js',
+  'module-api/arg-names.js',
   // tiny pure helpers used by many modules' own functions
-  'deploy/disk.js',
-  'deploy/ramdisk-exec.js',
+  'module-api/disk.js',
+  'module-api/ramdisk-exec.js',
   'inventory/node-data.js',
 ];
 

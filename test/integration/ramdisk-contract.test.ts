@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSsh } from '../../src/connection/ssh.js';
-import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { waitAgentModule } from '../../src/modules/ramdisk/wait_agent.js';
 import { shellExecHandler } from '../../src/sim/ssh/exec.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { startSshHost } from '../helpers/ssh-host.js';

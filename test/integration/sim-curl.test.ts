@@ -1,6 +1,6 @@
 // The curl stand-in (src/sim/curl) against a local HTTP server, and against the real curl where
 // installed: the same exit code, output and file for each way the product's image deploys call
-// curl (src/deploy/image-fetch.ts, image-stream.ts): GET to stdout, HEAD with redirects, a
+// curl (src/modules/image/image-fetch.ts, image-stream.ts): GET to stdout, HEAD with redirects, a
 // resumed download to a file with retries, HTTP errors, a cut transfer, a refused connection,
 // a time limit. The URL always comes as a `-K -` config line on stdin, as the product sends it.
 // And the anaconda kickstart callbacks' POSTs (-X, -H, --data-binary), the URL in argv as there.

@@ -1,5 +1,5 @@
 // curl's command line and `-K` config, as far as the product's image deploys use them on a
-// ramdisk (src/deploy/image-fetch.ts, image-stream.ts): -f -s -S -L -I -k, --connect-timeout,
+// ramdisk (src/modules/image/image-fetch.ts, image-stream.ts): -f -s -S -L -I -k, --connect-timeout,
 // --max-time, --retry, --retry-all-errors, --retry-delay, -C -, -o FILE, -K - (the URL arrives
 // as `url = "..."` on stdin, never in argv); and as the anaconda deploy's kickstart callbacks
 // use them in the simulated installer (playbooks/templates/ks.cfg.hbs): -X METHOD,

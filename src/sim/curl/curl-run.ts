@@ -2,7 +2,7 @@
 // has none): one HTTP(S) transfer as the product's image deploys ask for it (GET to stdout or
 // to a file, resumed with a Range request; HEAD printing the headers; redirects, retries,
 // timeouts), with curl's exit codes and error lines (`curl: (22) ...`), which the product maps
-// to reasons and retry decisions (src/deploy/image-stream.ts).
+// to reasons and retry decisions (src/modules/image/image-stream.ts).
 import { createWriteStream, readFileSync, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';

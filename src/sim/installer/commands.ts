@@ -3,7 +3,7 @@
 // what to do at the end. A command Anaconda knows but the simulation does not (raid, part, ...)
 // or an option it does not know is an installation error, reported as Anaconda reports one
 // (log lines, then %onerror), never silently ignored.
-import { commandOptions, type KsCommand } from '../../deploy/kickstart-parse.js';
+import { commandOptions, type KsCommand } from '../../modules/anaconda/kickstart-parse.js';
 
 interface Spec {
   /** Options taking a value (`--x=v` or `--x v`). */

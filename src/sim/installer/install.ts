@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KICKSTART_COMMANDS } from '../../deploy/kickstart-check.js';
-import { type Kickstart, KickstartSyntaxError, parseKickstart } from '../../deploy/kickstart-parse.js';
+import { KICKSTART_COMMANDS } from '../../modules/anaconda/kickstart-check.js';
+import { type Kickstart, KickstartSyntaxError, parseKickstart } from '../../modules/anaconda/kickstart-parse.js';
 import { typeGuidFor } from '../gpt/type-codes.js';
 import { randomGuid } from '../gpt/guid.js';
 import { openDisk, writeTable, zapGpt, loadTable } from '../gpt/disk-file.js';

@@ -6,7 +6,7 @@
 import { efiBootImage } from '../../configdrive/el-torito.js';
 import { fatFile, readFatFiles } from '../../configdrive/fat-read.js';
 import { isoVolumeId, readIsoFiles } from '../../configdrive/iso9660-read.js';
-import { GRUB_CFG_PATH, grubLinuxLine } from '../../deploy/installer-boot.js';
+import { GRUB_CFG_PATH, grubLinuxLine } from '../../modules/anaconda/installer-boot.js';
 
 /** Enough for the lab's ISOs and for the descriptors and first files of a big one. */
 const HEAD_BYTES = 8 * 1024 * 1024;

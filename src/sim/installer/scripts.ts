@@ -6,7 +6,7 @@
 // caller's to judge from the exit code.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { commandOptions, type KsSection } from '../../deploy/kickstart-parse.js';
+import { commandOptions, type KsSection } from '../../modules/anaconda/kickstart-parse.js';
 import { sandboxCommand } from '../lab/command-rewrite.js';
 import { shellExecHandler } from '../ssh/exec.js';
 import type { SpawnerPool } from '../ssh/spawner-pool.js';
