@@ -6,7 +6,6 @@ const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts'],
   base: ['output', 'schema', 'template'],
   io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
-  deploy: ['deploy'],
   modules: ['modules'],
   playbook: ['playbook'],
   executor: ['executor'],
@@ -44,6 +43,14 @@ module.exports = {
       to: {},
     },
     ...upward,
+    {
+      name: 'capability-imports-capability',
+      comment:
+        'a capability folder (src/modules/NAME/) imports module-api/ and the layers below, not another capability: move what both use to src/module-api/ (only the deploy preflight, which runs every capability\'s checks, and the module list import across)',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/preflight/' },
+      to: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/$1/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

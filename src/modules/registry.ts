@@ -1,6 +1,6 @@
 // The module list: every module tsbm knows, one line each. The loader, the executor,
 // `tsbm modules` and the build (schemas/, dist/validators/) find modules only through here.
-// A module is one file (src/modules/NAME.ts) whose definition is data next to its run(); what
+// A module is one file (src/modules/CAPABILITY/NAME.ts) whose definition is data next to its run(); what
 // run() needs beyond small helpers (the Redfish client, templates, the config drive, HTTP) it
 // imports inside run(), so loading this list stays cheap and a run loads only the code of the
 // modules its playbook uses (test/unit/module-registry.test.ts keeps that honest).

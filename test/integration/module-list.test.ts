@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allModules, getModule } from '../../src/modules/registry.js';
@@ -28,6 +28,11 @@ const DEFINITION_FILES = [
   'module-api/ramdisk-exec.js',
   'inventory/node-data.js',
 ];
+
+/** The .ts files under src/modules/, relative to it (registry.ts aside). */
+function moduleFiles(): string[] {
+  return (readdirSync(join(root, 'src', 'modules'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && f !== 'registry.ts');
+}
 
 function filesLoadedBy(entries: string[]): string[] {
   writeFileSync(
@@ -51,24 +56,23 @@ export async function resolve(spec, ctx, next) {
 }
 
 describe('module list', () => {
-  it('has one file per module, named for it, each in the list once', () => {
-    const files = readdirSync(join(root, 'src', 'modules'))
-      .filter((f) => f.endsWith('.ts') && f !== 'registry.ts')
-      .map((f) => f.slice(0, -3))
-      .sort();
-    expect(allModules().map((m) => m.name)).toEqual(files);
-    for (const n of files) expect(getModule(n)?.name).toBe(n);
+  it('has one file per module, named for it, in a capability folder, each in the list once', () => {
+    const defining = moduleFiles().filter((f) => readFileSync(join(root, 'src', 'modules', f), 'utf8').includes('defineModule('));
+    expect(defining.map((f) => basename(f, '.ts')).sort()).toEqual(allModules().map((m) => m.name));
+    for (const f of defining) expect(f, 'a module lives in src/modules/CAPABILITY/').toMatch(/^[a-z-]+\/[a-z_]+\.ts$/);
+    for (const m of allModules()) expect(getModule(m.name)?.name).toBe(m.name);
   });
 
   it('loads only the definitions: no third-party library, no implementation helper', () => {
     const dist = join(root, 'dist');
-    const loaded = filesLoadedBy(allModules().map((m) => join(dist, 'modules', `${m.name}.js`)));
+    const modules = moduleFiles().filter((f) => allModules().some((m) => f.endsWith(`/${m.name}.ts`)));
+    const loaded = filesLoadedBy(modules.map((f) => join(dist, 'modules', f.replace(/\.ts$/, '.js'))));
     expect(loaded.length).toBeGreaterThan(allModules().length);
     expect(loaded.filter((f) => f.includes('/node_modules/'))).toEqual([]);
     const others = loaded
       .filter((f) => f.startsWith(dist))
       .map((f) => relative(dist, f))
-      .filter((f) => !/^modules\/[a-z_]+\.js$/.test(f) && !DEFINITION_FILES.includes(f));
+      .filter((f) => !/^modules\/[a-z-]+\/[a-z_]+\.js$/.test(f) && !DEFINITION_FILES.includes(f));
     expect(others, 'import these inside run() (see src/modules/registry.ts)').toEqual([]);
   });
 

@@ -4,7 +4,7 @@
 // anything is powered.
 import { fileServerOptions } from '../../http/run-file-server.js';
 import { anacondaHints, buildKickstart, KickstartPlanError, planSource } from './kickstart-plan.js';
-import type { Problem } from '../preflight/preflight.js';
+import type { Problem } from '../../module-api/preflight-problem.js';
 import { TsbmError } from '../../errors.js';
 import type { ModuleContext } from '../../module-api/types.js';
 import { kickstartTemplate } from './anaconda-shared.js';

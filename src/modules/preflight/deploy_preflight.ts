@@ -121,7 +121,8 @@ export const deployPreflightModule = defineModule({
     tls_verify: "{{ image_tls_verify }}"
     skip: "{{ preflight_skip }}"`,
   async run(ctx, a) {
-    const { problemLine, runPreflight } = await import('./preflight.js');
+    const { runPreflight } = await import('./preflight.js');
+    const { problemLine } = await import('../../module-api/preflight-problem.js');
     const { downloadSource, imageMirrorFor, planImageMirror } = await import('../bootc/image-mirror.js');
     const { checkBmcReady } = await import('./preflight-bmc.js');
     const { rememberImageSize } = await import('../bootc/image-size-known.js');

@@ -3,6 +3,7 @@
 // playbook installs; the image resolves (registry manifest with the node's pull secret, or an
 // image URL that answers, with a checksum); the ISO is reachable. Every problem is collected
 // (not only the first), each with what to do. The checks only read.
+import type { Problem } from '../../module-api/preflight-problem.js';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
@@ -29,14 +30,6 @@ interface InstallerFiles {
   stage2: string;
   /** driver_info.bootloader; unset, the controller's GRUB. */
   bootloader?: string | undefined;
-}
-
-export interface Problem {
-  /** bmc | image | registry | image_url | iso */
-  check: string;
-  message: string;
-  /** What to do about it. */
-  fix: string;
 }
 
 export interface PreflightPlan {
@@ -367,9 +360,4 @@ export async function runPreflight(p: PreflightPlan, s: PreflightServices): Prom
     problems: outcomes.flatMap((o) => o.problems),
     passed: outcomes.flatMap((o) => (o.passed ? [o.passed] : [])),
   };
-}
-
-/** The problems as lines an operator reads: what, then what to do. */
-export function problemLine(p: Problem): string {
-  return `${p.check}: ${p.message} (${p.fix})`;
 }
