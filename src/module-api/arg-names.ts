@@ -1,6 +1,5 @@
-// The names the deploy modules' arguments accept. Their schemas are built from these when the
-// module list loads (src/modules/registry.ts), so they live apart from the code that uses them
-// (checks, HTTP clients, disk logic), which a module imports only when it runs.
+// The names the deploy modules' arguments accept, shared by the capabilities whose schemas and
+// checks use them (preflight, ramdisk, disk): one list for the schema and the code.
 
 /** What the playbook deploys, which decides what the image_source must be. */
 export const PREFLIGHT_KINDS = ['bootc', 'image', 'ramdisk', 'undeploy', 'anaconda'] as const;

@@ -1,9 +1,10 @@
 // The module list: every module tsbm knows, one line each. The loader, the executor,
 // `tsbm modules` and the build (schemas/, dist/validators/) find modules only through here.
-// A module is one file (src/modules/CAPABILITY/NAME.ts) whose definition is data next to its run(); what
-// run() needs beyond small helpers (the Redfish client, templates, the config drive, HTTP) it
-// imports inside run(), so loading this list stays cheap and a run loads only the code of the
-// modules its playbook uses (test/unit/module-registry.test.ts keeps that honest).
+// A module is one file (src/modules/CAPABILITY/NAME.ts) whose definition is data next to its
+// run(), importing what run() needs at the top. Loading stays lazy in one place: the build turns
+// this list into one file of plain definitions (scripts/module-list.mjs) whose run() imports the
+// module's file the first time a task runs it, so start-up reads no module file and a run loads
+// only the modules its playbook uses (test/integration/module-list.test.ts keeps that honest).
 // Add a module: its file, and one line here.
 import type { ModuleDef } from '../module-api/types.js';
 import { anacondaWaitModule } from './anaconda/anaconda_wait.js';

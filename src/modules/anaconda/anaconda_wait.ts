@@ -5,6 +5,13 @@ import { Type } from '../../schema/type-builder.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import { commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule } from '../../module-api/types.js';
+import { fmtDuration } from '../../module-api/image-progress.js';
+import { describeRefusals, installerLines, phaseWords, waitForInstall } from './install-wait.js';
+import { findSystem } from '../../redfish/discovery.js';
+import { clientFromArgs } from '../../redfish/pool.js';
+import { powerStateOf } from '../../redfish/power.js';
+import { WaitTimeoutError, waitUntil } from '../../util/wait.js';
+import { installCallbacks } from './anaconda-shared.js';
 
 const Args = Type.Object(
   {
@@ -29,13 +36,6 @@ export const anacondaWaitModule = defineModule({
   anaconda_wait:
     timeout: 3600`,
   async run(ctx, a) {
-    const { fmtDuration } = await import('../../module-api/image-progress.js');
-    const { describeRefusals, installerLines, phaseWords, waitForInstall } = await import('./install-wait.js');
-    const { findSystem } = await import('../../redfish/discovery.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
-    const { powerStateOf } = await import('../../redfish/power.js');
-    const { WaitTimeoutError, waitUntil } = await import('../../util/wait.js');
-    const { installCallbacks } = await import('./anaconda-shared.js');
     if (ctx.check) return { changed: false, msg: 'would wait for the installer to call back end' };
     const { callbacks } = await installCallbacks(ctx);
     const reg = callbacks.find(ctx.host);

@@ -5,6 +5,11 @@
 import { Type } from '../../schema/type-builder.js';
 import { firstSet } from '../../inventory/node-data.js';
 import { defineModule } from '../../module-api/types.js';
+import { hostError } from '../../module-api/ramdisk-exec.js';
+import { InstallerBootError, isRemoteStage2, planInstallerBoot } from './installer-boot.js';
+import { installerBootIso } from './installer-boot-controller.js';
+import { runFileServer } from '../../http/run-file-server.js';
+import { isAbsolute, resolve } from 'node:path';
 
 const Args = Type.Object(
   {
@@ -43,8 +48,6 @@ export const installerBootModule = defineModule({
   installer_boot: {}
   register: installer`,
   async run(ctx, a) {
-    const { hostError } = await import('../../module-api/ramdisk-exec.js');
-    const { InstallerBootError, isRemoteStage2, planInstallerBoot } = await import('./installer-boot.js');
     const fromTop = firstSet(undefined, ctx.vars, 'installer_iso');
     let plan: ReturnType<typeof planInstallerBoot>;
     try {
@@ -61,15 +64,12 @@ export const installerBootModule = defineModule({
     }
     if (plan.kind === 'iso') return { changed: false, msg: `installer ISO ${plan.iso} (${plan.from})`, iso: plan.iso, form: 'iso', kernel_args: null };
 
-    const { installerBootIso } = await import('./installer-boot-controller.js');
     const bootloader = firstSet(a.bootloader, ctx.vars, 'driver_info.bootloader') as string | undefined;
     const ksUrl = firstSet(a.ks_url, ctx.vars, 'instance_info.ks_url') as string | undefined;
-    const { runFileServer } = await import('../../http/run-file-server.js');
     try {
       const server = await runFileServer(ctx.services, ctx.vars);
       let stage2Url = plan.stage2;
       if (!isRemoteStage2(plan.stage2)) {
-        const { isAbsolute, resolve } = await import('node:path');
         const file = isAbsolute(plan.stage2) ? plan.stage2 : resolve(ctx.services.playbookDir, plan.stage2);
         stage2Url = ctx.secret(
           await server.publish(file).catch((e: unknown) => {

@@ -10,6 +10,14 @@ import { hostError } from '../../module-api/ramdisk-exec.js';
 import { firstSet } from '../../inventory/node-data.js';
 import { commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { KickstartPlanError, anacondaHints, buildKickstart, chooseInstallDisk, planSource } from './kickstart-plan.js';
+import { sourceLine } from './kickstart-source.js';
+import { buildOemdrvIso, OEMDRV_LABEL } from './oemdrv.js';
+import { isLoopback } from '../../http/run-file-server.js';
+import { findSecondSlot, findSystem } from '../../redfish/discovery.js';
+import { clientFromArgs } from '../../redfish/pool.js';
+import { ejectMedia, insertMedia, mediaImage, mediaInserted } from '../../redfish/virtual-media.js';
+import { installCallbacks, kickstartTemplate } from './anaconda-shared.js';
 
 const Args = Type.Object(
   {
@@ -33,7 +41,6 @@ const Args = Type.Object(
 
 /** What to throw for an error from planning: a plan error names the host and what to do. */
 async function planError(ctx: ModuleContext, e: unknown): Promise<unknown> {
-  const { KickstartPlanError } = await import('./kickstart-plan.js');
   return e instanceof KickstartPlanError ? hostError(ctx, e.message, e.hint) : e;
 }
 
@@ -68,14 +75,6 @@ export const kickstartMediaModule = defineModule({
   kickstart_media:
     tls_verify: "{{ image_tls_verify }}"`,
   async run(ctx, a) {
-    const { anacondaHints, buildKickstart, chooseInstallDisk, planSource } = await import('./kickstart-plan.js');
-    const { sourceLine } = await import('./kickstart-source.js');
-    const { buildOemdrvIso, OEMDRV_LABEL } = await import('./oemdrv.js');
-    const { isLoopback } = await import('../../http/run-file-server.js');
-    const { findSecondSlot, findSystem } = await import('../../redfish/discovery.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
-    const { ejectMedia, insertMedia, mediaImage, mediaInserted } = await import('../../redfish/virtual-media.js');
-    const { installCallbacks, kickstartTemplate } = await import('./anaconda-shared.js');
     const client = clientFromArgs(ctx, a);
     const system = await findSystem(client);
     const ksUrl = firstSet(a.ks_url, ctx.vars, 'instance_info.ks_url') as string | undefined;

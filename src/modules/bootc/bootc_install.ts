@@ -7,6 +7,13 @@ import { firstSet, truthy } from '../../inventory/node-data.js';
 import { hostError, randomName } from '../../module-api/ramdisk-exec.js';
 import { UnreachableError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { BootcPlanError, authorizedKeysText, bootcInstallArgv, isNotBootcImage, rootSizeMiB, selinuxActive, tail, sfdiskPartitions } from './bootc-argv.js';
+import { devicePathProblem } from '../../module-api/device-path.js';
+import { ImageRefError, parseImageSource } from '../../module-api/image-ref.js';
+import { partxArgv, parsePartxPairs } from '../../module-api/partx-table.js';
+import { stepRan } from '../../connection/exec-steps.js';
+import { guardVerdict, imageGuardArgv } from './bootc-image-guard.js';
+import { parseLsblk } from '../../module-api/lsblk.js';
 
 const args = Type.Object(
   {
@@ -62,12 +69,6 @@ export const bootcInstallModule = defineModule({
     size_mib: "{{ root.size_mib }}"
     extra_args: ["--karg=console=ttyS0,115200"]`,
   async run(ctx, a) {
-    const { BootcPlanError, authorizedKeysText, bootcInstallArgv, isNotBootcImage, rootSizeMiB, selinuxActive, tail } = await import('./bootc-argv.js');
-    const { devicePathProblem } = await import('../../module-api/device-path.js');
-    const { ImageRefError, parseImageSource } = await import('../../module-api/image-ref.js');
-    const { partxArgv } = await import('../../module-api/partx-table.js');
-    const { stepRan } = await import('../../connection/exec-steps.js');
-    const { guardVerdict, imageGuardArgv } = await import('./bootc-image-guard.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string')
       throw hostError(ctx, 'no image to install', 'set instance_info.image_source');
@@ -227,7 +228,6 @@ function findRootDeviceResult(ctx: ModuleContext): RootResult | undefined {
 }
 
 async function lsblkSizeMiB(ctx: ModuleContext, device: string): Promise<number> {
-  const { parseLsblk } = await import('../../module-api/lsblk.js');
   const r = await ctx.exec(['lsblk', '-J', '-b', '-O']);
   const d = r.rc === 0 ? parseLsblk(r.stdout).find((x) => x.name === device) : undefined;
   if (!d)
@@ -252,7 +252,6 @@ async function checkImageFits(
   diskMiB: number,
   mustExist: boolean,
 ): Promise<void> {
-  const { rootSizeMiB } = await import('./bootc-argv.js');
   if (r.rc !== 0) {
     if (!mustExist) return;
     throw notPulled(ctx, ref);
@@ -298,8 +297,6 @@ async function partitionCount(
   device: string,
   px: ExecResult | undefined,
 ): Promise<{ label: string; count: number } | undefined> {
-  const { parsePartxPairs } = await import('../../module-api/partx-table.js');
-  const { sfdiskPartitions } = await import('./bootc-argv.js');
   const listed = px?.rc === 0 ? parsePartxPairs(px.stdout) : undefined;
   if (listed) return { label: listed.scheme, count: listed.partitions.length };
   const sf = await ctx.exec(['sfdisk', '--json', device]).catch(() => undefined);

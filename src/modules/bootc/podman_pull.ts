@@ -8,6 +8,17 @@ import { firstSet } from '../../inventory/node-data.js';
 import { hostError, mustSucceed, randomName } from '../../module-api/ramdisk-exec.js';
 import { TsbmError, UnreachableError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { NO_PIVOT_ROOT_CONF, registriesConf } from './containers-conf.js';
+import { ociArch, parseManifest, quotedManifest, withDigest } from './image-size.js';
+import { ImageRefError, parseImageSource, coordinatesOf } from '../../module-api/image-ref.js';
+import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../../module-api/memory.js';
+import { helpHasFlag, pullHasRetryDelay } from '../../module-api/podman-version.js';
+import { PullSecretError, buildAuthFile } from '../../module-api/pull-secret.js';
+import { downloadSource, imageMirrorFor } from './image-mirror.js';
+import { stepRan } from '../../connection/exec-steps.js';
+import { defaultSecretDir, onlyInFreshDir, removedLeftovers, secretDirArgv } from './secret-dir.js';
+import { knownImageSize } from './image-size-known.js';
+import { STDIN_FILE_FAILED, withStdinFile, writeFileStep } from './remote-file-steps.js';
 
 const args = Type.Object(
   {
@@ -102,15 +113,6 @@ export const podmanPullModule = defineModule({
     tls_verify: false
   register: pulled`,
   async run(ctx, a) {
-    const { NO_PIVOT_ROOT_CONF, registriesConf } = await import('./containers-conf.js');
-    const { ociArch } = await import('./image-size.js');
-    const { ImageRefError, parseImageSource } = await import('../../module-api/image-ref.js');
-    const { fmtMiB } = await import('../../module-api/memory.js');
-    const { helpHasFlag, pullHasRetryDelay } = await import('../../module-api/podman-version.js');
-    const { PullSecretError, buildAuthFile } = await import('../../module-api/pull-secret.js');
-    const { downloadSource, imageMirrorFor } = await import('./image-mirror.js');
-    const { stepRan } = await import('../../connection/exec-steps.js');
-    const { defaultSecretDir, onlyInFreshDir, removedLeftovers, secretDirArgv } = await import('./secret-dir.js');
     const source = firstSet(a.image, ctx.vars, 'instance_info.image_source');
     if (typeof source !== 'string') {
       throw hostError(
@@ -191,7 +193,6 @@ export const podmanPullModule = defineModule({
     const knownRetry = pullHasRetryDelay(factsVar && typeof factsVar === 'object' ? (factsVar as Record<string, unknown>).ramdisk_podman_version : undefined);
     // The image size as the controller read it in the deploy preflight: then the memory check
     // needs no manifest probe on the ramdisk (a skopeo or podman start or two).
-    const { knownImageSize } = await import('./image-size-known.js');
     const sizes = memoryCheck && !mirror ? knownImageSize(ctx.services, img.ref) : undefined;
     // Without it, the ramdisk's architecture and MemAvailable ride with the first manifest
     // probe, which needs the auth file; with it (or the mirror's copy), they come here, in the
@@ -248,7 +249,6 @@ export const podmanPullModule = defineModule({
     if (mirror) {
       // The controller copies the image into the mirror once for the fleet (the first node to
       // get here does; the others wait for it), so the registry sends each blob once per run.
-      const { coordinatesOf } = await import('../../module-api/image-ref.js');
       const c = coordinatesOf(img);
       ctx.progress({ message: `filling the image mirror with ${img.ref}` });
       filled = await mirror
@@ -270,7 +270,6 @@ export const podmanPullModule = defineModule({
     }
     // The drop-ins, and the auth file on the pull's own stdin, ride in the pull's round trip:
     // three transfers cost more round trips than the pull of a small image takes.
-    const { STDIN_FILE_FAILED, withStdinFile, writeFileStep } = await import('./remote-file-steps.js');
     const confSteps = [
       writeFileStep(`${confDir}/50-tsbm-ramdisk.conf`, NO_PIVOT_ROOT_CONF),
       ...(regDir ? [writeFileStep(`${regDir}/50-tsbm-registries.conf`, registriesConf(mirrors, insecure))] : []),
@@ -465,7 +464,6 @@ interface Gathered {
 }
 
 async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promise<{ size?: ManifestSize; why: string }> {
-  const { parseManifest, quotedManifest, withDigest } = await import('./image-size.js');
   const arch = g.arch;
   const reasons: string[] = [];
   for (const [i, probe] of g.probes.entries()) {
@@ -496,7 +494,6 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
 
 /** Ironic's "not enough memory" check; returns the image size it went by, if it could read one. */
 async function memoryPreflight(ctx: ModuleContext, ref: string, g: Gathered): Promise<ManifestSize | undefined> {
-  const { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } = await import('../../module-api/memory.js');
   const { size, why } = g.known ? { size: g.known, why: '' } : await manifestSize(ctx, ref, g);
   if (!size) {
     ctx.warn(`could not read the size of ${ref} before pulling (${why}); memory preflight skipped`);

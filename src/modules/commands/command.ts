@@ -2,6 +2,8 @@
 import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { defineModule } from '../../module-api/types.js';
+import { commandResult, guardCreatesRemoves } from './command-result.js';
+import { splitArgs } from './split-args.js';
 
 const args = Type.Object(
   {
@@ -36,8 +38,6 @@ export const commandModule = defineModule({
     argv: [podman, image, exists, "{{ image }}"]
     creates: /var/lib/done`,
   async run(ctx, a) {
-    const { commandResult, guardCreatesRemoves } = await import('./command-result.js');
-    const { splitArgs } = await import('./split-args.js');
     if ((a.cmd === undefined) === (a.argv === undefined)) {
       throw new TsbmError('runtime', 'command needs exactly one of cmd (or the free-form string) and argv', {
         host: ctx.host,

@@ -1,6 +1,7 @@
 // shell: run a command line through sh on the target (the only module allowed a raw string).
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
+import { commandResult, guardCreatesRemoves } from './command-result.js';
 
 const args = Type.Object(
   {
@@ -27,7 +28,6 @@ export const shellModule = defineModule({
   shell: lsblk -d -n | wc -l
   register: ndisks`,
   async run(ctx, a) {
-    const { commandResult, guardCreatesRemoves } = await import('./command-result.js');
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
     if (ctx.check) return { changed: false, skipped: true, msg: 'shell command not run in check mode' };

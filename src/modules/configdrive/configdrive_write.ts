@@ -7,6 +7,13 @@ import { getPath } from '../../inventory/node-data.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import { TsbmError } from '../../errors.js';
 import { type ModuleContext, type ModuleResult, defineModule } from '../../module-api/types.js';
+import { nodeIdentity } from '../../configdrive/content.js';
+import { createPartition, relocateGptBackup } from './configdrive-partition.js';
+import { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } from './configdrive-disk-io.js';
+import { gptBackupAtEnd } from '../../configdrive/partition-table.js';
+import { placeConfigDrive } from '../../configdrive/placement.js';
+import { resolveConfigDrive } from '../../configdrive/source.js';
+import { limitFromVars } from '../../util/limits.js';
 
 const args = Type.Object(
   {
@@ -49,13 +56,6 @@ export const configdriveWriteModule = defineModule({
 });
 
 async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Promise<ModuleResult> {
-  const { nodeIdentity } = await import('../../configdrive/content.js');
-  const { createPartition, relocateGptBackup } = await import('./configdrive-partition.js');
-  const { configDrivePartitions, diskAndTable, sha256At, writeAndReadBack } = await import('./configdrive-disk-io.js');
-  const { gptBackupAtEnd } = await import('../../configdrive/partition-table.js');
-  const { placeConfigDrive } = await import('../../configdrive/placement.js');
-  const { resolveConfigDrive } = await import('../../configdrive/source.js');
-  const { limitFromVars } = await import('../../util/limits.js');
   const value = a.configdrive ?? getPath(ctx.vars, 'instance_info.configdrive');
   if (value === undefined || value === null || value === '') {
     return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };

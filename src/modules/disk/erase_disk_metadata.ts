@@ -6,6 +6,8 @@ import { Type } from '../../schema/type-builder.js';
 import type { ExecResult } from '../../connection/types.js';
 import { hostError, mustSucceed } from '../../module-api/ramdisk-exec.js';
 import { defineModule } from '../../module-api/types.js';
+import { eraseRanges, verifyArgv, zeroArgv } from './erase-plan.js';
+import { parsePartxPairs, partxArgv } from '../../module-api/partx-table.js';
 
 const args = Type.Object(
   {
@@ -32,8 +34,6 @@ export const eraseDiskMetadataModule = defineModule({
   erase_disk_metadata:
     device: "{{ root.device }}"`,
   async run(ctx, a) {
-    const { eraseRanges, verifyArgv, zeroArgv } = await import('./erase-plan.js');
-    const { parsePartxPairs, partxArgv } = await import('../../module-api/partx-table.js');
     const device = a.device;
     const [size, table, wipefs] = await ctx.execSteps([
       ['blockdev', '--getsize64', device],

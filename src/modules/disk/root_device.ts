@@ -5,6 +5,8 @@ import { firstSet } from '../../inventory/node-data.js';
 import { hostError, mustExec } from '../../module-api/ramdisk-exec.js';
 import { HINT_NAMES } from '../../module-api/arg-names.js';
 import { defineModule } from '../../module-api/types.js';
+import { parseLsblk } from '../../module-api/lsblk.js';
+import { HintError, chooseRootDevice, parseHints } from '../../module-api/root-device-hints.js';
 
 const args = Type.Object(
   {
@@ -33,8 +35,6 @@ export const rootDeviceModule = defineModule({
       rotational: false
   register: root`,
   async run(ctx, a) {
-    const { parseLsblk } = await import('../../module-api/lsblk.js');
-    const { HintError, chooseRootDevice, parseHints } = await import('../../module-api/root-device-hints.js');
     const raw = firstSet(a.hints, ctx.vars, 'instance_info.root_device', 'properties.root_device');
     let hints: ReturnType<typeof parseHints>;
     try {

@@ -4,6 +4,7 @@
 import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { defineModule } from '../../module-api/types.js';
+import { FACTS_SCRIPT, parseFacts } from './facts-script.js';
 
 const args = Type.Object({}, { additionalProperties: true, description: 'No arguments (extra keys such as gather_subset are ignored).' });
 
@@ -19,7 +20,6 @@ export const factsModule = defineModule({
   example: `- name: Gather facts
   facts:`,
   async run(ctx) {
-    const { FACTS_SCRIPT, parseFacts } = await import('./facts-script.js');
     const r = await ctx.exec(['sh', '-c', FACTS_SCRIPT]);
     if (r.rc !== 0 || !r.stdout.includes('@@tsbm:end')) {
       throw new TsbmError('runtime', `gathering facts on ${ctx.host} failed: ${r.stderr.trim() || `rc ${r.rc}`}`, {

@@ -5,6 +5,9 @@ import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { groupArg, modeArg, ownerArg } from './file-args.js';
 import { defineModule } from '../../module-api/types.js';
+import { findControllerFile } from '../../module-api/controller-file.js';
+import { ensureFile } from './ensure-file.js';
+import { parseMode } from './file-mode.js';
 
 const args = Type.Object(
   {
@@ -35,9 +38,6 @@ export const copyModule = defineModule({
     dest: /etc/agent/agent.conf
     mode: '0644'`,
   async run(ctx, a) {
-    const { findControllerFile } = await import('../../module-api/controller-file.js');
-    const { ensureFile } = await import('./ensure-file.js');
-    const { parseMode } = await import('./file-mode.js');
     if ((a.content === undefined) === (a.src === undefined)) {
       throw new TsbmError('runtime', 'copy needs exactly one of content and src', {
         host: ctx.host,

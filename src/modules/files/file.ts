@@ -4,6 +4,8 @@ import { TsbmError } from '../../errors.js';
 import { groupArg, modeArg, ownerArg } from './file-args.js';
 import type { RemotePathInfo } from './remote-path.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { formatMode, parseMode } from './file-mode.js';
+import { remotePathInfo } from './remote-path.js';
 
 const args = Type.Object(
   {
@@ -55,8 +57,6 @@ export const fileModule = defineModule({
     state: directory
     mode: '0700'`,
   async run(ctx, a) {
-    const { formatMode, parseMode } = await import('./file-mode.js');
-    const { remotePathInfo } = await import('./remote-path.js');
     const state = a.state ?? 'file';
     const mode = parseMode(a.mode);
     const p = a.path;

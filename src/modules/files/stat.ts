@@ -1,6 +1,8 @@
 // stat: facts about a path on the target (never changes anything).
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
+import { formatMode } from './file-mode.js';
+import { remotePathInfo } from './remote-path.js';
 
 const args = Type.Object(
   {
@@ -24,8 +26,6 @@ export const statModule = defineModule({
     path: /var/lib/images/disk.raw
   register: img`,
   async run(ctx, a) {
-    const { formatMode } = await import('./file-mode.js');
-    const { remotePathInfo } = await import('./remote-path.js');
     const i = await remotePathInfo(ctx, a.path, { checksum: a.get_checksum !== false, follow: a.follow === true });
     if (!i.exists) return { changed: false, stat: { exists: false, path: a.path } };
     return {

@@ -4,6 +4,10 @@ import path from 'node:path';
 import { Type } from '../../schema/type-builder.js';
 import { groupArg, modeArg, ownerArg } from './file-args.js';
 import { defineModule } from '../../module-api/types.js';
+import { findControllerFile } from '../../module-api/controller-file.js';
+import { ensureFile } from './ensure-file.js';
+import { parseMode } from './file-mode.js';
+import { renderText } from '../../template/render.js';
 
 const args = Type.Object(
   {
@@ -33,10 +37,6 @@ export const templateModule = defineModule({
     dest: /etc/sysconfig/network-scripts/ifcfg-eth0
     mode: '0644'`,
   async run(ctx, a) {
-    const { findControllerFile } = await import('../../module-api/controller-file.js');
-    const { ensureFile } = await import('./ensure-file.js');
-    const { parseMode } = await import('./file-mode.js');
-    const { renderText } = await import('../../template/render.js');
     const file = findControllerFile(ctx, a.src, 'templates');
     const text = renderText(readFileSync(file, 'utf8'), {
       vars: ctx.vars,

@@ -1,6 +1,7 @@
 // assert: every condition in `that` must hold (same expression syntax as `when`).
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
+import { evalCondition } from '../../template/index.js';
 
 const cond = Type.Union([Type.String(), Type.Boolean()]);
 const args = Type.Object(
@@ -30,7 +31,6 @@ export const assertModule = defineModule({
       - defined instance_info.image_source
     fail_msg: wrong node`,
   async run(ctx, a) {
-    const { evalCondition } = await import('../../template/index.js');
     const list = Array.isArray(a.that) ? a.that : [a.that];
     for (const c of list) {
       const ok = evalCondition(c, {

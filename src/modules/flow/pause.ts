@@ -1,6 +1,7 @@
 // pause: wait a fixed time (non-interactive: no prompt). Ends early, failing, on abort.
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
+import { sleep } from '../../util/wait.js';
 
 const args = Type.Object(
   {
@@ -21,7 +22,6 @@ export const pauseModule = defineModule({
   pause:
     seconds: 10`,
   async run(ctx, a) {
-    const { sleep } = await import('../../util/wait.js');
     const seconds = (a.seconds ?? 0) + (a.minutes ?? 0) * 60;
     const start = Date.now();
     if (seconds > 0) ctx.progress({ message: `pausing for ${seconds}s` });

@@ -3,6 +3,7 @@
 import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { WaitTimeoutError, sleep, waitUntil } from '../../util/wait.js';
 
 const args = Type.Object(
   {
@@ -63,7 +64,6 @@ export const waitForModule = defineModule({
     path: /var/log/install.log
     search_regex: "install (complete|done)"`,
   async run(ctx, a) {
-    const { WaitTimeoutError, sleep, waitUntil } = await import('../../util/wait.js');
     const state = a.state ?? 'started';
     const host = a.host ?? '127.0.0.1';
     const timeoutMs = (a.timeout ?? 300) * 1000;

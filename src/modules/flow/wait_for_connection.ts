@@ -1,6 +1,7 @@
 // wait_for_connection: wait until the host accepts SSH again (after a reboot or a ramdisk boot).
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
+import { WaitTimeoutError, sleep, waitUntil } from '../../util/wait.js';
 
 const args = Type.Object(
   {
@@ -23,7 +24,6 @@ export const waitForConnectionModule = defineModule({
   wait_for_connection:
     timeout: 900`,
   async run(ctx, a) {
-    const { WaitTimeoutError, sleep, waitUntil } = await import('../../util/wait.js');
     const start = Date.now();
     if (a.delay) await sleep(a.delay * 1000, ctx.signal);
     try {

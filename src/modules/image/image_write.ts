@@ -11,6 +11,17 @@ import { firstSet, truthy } from '../../inventory/node-data.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import type { RawImage } from '../../images/raw-convert.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { isLoopback, runFileServer } from '../../http/run-file-server.js';
+import { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } from '../../images/cache.js';
+import { convertedRaw, qemuImgMissing, recordedRaw } from '../../images/raw-convert.js';
+import { limitFromVars } from '../../util/limits.js';
+import { displayUrl, ImagePlanError, planImage, urlSecrets } from '../../module-api/image-source.js';
+import { fmtBytes } from '../../module-api/image-progress.js';
+import { devicePathProblem } from '../../module-api/device-path.js';
+import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from './image-disk.js';
+import { remoteContentLength } from './image-fetch.js';
+import { writeQcow2Image } from './image-qcow2.js';
+import { writeRawImage } from './image-raw.js';
 
 const args = Type.Object(
   {
@@ -116,7 +127,6 @@ async function diskBytes(
 
 /** Serves a controller file to the ramdisk; warns when a loopback address cannot reach a remote one. */
 async function publishForRamdisk(ctx: ModuleContext, file: string): Promise<string> {
-  const { isLoopback, runFileServer } = await import('../../http/run-file-server.js');
   const server = await runFileServer(ctx.services, ctx.vars);
   const target = firstSet(undefined, ctx.vars, 'ssh_host', 'ansible_host');
   if (isLoopback(new URL(server.url).hostname) && typeof target === 'string' && !isLoopback(target)) {
@@ -141,11 +151,6 @@ async function ramdiskUrl(
     timeout?: number;
   },
 ): Promise<{ url: string; cached?: { file: string; downloaded: boolean }; raw?: RawImage }> {
-  const { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } = await import('../../images/cache.js');
-  const { convertedRaw, qemuImgMissing, recordedRaw } = await import('../../images/raw-convert.js');
-  const { limitFromVars } = await import('../../util/limits.js');
-  const { displayUrl } = await import('../../module-api/image-source.js');
-  const { fmtBytes } = await import('../../module-api/image-progress.js');
   const source =
     a.download_source ??
     firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ??
@@ -256,13 +261,6 @@ export const imageWriteModule = defineModule({
     device: "{{ root.device }}"
   register: written`,
   async run(ctx, a) {
-    const { devicePathProblem } = await import('../../module-api/device-path.js');
-    const { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } = await import('./image-disk.js');
-    const { remoteContentLength } = await import('./image-fetch.js');
-    const { fmtBytes } = await import('../../module-api/image-progress.js');
-    const { writeQcow2Image } = await import('./image-qcow2.js');
-    const { writeRawImage } = await import('./image-raw.js');
-    const { displayUrl, ImagePlanError, planImage, urlSecrets } = await import('../../module-api/image-source.js');
     let plan: ImagePlan;
     try {
       plan = planImage({

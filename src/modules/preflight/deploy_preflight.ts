@@ -8,7 +8,15 @@ import { firstSet, truthy } from '../../inventory/node-data.js';
 import type { PreflightPlan } from './preflight.js';
 import { PREFLIGHT_KINDS, type PreflightKind, SKIPPABLE_CHECKS } from '../../module-api/arg-names.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
-import type { CheckClient } from '../../http/check-client.js';
+import { CheckClient } from '../../http/check-client.js';
+import { runPreflight } from './preflight.js';
+import { problemLine } from '../../module-api/preflight-problem.js';
+import { downloadSource, imageMirrorFor, planImageMirror } from '../bootc/image-mirror.js';
+import { checkBmcReady } from './preflight-bmc.js';
+import { rememberImageSize } from '../bootc/image-size-known.js';
+import { checkKickstartTemplate } from '../anaconda/anaconda-preflight.js';
+import { clientFromArgs } from '../../redfish/pool.js';
+import { InstallerBootError, planInstallerBoot } from '../anaconda/installer-boot.js';
 
 const args = Type.Object(
   {
@@ -81,7 +89,6 @@ const args = Type.Object(
 
 /** The run's HTTP client for checks, closed when the run ends. */
 async function checkClient(ctx: ModuleContext): Promise<CheckClient> {
-  const { CheckClient } = await import('../../http/check-client.js');
   return ctx.services.get('preflight:http', () => {
     const c = new CheckClient();
     ctx.services.onClose(() => c.close());
@@ -121,13 +128,6 @@ export const deployPreflightModule = defineModule({
     tls_verify: "{{ image_tls_verify }}"
     skip: "{{ preflight_skip }}"`,
   async run(ctx, a) {
-    const { runPreflight } = await import('./preflight.js');
-    const { problemLine } = await import('../../module-api/preflight-problem.js');
-    const { downloadSource, imageMirrorFor, planImageMirror } = await import('../bootc/image-mirror.js');
-    const { checkBmcReady } = await import('./preflight-bmc.js');
-    const { rememberImageSize } = await import('../bootc/image-size-known.js');
-    const { checkKickstartTemplate } = await import('../anaconda/anaconda-preflight.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
     const kind = a.deploy;
     const { iso, name } = isoOf(kind, a, ctx);
     const needsRamdisk = a.needs_ramdisk === undefined || truthy(a.needs_ramdisk);
@@ -159,7 +159,6 @@ export const deployPreflightModule = defineModule({
     if (anaconda) {
       // Which form boots the installer: the ISO as it is (checked as before), or files tsbm
       // builds a boot ISO from; both, or part of the files form, fail here.
-      const { InstallerBootError, planInstallerBoot } = await import('../anaconda/installer-boot.js');
       try {
         const boot = planInstallerBoot({
           iso,

@@ -8,6 +8,13 @@ import { hostError } from '../../module-api/ramdisk-exec.js';
 import { MIB } from '../../module-api/disk.js';
 import { TsbmError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { execSteps } from '../../connection/exec-steps.js';
+import { checkIdentity, macsFromIpLink } from './identity.js';
+import { fmtMiB, memAvailableBytes } from '../../module-api/memory.js';
+import { notBootedReason } from './check-boot.js';
+import { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } from './ramdisk-contract.js';
+import { pacedPauseMs, WaitTimeoutError, waitUntil } from '../../util/wait.js';
+import { bmcIdentity } from './bmc-identity.js';
 
 const args = Type.Object(
   {
@@ -97,13 +104,6 @@ export const waitAgentModule = defineModule({
     min_memory_mib: 4096
   resume: rerun`,
   async run(ctx, a) {
-    const { execSteps } = await import('../../connection/exec-steps.js');
-    const { checkIdentity, macsFromIpLink } = await import('./identity.js');
-    const { fmtMiB, memAvailableBytes } = await import('../../module-api/memory.js');
-    const { notBootedReason } = await import('./check-boot.js');
-    const { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } = await import(
-      './ramdisk-contract.js'
-    );
     const timeoutS = a.timeout ?? 1800;
     const mode: IdentityMode = a.identity ?? 'auto';
     const bmc = await bmcFacts(
@@ -283,7 +283,6 @@ async function waitForSsh(
   intervalS: number,
   connectS: number,
 ): Promise<Connection> {
-  const { pacedPauseMs, WaitTimeoutError, waitUntil } = await import('../../util/wait.js');
   // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
   // still booting: no retry fixes it, so it fails now instead of after the whole timeout.
   let settingError: TsbmError | undefined;
@@ -336,7 +335,6 @@ async function waitForSsh(
  * there is none (a run started at a later tag, a resume) and `ask` is set, from the BMC itself.
  */
 async function bmcFacts(ctx: ModuleContext, name: string | undefined, ask: boolean): Promise<BmcIdentity> {
-  const { bmcIdentity } = await import('./bmc-identity.js');
   const found = registeredBmcFacts(ctx, name);
   if (found.uuid || found.macs.length > 0 || !ask) return found;
   const asked = await bmcIdentity(ctx);

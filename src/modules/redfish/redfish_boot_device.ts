@@ -2,6 +2,9 @@
 import { Type } from '../../schema/type-builder.js';
 import { BOOT_DEVICES, commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule } from '../../module-api/types.js';
+import { applyBoot, planBoot } from '../../redfish/boot.js';
+import { findSystem } from '../../redfish/discovery.js';
+import { clientFromArgs } from '../../redfish/pool.js';
 
 const Args = Type.Object(
   {
@@ -23,9 +26,6 @@ export const redfishBootDeviceModule = defineModule({
   idempotent: true,
   example: '- name: Boot from disk from now on\n  redfish_boot_device:\n    device: disk\n    persistent: true\n',
   async run(ctx, args) {
-    const { applyBoot, planBoot } = await import('../../redfish/boot.js');
-    const { findSystem } = await import('../../redfish/discovery.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     const system = await findSystem(client);
     const want = {

@@ -6,6 +6,11 @@ import { TsbmError } from '../../errors.js';
 import type { RedfishClient, Resource } from '../../redfish/client.js';
 import { commonRedfishArgs, POWER_REQUESTS, type PowerRequest } from '../../redfish/module-args.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { macAddresses, powerStateOf, chooseResetType, postReset, resetAction } from '../../redfish/power.js';
+import { findSystem } from '../../redfish/discovery.js';
+import { waitUntil, WaitTimeoutError } from '../../util/wait.js';
+import { expectedChangeMs, firstPollAfterMs, powerPollPauseMs, recordChange } from '../../redfish/power-wait.js';
+import { clientFromArgs } from '../../redfish/pool.js';
 
 const Args = Type.Object(
   {
@@ -30,7 +35,6 @@ const WANTS: Record<PowerRequest, 'On' | 'Off' | undefined> = {
 };
 
 async function identity(client: RedfishClient, system: Resource): Promise<Record<string, unknown>> {
-  const { macAddresses, powerStateOf } = await import('../../redfish/power.js');
   return {
     power_state: powerStateOf(system),
     system_uuid: typeof system.body.UUID === 'string' ? system.body.UUID.toLowerCase() : null,
@@ -47,10 +51,6 @@ async function waitFor(
   intervalMs: number,
   escalate?: { afterMs: number; run: () => Promise<void> },
 ): Promise<Resource> {
-  const { findSystem } = await import('../../redfish/discovery.js');
-  const { powerStateOf } = await import('../../redfish/power.js');
-  const { waitUntil } = await import('../../util/wait.js');
-  const { expectedChangeMs, firstPollAfterMs, powerPollPauseMs, recordChange } = await import('../../redfish/power-wait.js');
   const start = Date.now();
   let escalated = false;
   return waitUntil(
@@ -91,10 +91,6 @@ export const redfishPowerModule = defineModule({
   idempotent: true,
   example: '- name: Power the node off\n  redfish_power:\n    state: off\n    timeout: 300\n',
   async run(ctx, args) {
-    const { findSystem } = await import('../../redfish/discovery.js');
-    const { chooseResetType, postReset, powerStateOf, resetAction } = await import('../../redfish/power.js');
-    const { WaitTimeoutError } = await import('../../util/wait.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     const system = await findSystem(client);
     const before = powerStateOf(system);

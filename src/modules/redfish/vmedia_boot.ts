@@ -7,6 +7,11 @@ import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { isLoopback, runFileServer } from '../../http/run-file-server.js';
+import { applyBoot, planBoot } from '../../redfish/boot.js';
+import { findCdSlot, findSystem } from '../../redfish/discovery.js';
+import { ejectMedia, insertMedia, mediaImage, mediaInserted } from '../../redfish/virtual-media.js';
+import { clientFromArgs } from '../../redfish/pool.js';
 
 const Args = Type.Object(
   {
@@ -31,7 +36,6 @@ async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise
       host: ctx.host,
     });
   }
-  const { isLoopback, runFileServer } = await import('../../http/run-file-server.js');
   const server = await runFileServer(ctx.services, ctx.vars);
   const url = await server.publish(file);
   const bmcHost = new URL(`https://${bmc}`).hostname;
@@ -53,10 +57,6 @@ export const vmediaBootModule = defineModule({
   idempotent: true,
   example: '- name: Boot the ramdisk from virtual media\n  vmedia_boot:\n    image: files/ramdisk.iso\n',
   async run(ctx, args) {
-    const { applyBoot, planBoot } = await import('../../redfish/boot.js');
-    const { findCdSlot, findSystem } = await import('../../redfish/discovery.js');
-    const { ejectMedia, insertMedia, mediaImage, mediaInserted } = await import('../../redfish/virtual-media.js');
-    const { clientFromArgs } = await import('../../redfish/pool.js');
     const client = clientFromArgs(ctx, args);
     if (args.state === 'ejected') {
       // The System is not read: only the slot matters (found through it once per run).
