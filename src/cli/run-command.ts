@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EXIT, optionsError, TsbmError } from '../errors.js';
 import { EventBus } from '../output/events.js';
 import type { AttachedRenderer, AttachRenderer, Verbosity } from '../output/renderer.js';
+import { loadSimLab } from '../inventory/sim-lab.js';
 import { simSpecOf } from '../inventory/sim-spec.js';
 import { tsbmVersion } from '../util/version.js';
 import { redactor } from './context.js';
@@ -55,7 +56,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
   // An inventory with a `tsbm_sim` block gets a simulated lab for the length of this command.
   // The lab code (BMCs, SSH server, ISO reader) is only loaded when an inventory mentions one.
   const sim = opts.inventories.some((p) => simSpecOf(p) !== undefined)
-    ? await (await import('../sim/lab/auto.js')).startSimInventories(opts.inventories)
+    ? await (await loadSimLab()).startSimInventories(opts.inventories)
     : { inventories: opts.inventories, stop: async () => {} };
   let code: number;
   try {

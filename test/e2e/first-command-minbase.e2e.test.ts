@@ -117,7 +117,7 @@ describe.skipIf(SKIP !== '')(`the README's first command on a minimal Debian wit
   }, 25 * 60_000);
 
   it("the lab's command spawner there is the perl one: no compiler, and perl-base is in every Debian", async () => {
-    const probe = "node -e \"import('./dist/sim/ssh/spawner-helpers.js').then((m) => console.log(m.defaultSpawnerKind()))\"";
+    const probe = "node -e \"import('./packages/lab/dist/ssh/spawner-helpers.js').then((m) => console.log(m.defaultSpawnerKind()))\"";
     const r = await inMinbase(root, st, join(tmp, 'run'), probe, 5 * 60_000);
     expect({ code: r.code, out: r.out.trim() }).toEqual({ code: 0, out: 'perl' });
   }, 10 * 60_000);

@@ -22,7 +22,7 @@ import { UnreachableError } from '../../src/errors.js';
 import { copyModule } from '../../src/modules/files/copy.js';
 import { slurpModule } from '../../src/modules/files/slurp.js';
 import { templateModule } from '../../src/modules/files/template.js';
-import type { SshExecHandler } from '../../src/sim/ssh/server.js';
+import type { SshExecHandler } from '../../packages/lab/src/ssh/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';

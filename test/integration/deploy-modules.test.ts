@@ -1,5 +1,5 @@
 // The deploy modules against a simulated ramdisk over real SSH: one node of the simulated lab,
-// with the lab's ramdisk tools (src/sim/ramdisk) on its PATH (deploy-sim-context.ts).
+// with the lab's ramdisk tools (packages/lab/ramdisk) on its PATH (deploy-sim-context.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

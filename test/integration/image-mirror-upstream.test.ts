@@ -21,7 +21,7 @@ import { imageMirrorFor } from '../../src/modules/bootc/image-mirror.js';
 import { parseImageSource } from '../../src/module-api/image-ref.js';
 import { TsbmError } from '../../src/errors.js';
 import { MASK } from '../../src/output/redact.js';
-import { certificateFor, type SelfSignedCert } from '../../src/sim/bmc/tls.js';
+import { certificateFor, type SelfSignedCert } from '../../packages/lab/src/bmc/tls.js';
 import { haveTool } from '../e2e/lab/run.js';
 import { makeCtx, type TestCtx, TestServices } from './redfish-helpers.js';
 import { OCI_MANIFEST, type OciTestImage, ociImage, sha } from '../helpers/oci-image.js';

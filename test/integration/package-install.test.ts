@@ -1,8 +1,8 @@
 // tsbm as users install it: the `npm pack` tarball, installed with `npm install -g` into a
 // temporary prefix, run from a directory that has nothing to do with the checkout. The
 // tarball must hold everything a run needs (compiled code, precompiled validators, schemas,
-// playbooks, example inventories, the lab's vendor trees and ramdisk tools, the spawner
-// sources, the report's page assets) and nothing of the tests.
+// playbooks, example inventories, the report's page assets, and the lab package bundled inside:
+// its code, vendor trees, ramdisk tools and spawner source) and nothing of the tests.
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,9 +48,17 @@ describe('the npm pack tarball, installed globally', () => {
     for (const f of ts) expect(has, f).toContain(f.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js'));
     expect(files.filter((f) => f.startsWith('dist/validators/')).length).toBeGreaterThan(10);
     // data read at run time from the package: every tracked file of these
-    for (const d of ['playbooks', 'inventory-examples', 'schemas', 'src/sim/mockups', 'src/sim/ramdisk', 'src/report/client'])
+    for (const d of ['playbooks', 'inventory-examples', 'schemas', 'src/report/client'])
       for (const f of tracked(d)) expect(has, f).toContain(f);
-    for (const f of ['src/sim/ssh/spawner.c', 'src/sim/ssh/spawner.pl']) expect(has, f).toContain(f);
+    // the simulated lab, a package of its own, ships inside tsbm's: its code, vendor trees,
+    // ramdisk tools and spawner source, and none of its TypeScript sources
+    const lab = 'node_modules/@tsbm/lab/';
+    for (const f of tracked('packages/lab/src').filter((p) => p.endsWith('.ts')))
+      expect(has, f).toContain(f.replace(/^packages\/lab\/src\//, `${lab}dist/`).replace(/\.ts$/, '.js'));
+    for (const d of ['packages/lab/mockups', 'packages/lab/ramdisk', 'packages/lab/package.json', 'packages/lab/src/ssh/spawner.c'])
+      for (const f of tracked(d)) expect(has, f).toContain(f.replace(/^packages\/lab\//, lab));
+    expect(files.filter((f) => f.startsWith(lab) && f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('node_modules/') && !f.startsWith(lab)), 'only the lab is bundled').toEqual([]);
     expect(files.filter((f) => /^(test|bench|\.ci)\//.test(f) || f.endsWith('.test.js'))).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSsh } from '../../src/connection/ssh.js';
 import { waitAgentModule } from '../../src/modules/ramdisk/wait_agent.js';
-import { shellExecHandler } from '../../src/sim/ssh/exec.js';
+import { shellExecHandler } from '../../packages/lab/src/ssh/exec.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { startSshHost } from '../helpers/ssh-host.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';

@@ -9,7 +9,7 @@ import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { Transport } from '../../src/redfish/transport.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

@@ -8,7 +8,7 @@ import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { postReset, resetAction } from '../../src/redfish/power.js';
-import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 
 const IMAGE = 'http://10.0.0.1:8080/ramdisk.iso';

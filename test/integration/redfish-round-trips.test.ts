@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
 import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
 import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
-import type { BmcFaults } from '../../src/sim/bmc/faults.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
+import type { BmcFaults } from '../../packages/lab/src/bmc/faults.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 
 const track = closeAfterEach();

@@ -6,7 +6,7 @@ import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_
 import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
 import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { MASK } from '../../src/output/redact.js';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshExecProcess } from '../../src/sim/ssh/exec.js';
-import { cSpawnerBinary, type SpawnerKind } from '../../src/sim/ssh/spawner-helpers.js';
-import { SpawnerPool } from '../../src/sim/ssh/spawner-pool.js';
+import type { SshExecProcess } from '../../packages/lab/src/ssh/exec.js';
+import { cSpawnerBinary, type SpawnerKind } from '../../packages/lab/src/ssh/spawner-helpers.js';
+import { SpawnerPool } from '../../packages/lab/src/ssh/spawner-pool.js';
 
 interface Ran {
   code: number | null;
@@ -59,7 +59,7 @@ async function startPool(kind: SpawnerKind, count: number): Promise<SpawnerPool>
 
 /** The one thing that skips: the C spawner on a machine without a working C compiler. */
 const cBinary = cSpawnerBinary();
-const noCompiler = 'no C compiler (cc or gcc) on PATH, or it cannot build src/sim/ssh/spawner.c';
+const noCompiler = 'no C compiler (cc or gcc) on PATH, or it cannot build packages/lab/src/ssh/spawner.c';
 if (!cBinary) console.warn(`sim-spawner: the C spawner's cases are skipped: ${noCompiler}`);
 
 const kinds = [
@@ -205,7 +205,7 @@ describe.each(kinds)('lab spawner pool ($title)', ({ kind }) => {
 
   it('a lab that dies takes its spawners and their commands with it', async () => {
     // A lab of its own (from dist) that starts a command, prints its spawner's pid and waits.
-    const pool = new URL('../../dist/sim/ssh/spawner-pool.js', import.meta.url).href;
+    const pool = new URL('../../packages/lab/dist/ssh/spawner-pool.js', import.meta.url).href;
     const script = `const { SpawnerPool } = await import(${JSON.stringify(pool)});
       const p = await SpawnerPool.start(1, ${JSON.stringify(kind)});
       const c = p.spawn('/bin/sh', ['-c', 'sleep 31.5'], { env: { PATH: '/usr/bin:/bin' } });
@@ -234,7 +234,7 @@ describe.each(kinds)('lab spawner pool ($title)', ({ kind }) => {
 });
 
 describe('the C spawner build', () => {
-  const dist = new URL('../../dist/sim/ssh/spawner-helpers.js', import.meta.url).href;
+  const dist = new URL('../../packages/lab/dist/ssh/spawner-helpers.js', import.meta.url).href;
   let dir: string;
   let realCc: string | undefined;
 
