@@ -1,6 +1,6 @@
 // The programs of this machine a simulated node's commands run. The lab stands in for what a
 // machine may lack (podman, bootc, lsblk, ip, sgdisk, sfdisk, partx, qemu-img, curl: see
-// packages/lab/ramdisk) and needs no compiler (its spawner falls back to perl, then node); what is
+// packages/lab/ramdisk) and needs no compiler (its spawner falls back to node); what is
 // left is a POSIX shell and coreutils, which every Linux has. Checked before a lab starts, so a
 // machine without them hears it in one line instead of every node failing at its first command.
 import { TsbmError } from 'tsbm/lib/errors.js';

@@ -1,4 +1,4 @@
-// The lab's side of its spawner processes (spawner.c, spawner.pl or spawner-worker.ts):
+// The lab's side of its spawner processes (spawner.c, or spawner-worker.ts where it cannot be built):
 // commands are started there, and their stdin/stdout and stderr arrive here as unix sockets the
 // spawner connected before it forked. A big lab process then never forks, so its event loop
 // keeps serving BMCs and SSH.
@@ -99,8 +99,8 @@ export class SpawnerPool {
   private constructor(private readonly server: Server) {}
 
   /**
-   * Starts `count` spawners of `kind` (TSBM_SIM_SPAWNER, else C where a compiler builds it, else
-   * perl where installed, else node);
+   * Starts `count` spawners of `kind` (C where a compiler builds it, else node; TSBM_SIM_SPAWNER=node
+   * asks for node);
    * undefined when that kind cannot run here (the lab then forks commands itself).
    */
   static async start(

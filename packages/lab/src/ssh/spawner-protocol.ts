@@ -1,8 +1,8 @@
 // What the lab and its spawner processes say to each other: requests and replies, and a 5-byte
 // header that opens each stdio socket (command id, 0 for stdin+stdout, 1 for stderr).
 //
-// The node spawner (spawner-worker.ts) gets these objects over fork's IPC channel. The C and perl
-// ones (spawner.c, spawner.pl) read frames on stdin and write frames on stdout: a uint32 BE byte
+// The node spawner (spawner-worker.ts) gets these objects over fork's IPC channel. The C one
+// (spawner.c) reads frames on stdin and writes frames on stdout: a uint32 BE byte
 // length, then that many bytes of fields separated by NUL (argv and environment strings cannot
 // hold a NUL, so any other byte, newlines and UTF-8 included, passes as is). Numbers are decimal.
 //   lab -> spawner  spawn:   s, id, file, cwd ('' = inherit), argc, argv[1..argc], KEY=VALUE...
@@ -75,7 +75,7 @@ function decodeReply(fields: string[]): SpawnReply | undefined {
   return undefined;
 }
 
-/** Cuts the C or perl spawner's stdout into replies, however the pipe splits it. */
+/** Cuts the C spawner's stdout into replies, however the pipe splits it. */
 export class ReplyReader {
   private buffered: Buffer = Buffer.alloc(0);
 

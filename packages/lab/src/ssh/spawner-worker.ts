@@ -1,5 +1,5 @@
-// A small helper process that starts the simulated ramdisk's commands for the lab where neither
-// a C compiler nor perl is found (spawner.c or spawner.pl does the job otherwise, more cheaply).
+// A small helper process that starts the simulated ramdisk's commands for the lab where the C
+// spawner cannot be built (no compiler; spawner.c does the job otherwise, more cheaply).
 // Forking a process copies the parent's page tables and blocks the parent until the child has
 // exec'd, so a lab holding a thousand nodes (hundreds of MiB) would spend most of its event loop
 // inside spawn(). This process stays small; its child's stdio are unix sockets connected

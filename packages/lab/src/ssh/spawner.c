@@ -1,8 +1,10 @@
-// The simulated lab's spawner in C: the same framed protocol and the same behaviour as
-// spawner.pl (read that first; spawner-protocol.ts describes the frames). spawner-helpers.ts
-// compiles it on first use where a C compiler exists. Commands start with posix_spawn, which
-// glibc runs as clone(CLONE_VM|CLONE_VFORK): no page tables are copied and no interpreter is
-// loaded, about 0.4 ms less per command than perl's fork+exec.
+// The simulated lab's spawner: a small process that starts the ramdisk's commands for the lab,
+// so the lab (a big node process) never forks. The lab speaks to it over stdin/stdout in the
+// framed protocol spawner-protocol.ts describes; each command's stdio are unix sockets connected
+// straight to the lab, so no output passes through here. spawner-helpers.ts compiles it on first
+// use where a C compiler exists (spawner-worker.ts, in node, is the fallback). Commands start
+// with posix_spawn, which glibc runs as clone(CLONE_VM|CLONE_VFORK): no page tables are copied
+// and no interpreter is loaded.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
