@@ -7,6 +7,7 @@ import type { BmcFaults } from './faults.js';
 import { type BmcHandler, type BmcRequest, header, notFound, send, sendResource } from './http.js';
 import { BmcHttpError } from './messages.js';
 import { applyPatch, checkIfMatch } from './patch.js';
+import type { BmcProfile } from './profile.js';
 import type { BmcSessions } from './sessions.js';
 import { type FakeBmcState, findAction, type Json, normPath, ROOT } from './state.js';
 import type { TaskMonitors } from './tasks.js';
@@ -24,6 +25,8 @@ export interface RedfishService {
   tasks: TaskMonitors;
   /** The firmware's quirks (boot override, InsertMedia, shutdown): how PATCH and actions behave. */
   quirks: BmcFaults;
+  /** The Redfish service whose behaviour this BMC copies beyond the tree (profile.ts). */
+  profile?: BmcProfile | undefined;
 }
 
 export function redfishHandler(s: RedfishService): BmcHandler {
@@ -55,6 +58,11 @@ export function redfishHandler(s: RedfishService): BmcHandler {
       const resource = s.tree.get(path);
       if (!resource) throw notFound(path);
       checkIfMatch(resource, header(r.req, 'if-match'), s.requireEtag);
+      const own = s.profile?.patch?.(resource, body);
+      if (own) {
+        res.writeHead(own.status, { 'Content-Type': own.contentType, 'OData-Version': '4.0' }).end(own.body);
+        return;
+      }
       applyPatch(resource, body, { ignoreBootOverride: s.quirks.ignoreBootOverride, onceReadsContinuous: s.quirks.onceReadsContinuous, emptyImage });
       return sendResource(res, resource);
     }

@@ -7,6 +7,7 @@ import { withFaults } from './fault-layer.js';
 import type { BmcFaults } from './faults.js';
 import { readBody, send } from './http.js';
 import { BmcHttpError, errorBody } from './messages.js';
+import { loadProfile } from './profile.js';
 import { redfishHandler } from './redfish-handler.js';
 import { RequestLog } from './request-log.js';
 import { BmcSessions } from './sessions.js';
@@ -74,6 +75,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       asyncTasks: opts.asyncTasks === true || quirks.stuckTaskMonitor === true,
       tasks: new TaskMonitors(opts.taskPolls ?? 1, quirks.stuckTaskMonitor === true),
       quirks,
+      profile: loadProfile(opts.mockupDir),
     }),
     opts.faults,
   );
