@@ -4,13 +4,10 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { PreparedInventories } from 'tsbm/lib/inventory/sim-lab.js';
 import { simSpecOf } from 'tsbm/lib/inventory/sim-spec.js';
 import { labDown, labUp } from './launcher.js';
 
-export interface PreparedInventories {
-  inventories: string[];
-  stop(): Promise<void>;
-}
 
 /**
  * For `tsbm validate`, which starts nothing: each inventory with a `tsbm_sim` block is replaced

@@ -5,6 +5,7 @@ import { existsSync, openSync, readFileSync } from 'node:fs';
 import { makeLabDir } from './private-dir.js';
 import { join, resolve } from 'node:path';
 import { TsbmError } from 'tsbm/lib/errors.js';
+import type { SimLabOptions } from 'tsbm/lib/inventory/sim-lab.js';
 import { sleep } from 'tsbm/lib/util/wait.js';
 import { type LabRecord, labRecordFile } from './control.js';
 import { checkHostPrograms } from './host-programs.js';
@@ -13,14 +14,8 @@ import { PACKAGE_ROOT } from './package-paths.js';
 /** The lab process's entry (serve-main.ts), compiled: tests running the lab from source start it too. */
 const SERVE_MAIN = join(PACKAGE_ROOT, 'dist', 'lab', 'serve-main.js');
 
-export interface UpOptions {
-  dir: string;
-  nodes: number;
-  mockups: string[];
-  faults?: string;
-  bootDelayMs?: number;
-  powerDelayMs?: number;
-}
+/** What `tsbm sim up` and a `tsbm_sim` inventory ask for (tsbm's SimLabOptions). */
+export type UpOptions = SimLabOptions;
 
 function readLabRecord(dir: string): LabRecord | undefined {
   const f = labRecordFile(resolve(dir));
