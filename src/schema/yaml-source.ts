@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node } from 'yaml';
 import { parseError, type SourcePos } from '../errors.js';
+import { YAML_TAGS } from './yaml-tags.js';
 
 export type PathSeg = string | number;
 
@@ -25,7 +26,7 @@ const FRIENDLY: Record<string, string> = {
 
 export function parseYamlText(text: string, file: string): YamlSource {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true });
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true, customTags: YAML_TAGS });
   const at = (offset: number): SourcePos => {
     const { line, col } = lc.linePos(offset);
     return { file, line, col };
