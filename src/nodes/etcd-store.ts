@@ -11,7 +11,7 @@ import type { Etcd3, Lease, Namespace, Watcher } from 'etcd3';
 import { TsbmError } from '../errors.js';
 import { describeKey, type LockTarget } from '../journal/node-key.js';
 import { fencedOut, ownLease, StoreLease } from './lease-loss.js';
-import { parseRecord, stamp } from './record.js';
+import { lockKeyOf, parseRecord, recordKeyUnder, stamp } from './record.js';
 import type { EtcdSetting } from './setting.js';
 import type { HeldNodes, NodeLease, NodeRecord, NodeRecordInput, NodeStore } from './types.js';
 
@@ -206,13 +206,14 @@ export class EtcdNodeStore implements NodeStore {
   async write(lease: NodeLease, record: NodeRecordInput): Promise<NodeRecord> {
     const l = ownLease(lease, this.#leases, this.where);
     if (l.lost.aborted) throw fencedOut(l, l.lostReason ?? 'lost');
+    const key = recordKeyUnder(l.key, record.key);
     try {
-      const { previous, modRevision } = await this.#read(l.key);
-      const next = stamp(l.key, record, previous);
+      const { previous, modRevision } = await this.#read(key);
+      const next = stamp(key, record, previous);
       const r = await this.#ns
         .if(LOCKS + l.key, 'Create', '==', l.fence)
-        .and(NODES + l.key, 'Mod', '==', modRevision)
-        .then(this.#ns.put(NODES + l.key).value(JSON.stringify(next)))
+        .and(NODES + key, 'Mod', '==', modRevision)
+        .then(this.#ns.put(NODES + key).value(JSON.stringify(next)))
         .commit();
       if (r.succeeded) return next;
     } catch (e) {
@@ -260,7 +261,7 @@ export class EtcdNodeStore implements NodeStore {
         const { previous, modRevision } = await this.#read(key);
         const next = stamp(key, change(previous), previous);
         const r = await this.#ns
-          .if(LOCKS + key, 'Create', '==', 0)
+          .if(LOCKS + lockKeyOf(key), 'Create', '==', 0)
           .and(NODES + key, 'Mod', '==', modRevision)
           .then(this.#ns.put(NODES + key).value(JSON.stringify(next)))
           .commit();
@@ -275,7 +276,8 @@ export class EtcdNodeStore implements NodeStore {
 
   async #refuseEdit(key: string, name: string): Promise<void> {
     try {
-      await this.#refuse([key], new Map([[key, [name]]]));
+      const lock = lockKeyOf(key);
+      await this.#refuse([lock], new Map([[lock, [name]]]));
     } catch (e) {
       if (!(e instanceof TsbmError)) throw e;
       throw new TsbmError('runtime', e.message, { host: name, hint: 'a run is driving this node: wait for it to finish, then edit the node again' });

@@ -169,6 +169,25 @@ describe.each([files, ...(ETCD ? [etcdKind] : [])])('node store contract: $name'
     ]);
   });
 
+  it('keeps a record per System of a multi-System BMC under the BMC\'s one lock', async () => {
+    const { a, b } = await fresh();
+    const bmc = 'bmc:10.0.0.9:443';
+    const held = await a.acquire([{ host: 'blade-1', key: bmc }, { host: 'blade-2', key: bmc }], 'run-A');
+    const lease = held.lease(bmc)!;
+    for (const sys of ['1', '2']) {
+      await a.write(lease, { key: `${bmc}#/redfish/v1/Systems/${sys}`, system: `/redfish/v1/Systems/${sys}`, name: `blade-${sys}`, provisionState: 'active', protected: false });
+    }
+    expect((await b.list()).map((r) => r.key)).toEqual([`${bmc}#/redfish/v1/Systems/1`, `${bmc}#/redfish/v1/Systems/2`]);
+    // Another node's record is not this lease's to write.
+    expect((await refusal(a.write(lease, { key: 'bmc:10.0.0.10:443', name: 'x', provisionState: 'active', protected: false }))).message).toMatch(
+      /is not under the lock this run holds/,
+    );
+    // Editing one System's record waits for the BMC's lock.
+    expect((await refusal(b.edit(`${bmc}#/redfish/v1/Systems/2`, 'blade-2', (r) => ({ ...r!, protected: true })))).message).toMatch(/locked by run run-A/);
+    await held.release();
+    expect(await b.edit(`${bmc}#/redfish/v1/Systems/2`, 'blade-2', (r) => ({ ...r!, protected: true }))).toMatchObject({ protected: true, version: 2 });
+  });
+
   it('a run whose lock was taken over can neither write nor pass the check (fencing), and its lease is lost', async () => {
     const { setting, a, b } = await fresh();
     const heldA = await a.acquire(t('n1'), 'run-A');

@@ -2,7 +2,7 @@
 // runs recorded (text and JSON), protect and unprotect (refused while a run holds the node),
 // and the store setting from --state or TSBM_STATE; an etcd that does not answer is one line,
 // exit 1, a bad setting exit 5.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,21 @@ describe('tsbm nodes: store settings that cannot work', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^tsbm: error: the node store etcd at http:\/\/127\.0\.0\.1:1 did not answer: .*nothing was touched/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('the state setting from tsbm.cfg, below TSBM_STATE and --state', async () => {
+    const cfg = join(dir, 'tsbm.cfg');
+    writeFileSync(cfg, `[defaults]\nstate = files:${join(dir, 'state')}\n`);
+    const fromFile = await tsbm(['list'], { TSBM_CONFIG: cfg });
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.stdout).toMatch(/node01\s+active/);
+    writeFileSync(cfg, '[defaults]\nstate = consul://x\n');
+    const bad = await tsbm(['list'], { TSBM_CONFIG: cfg });
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toMatch(/^tsbm: error: \S*tsbm\.cfg:2: "consul:\/\/x" is not a node store/);
+    // The environment and the flag come first.
+    expect((await tsbm(['list'], { TSBM_CONFIG: cfg, TSBM_STATE: `files:${join(dir, 'state')}` })).code).toBe(0);
+    expect((await tsbm(['list', '--state', `files:${join(dir, 'state')}`], { TSBM_CONFIG: cfg })).code).toBe(0);
   });
 
   it('a setting that does not parse: exit 5 naming where it came from', async () => {
