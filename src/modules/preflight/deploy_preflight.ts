@@ -7,6 +7,7 @@ import { Type } from '../../schema/type-builder.js';
 import { firstSet, truthy } from '../../inventory/node-data.js';
 import type { PreflightPlan } from './preflight.js';
 import { PREFLIGHT_KINDS, type PreflightKind, SKIPPABLE_CHECKS } from '../../module-api/arg-names.js';
+import { limitFromVars } from '../../util/limits.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { CheckClient } from '../../http/check-client.js';
 import { runPreflight } from './preflight.js';
@@ -161,7 +162,7 @@ export const deployPreflightModule = defineModule({
       skip,
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
-      maxImageVirtualBytes: (await import('../../util/limits.js')).limitFromVars(ctx.vars, 'imageVirtualBytes'),
+      maxImageVirtualBytes: limitFromVars(ctx.vars, 'imageVirtualBytes'),
     };
     const anaconda = kind === 'anaconda';
     if (anaconda) {
