@@ -26,9 +26,11 @@ beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('run `npm run build` first');
   // The build already ran (npm test builds); --ignore-scripts packs that build as it is.
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv, maxBuffer: 64 << 20 });
-  const info = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  const info = JSON.parse(packed.stdout) as { filename: string }[];
   tarball = join(dir, info[0]!.filename);
-  files = info[0]!.files.map((f) => f.path);
+  // The tarball's own listing: npm's --json list masks path segments that look like tokens (a
+  // mockup's UUID-named System shows as ***).
+  files = (await run('tar', ['-tzf', tarball], { maxBuffer: 64 << 20 })).stdout.split('\n').filter((f) => f && !f.endsWith('/')).map((f) => f.replace(/^package\//, ''));
   // Dependencies come from the npm cache when it has them, else from the registry.
   await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', tarball], { cwd: dir, env: npmEnv, maxBuffer: 64 << 20, timeout: 300_000 });
 }, 360_000);
