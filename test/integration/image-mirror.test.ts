@@ -10,11 +10,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registriesConf } from '../../src/deploy/containers-conf.js';
-import { downloadSource, imageMirrorFor } from '../../src/deploy/image-mirror.js';
-import { parseImageSource } from '../../src/deploy/image-ref.js';
+import { registriesConf } from '../../src/modules/bootc/containers-conf.js';
+import { downloadSource, imageMirrorFor } from '../../src/modules/bootc/image-mirror.js';
+import { parseImageSource } from '../../src/module-api/image-ref.js';
 import { type OciMirror, startOciMirror } from '../../src/images/oci-mirror.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { haveTool } from '../e2e/lab/run.js';
 import { startTokenRegistry, type TokenRegistry } from '../e2e/lab/token-registry.js';
 import { DEPLOY, failuresOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';

@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../src/connection/types.js';
 import { TsbmError } from '../../src/errors.js';
-import { bootcInstallModule } from '../../src/modules/bootc_install.js';
-import { podmanPullModule } from '../../src/modules/podman_pull.js';
-import { rootDeviceModule } from '../../src/modules/root_device.js';
+import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
+import { podmanPullModule } from '../../src/modules/bootc/podman_pull.js';
+import { rootDeviceModule } from '../../src/modules/disk/root_device.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
-import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { waitAgentModule } from '../../src/modules/ramdisk/wait_agent.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult>]>;
