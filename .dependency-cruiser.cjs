@@ -3,14 +3,15 @@
 // (test/unit/layers-lint.test.ts) plants an upward import and sees this config reject it.
 // Lowest first; the entries of src/ in one layer may import each other (without cycles).
 const LAYERS = {
-  util: ['util', 'errors.ts', 'types.ts'],
-  base: ['output', 'schema', 'template'],
-  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report'],
+  util: ['util', 'errors.ts', 'types.ts', 'vault'],
+  base: ['output', 'schema', 'template', 'config'],
+  io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report', 'nodes'],
   deploy: ['deploy'],
   modules: ['modules'],
   playbook: ['playbook'],
   executor: ['executor'],
   sim: ['sim'],
+  run: ['run'],
   cli: ['cli'],
 };
 const ORDER = Object.values(LAYERS);

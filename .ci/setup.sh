@@ -7,7 +7,8 @@
 # the HTML run report headless as a person would see it. For the installer boot ISO built from
 # a kernel and ramdisk: GRUB for UEFI (grub-mkstandalone), mtools and dosfstools (its FAT image
 # read back), and qemu with OVMF and a kernel (linux-image-cloud-amd64, /boot/vmlinuz-*) to boot it. See
-# /work/shared/TESTLAB.md for why each setting is here.
+# /work/shared/TESTLAB.md for why each setting is here. etcd-server: the node store's etcd tests start
+# their own etcd on 127.0.0.1 (the package starts none here: no systemd).
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -19,7 +20,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
   dropbear-bin busybox chromium debootstrap grub-efi-amd64-bin mtools dosfstools qemu-system-x86 ovmf
-  linux-image-cloud-amd64)
+  linux-image-cloud-amd64 etcd-server tmux)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -33,6 +34,10 @@ fi
 # Debian's docker-registry package starts a system registry on :5000; tests run their own.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet docker-registry 2>/dev/null; then
   systemctl stop docker-registry || true
+fi
+# Likewise etcd-server's system etcd on :2379 where systemd runs; the tests start their own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
+  systemctl stop etcd || true
 fi
 
 # crun fails here (hybrid cgroups, setrlimit refused): runc + cgroupfs, no default ulimits.

@@ -10,7 +10,7 @@ export function inventoryCommand(flags: InventoryFlags): string {
       'choose one of --list, --graph or --host NAME',
       'e.g. tsbm inventory -i inventory.yml --list',
     );
-  if (!flags.inventory?.length) throw optionsError('no inventory given', 'add -i inventory.yml (repeatable)');
+  if (!flags.inventory?.length) throw optionsError('no inventory given', 'add -i inventory.yml (repeatable), or set inventory in tsbm.cfg or TSBM_INVENTORY');
   const inv = loadInventories(flags.inventory);
   if (flags.playbookDir) addPlaybookDirVars(inv, flags.playbookDir);
   if (flags.list) return `${JSON.stringify(inventoryList(inv), null, 2)}\n`;

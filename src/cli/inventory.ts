@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { InventoryFlags } from './inventory-command.js';
 import type { ImportFlags } from './inventory-import.js';
+import { addVaultOptions, type VaultFlags } from './vault-options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -26,16 +27,20 @@ export function register(program: Command): void {
   const inventory = program
     .command('inventory')
     .description('show an inventory: hosts, groups and variables')
-    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML or INI file, executable script or directory (repeatable; default: inventory in tsbm.cfg, $TSBM_INVENTORY)', collect)
     .option('--list', 'print every group and host as JSON (ansible-inventory --list)')
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")
     .option('--vars', 'with --graph: show variables too')
-    .option('--playbook-dir <dir>', 'also apply group_vars/ and host_vars/ from this directory')
+    .option('--playbook-dir <dir>', 'also apply group_vars/ and host_vars/ from this directory');
+  addVaultOptions(inventory)
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: InventoryFlags) => {
+    .action(async (flags: InventoryFlags & VaultFlags) => {
       const { inventoryCommand } = await import('./inventory-command.js');
-      process.stdout.write(inventoryCommand(flags));
+      const { commandSettings, inventoriesOr } = await import('./config-defaults.js');
+      const cfg = commandSettings();
+      await (await import('./vault-setup.js')).setupVault(flags, cfg);
+      process.stdout.write(inventoryCommand({ ...flags, inventory: inventoriesOr(flags.inventory, cfg) }));
     });
   inventory
     .command('import')

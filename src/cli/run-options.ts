@@ -5,7 +5,7 @@ import { parseShard } from '../executor/shard.js';
 import { optionsError, TsbmError } from '../errors.js';
 import type { OutputMode, RunOptions } from '../executor/options.js';
 import { limitWithAbsoluteFiles } from '../inventory/patterns.js';
-import { parseExtraVars } from './extra-vars.js';
+import { parseExtraVars } from '../run/extra-vars.js';
 import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
@@ -58,10 +58,18 @@ export function parseForks(value: string | number | undefined): number {
   return Number(s);
 }
 
+/** What the project config file and TSBM_* variables give when a flag is not (src/config/). */
+export interface RunDefaults {
+  inventory?: string[];
+  forks?: number;
+  /** Roles directories from the config file (TSBM_ROLES_PATH is read by the loader itself). */
+  rolesPath?: string[];
+}
+
 export function buildRunOptions(
   playbook: string,
   raw: RawRunFlags,
-  env: { verbosity: 0 | 1 | 2 | 3; stdoutIsTTY: boolean; cwd?: string },
+  env: { verbosity: 0 | 1 | 2 | 3; stdoutIsTTY: boolean; cwd?: string; defaults?: RunDefaults },
 ): RunOptions {
   if (!playbook.trim()) throw optionsError('no playbook given', 'tsbm run PLAYBOOK -i INVENTORY');
   let output: OutputMode = env.stdoutIsTTY ? 'tty' : 'plain';
@@ -71,7 +79,8 @@ export function buildRunOptions(
     }
     output = raw.output as OutputMode;
   }
-  const inventories = (raw.inventory ?? []).map((i) => i.trim()).filter(Boolean);
+  const given = (raw.inventory ?? []).map((i) => i.trim()).filter(Boolean);
+  const inventories = given.length > 0 ? given : [...(env.defaults?.inventory ?? [])];
   const limits = (raw.limit ?? []).map((l) => l.trim()).filter(Boolean);
   // `-l "$NODES"` with NODES unset must not mean every host (ansible-playbook runs them all).
   if ((raw.limit ?? []).length > 0 && limits.length === 0) {
@@ -87,7 +96,7 @@ export function buildRunOptions(
     tags: splitList(raw.tags),
     skipTags: splitList(raw.skipTags),
     extraVars: parseExtraVars(raw.extraVars ?? [], env.cwd),
-    forks: parseForks(raw.forks),
+    forks: raw.forks !== undefined ? parseForks(raw.forks) : (env.defaults?.forks ?? DEFAULT_FORKS),
     check: raw.check === true,
     diff: raw.diff === true,
     listHosts: raw.listHosts === true,
@@ -109,7 +118,7 @@ export function buildRunOptions(
     opts.junitCases = raw.junitCases;
   }
   if (raw.shard !== undefined) opts.shard = parseShard(raw.shard);
-  const rolesPath = splitPath(raw.rolesPath);
+  const rolesPath = [...splitPath(raw.rolesPath), ...(env.defaults?.rolesPath ?? [])];
   if (rolesPath.length > 0) opts.rolesPath = rolesPath;
   return opts;
 }

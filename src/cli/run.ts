@@ -1,7 +1,7 @@
 // `tsbm run PLAYBOOK -i INV`: declares the options; the work happens in run-command.ts,
 // imported only when the command runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_FORKS } from '../executor/options.js';
+import { addVaultOptions } from './vault-options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -56,16 +56,16 @@ $TSBM_LOCK_DIR, else /var/lib/tsbm/locks for root, else $XDG_STATE_HOME/tsbm/loc
 (~/.local/state/tsbm/locks). Controllers that share nodes must share this directory.`;
 
 export function register(program: Command): void {
-  program
+  const run = program
     .command('run')
     .description('run a playbook against an inventory')
     .argument('<playbook>', 'playbook file')
-    .option('-i, --inventory <file>', 'inventory: YAML file, executable script or directory (repeatable)', collect)
+    .option('-i, --inventory <file>', 'inventory: YAML or INI file, executable script or directory (repeatable; default: inventory in tsbm.cfg, $TSBM_INVENTORY)', collect)
     .option('-l, --limit <pattern>', 'only hosts matching this pattern (repeatable)', collect)
     .option('-t, --tags <tags>', 'only tasks with these tags (comma list, repeatable)', collect)
     .option('--skip-tags <tags>', 'skip tasks with these tags (comma list, repeatable)', collect)
     .option('-e, --extra-vars <vars>', 'k=v pairs, a JSON/YAML object or @file.yml (repeatable, later wins)', collect)
-    .option('-f, --forks <n>', 'hosts worked on at once', positiveInt, DEFAULT_FORKS)
+    .option('-f, --forks <n>', 'hosts worked on at once (default 50; forks in tsbm.cfg, $TSBM_FORKS)', positiveInt)
     .option('-C, --check', 'plan: report what would change; BMCs, registry and ISO are asked, nothing is changed, ramdisk steps "would run after boot"')
     .option('-D, --diff', 'show the changes made to files')
     .option('--start-at-task <name>', 'start the playbook at the task with this name')
@@ -92,9 +92,10 @@ export function register(program: Command): void {
     .option('--force', 'with --resume: resume even though the playbook, inventory or extra-var values changed')
     .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
-    .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs)', '.tsbm/runs')
+    .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs; default .tsbm/runs; journal_dir in tsbm.cfg, $TSBM_JOURNAL_DIR)')
     .option('--no-journal', 'do not write a run journal (and take no node locks)')
-    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; $TSBM_LOCK_DIR)')
+    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)');
+  addVaultOptions(run)
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {
       const { runCommand } = await import('./run-command.js');

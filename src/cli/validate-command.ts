@@ -6,8 +6,9 @@ import { dirname, join } from 'node:path';
 import { EXIT, TsbmError } from '../errors.js';
 import type { ValidateOptions } from '../playbook/validate.js';
 import { redactor } from './context.js';
+import type { VaultFlags } from './vault-options.js';
 
-export interface ValidateFlags {
+export interface ValidateFlags extends VaultFlags {
   inventory?: string[];
   extraVars?: string[];
   output?: string;
@@ -50,7 +51,7 @@ export async function collectValidationErrors(
   const errors: TsbmError[] = [];
   try {
     if (flags.extraVars?.length) {
-      const { parseExtraVars } = await import('./extra-vars.js');
+      const { parseExtraVars } = await import('../run/extra-vars.js');
       opts.extraVars = parseExtraVars(flags.extraVars);
       redactor.addFromVars(opts.extraVars);
     }
@@ -87,7 +88,12 @@ export async function collectValidationErrors(
   return errors;
 }
 
-export async function validateCommand(playbooks: string[], flags: ValidateFlags): Promise<number> {
+export async function validateCommand(playbooks: string[], given: ValidateFlags): Promise<number> {
+  const { commandSettings, inventoriesOr, runDefaults } = await import('./config-defaults.js');
+  const cfg = commandSettings();
+  await (await import('./vault-setup.js')).setupVault(given, cfg);
+  const rolesPath = [...(given.rolesPath ?? []), ...(runDefaults(cfg).rolesPath ?? [])];
+  const flags: ValidateFlags = { ...given, inventory: inventoriesOr(given.inventory, cfg), ...(rolesPath.length ? { rolesPath } : {}) };
   const errors = await collectValidationErrors(playbooks, flags);
   if (flags.output === 'json') {
     process.stdout.write(`${JSON.stringify({ ok: errors.length === 0, errors: errors.map(record) })}\n`);

@@ -1,6 +1,7 @@
 // `tsbm validate PLAYBOOK... [-i INV]...`: checks playbooks (and with -i, that every variable
 // a task reads is defined for every host it targets) without connecting anywhere. Exit 0 or 4.
 import { type Command, Option } from 'commander';
+import { addVaultOptions, type VaultFlags } from './vault-options.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -18,7 +19,7 @@ error: file:line:col: message (hint). Exit 0 when all is well, 4 otherwise.
 \`tsbm run\` runs the same checks before its first task.`;
 
 export function register(program: Command): void {
-  program
+  const validate = program
     .command('validate')
     .description('check playbooks (and inventories) without connecting anywhere')
     .argument('<playbook...>', 'playbook files')
@@ -31,10 +32,11 @@ export function register(program: Command): void {
     .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .addOption(
       new Option('--output <mode>', 'plain lines (default) or one JSON object').choices(['plain', 'json']),
-    )
+    );
+  addVaultOptions(validate)
     .addHelpText('after', EXAMPLES)
     .action(
-      async (playbooks: string[], flags: { inventory?: string[]; extraVars?: string[]; output?: string; rolesPath?: string[] }) => {
+      async (playbooks: string[], flags: { inventory?: string[]; extraVars?: string[]; output?: string; rolesPath?: string[] } & VaultFlags) => {
         const { validateCommand } = await import('./validate-command.js');
         process.exitCode = await validateCommand(playbooks, flags);
       },

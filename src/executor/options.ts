@@ -1,8 +1,7 @@
 // Options of `tsbm run`, parsed and validated by the CLI (src/cli/run.ts), acted on by the executor.
 import type { Vars } from '../types.js';
 
-/** Hosts worked on at once unless -f/--forks says otherwise (as ansible-playbook's 5 is small for a rack). */
-export const DEFAULT_FORKS = 50;
+export { DEFAULT_FORKS } from '../config/options.js';
 
 export type OutputMode = 'tty' | 'plain' | 'json';
 

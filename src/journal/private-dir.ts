@@ -12,6 +12,7 @@ const PRIVATE_DIR_MODE = 0o700;
 const HINTS: Record<string, string> = {
   'node lock directory': 'set --lock-dir or TSBM_LOCK_DIR to a directory this user can create',
   'run journal directory': 'point --journal-dir at a directory this user can create',
+  'node record directory': 'set --state files:DIR (or --lock-dir, TSBM_LOCK_DIR) to a directory this user can create',
 };
 
 /** Makes `dir` (and missing parents) 0700, or throws naming the directory and what to do. */

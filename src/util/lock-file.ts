@@ -16,6 +16,8 @@ export interface LockOwner {
   time: number;
   /** The owner process's start time (Linux /proc), so a pid reused after a crash is not mistaken for the owner. */
   started?: string;
+  /** A random id of this holding, the file node store's fencing token: the lock is still ours while it carries it. */
+  token?: string;
 }
 
 /** Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
@@ -61,6 +63,12 @@ export function writeOwnerRecord(dir: string, owner: LockOwner): OwnerRecord {
   return { owner, file };
 }
 
+/** The owner recorded in a lock file; undefined when there is no lock (or it is not one tsbm wrote). */
+export function readLockOwner(file: string): LockOwner | undefined {
+  const r = linkOrRead(file, undefined);
+  return r === 'vanished' || r === undefined || r.pid === -1 ? undefined : r;
+}
+
 /** Takes the lock, or returns its holder. */
 function tryTake(file: string, me: OwnerRecord): LockOwner | undefined {
   // A holder that lets go between our failed link and our read leaves nothing to read: try
@@ -72,12 +80,15 @@ function tryTake(file: string, me: OwnerRecord): LockOwner | undefined {
   }
 }
 
-function linkOrRead(file: string, me: OwnerRecord): LockOwner | 'vanished' | undefined {
-  try {
-    linkSync(me.file, file);
-    return undefined;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+/** Links `me` in as the lock, or reads the lock's holder (`me` undefined: only reads). */
+function linkOrRead(file: string, me: OwnerRecord | undefined): LockOwner | 'vanished' | undefined {
+  if (me) {
+    try {
+      linkSync(me.file, file);
+      return undefined;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
   }
   let text: string;
   try {

@@ -2,10 +2,11 @@
 // an HTTP server (byte ranges, a request log, an optional dropped connection) that serves it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { basename, join } from 'node:path';
+import { parse, stringify } from 'yaml';
 
 export const MARKER = 'TSBM-IMAGE-MARKER-7f3a';
 /** Byte offset of the marker: inside partition 2. */
@@ -158,4 +159,16 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
       await new Promise<void>((ok) => server.close(() => ok()));
     },
   };
+}
+
+/**
+ * A copy of a lab inventory (`from`) whose instance_info deploys `url` as a raw image with its
+ * SHA-256, keeping the lab's root device hint and config drive; written to `file`.
+ */
+export function imageDeployInventory(from: string, file: string, url: string, sha256: string): string {
+  const doc = parse(readFileSync(from, 'utf8')) as { all: { vars: Record<string, unknown> } };
+  const base = doc.all.vars.instance_info as Record<string, unknown>;
+  doc.all.vars.instance_info = { root_device: base.root_device, configdrive: base.configdrive, image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: sha256 };
+  writeFileSync(file, stringify(doc));
+  return file;
 }

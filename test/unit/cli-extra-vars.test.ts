@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseExtraVars, parseKeyValues } from '../../src/cli/extra-vars.js';
+import { parseExtraVars, parseKeyValues } from '../../src/run/extra-vars.js';
 import { TsbmError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-ev-'));
