@@ -275,6 +275,34 @@ describe.skipIf(!canRegistry)(
       expect((await fetch(`http://${mirror.address}/v2/os/bootc/manifests/v1`)).status).toBe(401);
     });
 
+    it("the nodes' login can only pull: a PUT of a manifest, a blob upload and a DELETE are refused, the tag still serves the filled digest", async () => {
+      const filled = await mirror.fill('os/bootc', 'v1', 'amd64');
+      const auth = { authorization: `Basic ${Buffer.from(`${mirror.username}:${mirror.password}`).toString('base64')}` };
+      const other = Buffer.from(JSON.stringify({ ...JSON.parse(single.manifest.toString('utf8')), annotations: { evil: 'yes' } }));
+      const put = await fetch(`http://${mirror.address}/v2/os/bootc/manifests/v1`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+        body: other,
+      });
+      expect(put.status).toBe(405);
+      const newTag = await fetch(`http://${mirror.address}/v2/os/bootc/manifests/evil`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+        body: other,
+      });
+      expect(newTag.status).toBe(405);
+      const upload = await fetch(`http://${mirror.address}/v2/os/bootc/blobs/uploads/`, { method: 'POST', headers: auth });
+      expect(upload.status).toBe(405);
+      for (const path of [`/v2/os/bootc/manifests/${filled.digest}`, `/v2/os/bootc/blobs/${sha(single.layer)}`]) {
+        const del = await fetch(`http://${mirror.address}${path}`, { method: 'DELETE', headers: auth });
+        expect(del.status, path).toBe(405);
+      }
+      const m = await fromMirror('/v2/os/bootc/manifests/v1', 'application/vnd.oci.image.manifest.v1+json');
+      expect(m.headers.get('docker-content-digest')).toBe(filled.digest);
+      expect((await fromMirror(`/v2/os/bootc/manifests/${filled.digest}`, 'application/vnd.oci.image.manifest.v1+json')).status).toBe(200);
+      expect((await fromMirror(`/v2/os/bootc/blobs/${sha(single.layer)}`)).status).toBe(200);
+    });
+
     it("a multi-arch index by tag: only the nodes' platform is fetched, its manifest served under the tag", async () => {
       const before = reg.blobGets();
       const r = await mirror.fill('os/multi', 'latest', 'arm64');

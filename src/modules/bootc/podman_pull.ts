@@ -15,6 +15,7 @@ import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../
 import { helpHasFlag, pullHasRetryDelay } from '../../module-api/podman-version.js';
 import { PullSecretError, buildAuthFile } from '../../module-api/pull-secret.js';
 import { downloadSource, imageMirrorFor } from './image-mirror.js';
+import { byFilledDigest } from './mirror-pull.js';
 import { stepRan } from '../../connection/exec-steps.js';
 import { defaultSecretDir, onlyInFreshDir, removedLeftovers, secretDirArgv } from './secret-dir.js';
 import { knownImageSize } from './image-size-known.js';
@@ -245,7 +246,7 @@ export const podmanPullModule = defineModule({
     const availBytes = oneTrip?.known ? knownAvail : undefined;
     const help = fact('podman');
     const haveSkopeo = fact('command')?.rc === 0;
-    let filled: { size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
+    let filled: { digest: string; size: ManifestSize; blobsCopied: number; bytesCopied: number } | undefined;
     if (mirror) {
       // The controller copies the image into the mirror once for the fleet (the first node to
       // get here does; the others wait for it), so the registry sends each blob once per run.
@@ -317,7 +318,10 @@ export const podmanPullModule = defineModule({
       // The pull and the auth file's removal in one round trip (with the drop-ins and the auth
       // file itself when no probe needed them first). Its output's last line is the image ID:
       // no `podman image inspect` after it (bootc_install inspects the image anyway).
-      const pullArgv = ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, img.ref];
+      // Through the mirror, the digest the controller filled is pulled (a tag there could be
+      // changed by anyone holding the mirror's login, were it writable), then named as the tag.
+      const viaDigest = filled ? byFilledDigest(img, filled.digest) : undefined;
+      const pullArgv = ['podman', 'pull', ...authFlags, ...retryFlags, ...tlsFlags, viaDigest?.pull ?? img.ref];
       const authOnStdin = !probeFirst && authFile !== undefined && authJson !== undefined;
       const head = oneTrip ? [secretStep, ...mkdirs] : [];
       const before = probeFirst ? [] : [...head, ...confSteps];
@@ -326,7 +330,7 @@ export const podmanPullModule = defineModule({
       // only into the fresh, empty, private directory that step leaves (else nothing runs).
       const writeAndPull = authOnStdin && authFile ? withStdinFile(authFile, pullArgv) : pullArgv;
       const pullStep = oneTrip && authOnStdin && authDir ? onlyInFreshDir(authDir, writeAndPull) : writeAndPull;
-      const steps = [...before, pullStep, ...(rmArgv ? [rmArgv] : [])];
+      const steps = [...before, pullStep, ...(rmArgv ? [rmArgv] : []), ...(viaDigest?.tag ? [viaDigest.tag] : [])];
       const results = await ctx
         .execSteps(steps, {
           timeout: timeoutS * 1000,
@@ -344,6 +348,8 @@ export const podmanPullModule = defineModule({
           );
         });
       pull = results[before.length] as ExecResult;
+      const tagged = viaDigest?.tag ? (results[results.length - 1] as ExecResult) : undefined;
+      if (pull.rc === 0 && tagged) mustSucceed(ctx, viaDigest!.tag!, tagged, 'podman could not name the pulled image by its tag: check the ramdisk podman');
       if (authFile) {
         const rm = results[before.length + 1] as ExecResult;
         // Not run at all (the batch ended early): the finally block tries again.
