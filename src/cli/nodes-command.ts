@@ -1,30 +1,19 @@
 // The work of `tsbm nodes ...`: open the node store the setting names, read or edit records.
-import { describeSource } from '../config/settings.js';
 import { TsbmError } from '../errors.js';
 import { bmcLockKey } from '../journal/node-key.js';
 import { formatNodeList, formatNodeShow } from '../nodes/format.js';
 import { openNodeStore } from '../nodes/open.js';
 import { freshRecord } from '../nodes/record.js';
-import { resolveStoreSetting } from '../nodes/setting.js';
 import type { NodeRecord, NodeStore } from '../nodes/types.js';
-import { commandSettings } from './config-defaults.js';
+import { storeSettingOf } from './node-store-setting.js';
 
 interface StoreFlags {
   state?: string;
   lockDir?: string;
 }
 
-/** --state, else TSBM_STATE, else `state` in tsbm.cfg, else files in --lock-dir / lock_dir / the default. */
 async function withStore<T>(flags: StoreFlags, use: (store: NodeStore) => Promise<T>): Promise<T> {
-  const cfg = commandSettings();
-  const fromFile = cfg.fromFile('state');
-  const store = await openNodeStore(
-    resolveStoreSetting({
-      flag: flags.state,
-      lockDir: flags.lockDir ?? cfg.get('lock_dir'),
-      ...(fromFile ? { config: { value: fromFile, from: describeSource(cfg.source('state')) } } : {}),
-    }),
-  );
+  const store = await openNodeStore(storeSettingOf(flags));
   try {
     return await use(store);
   } finally {
