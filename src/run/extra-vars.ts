@@ -4,6 +4,7 @@
 // options error (exit 5) naming the argument; YAML errors in @files also name file:line:col.
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { YAML_TAGS } from '../schema/yaml-tags.js';
 import { TsbmError } from '../errors.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
@@ -65,7 +66,7 @@ export function parseKeyValues(arg: string): Vars {
 }
 
 function parseInline(arg: string): Vars {
-  const doc = parseDocument(arg, { uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(arg, { uniqueKeys: true, prettyErrors: false, customTags: YAML_TAGS });
   const err = doc.errors[0];
   if (err) throw bad(arg, `not valid JSON/YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   const value: unknown = doc.toJS({ maxAliasCount: 100 });

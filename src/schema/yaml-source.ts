@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node, type ScalarTag } from 'yaml';
 import { parseError, type SourcePos } from '../errors.js';
+import { YAML_TAGS } from './yaml-tags.js';
 import { decryptVaultScalars, decryptVaultedFile, isVaulted } from './yaml-vault.js';
 
 export type PathSeg = string | number;
@@ -31,7 +32,7 @@ export function parseYamlText(text: string, file: string): YamlSource {
   // A wholly vaulted file (ansible-vault encrypt) is its plaintext, decrypted in memory.
   if (isVaulted(text)) return decryptVaultedFile(text, file, parseYamlText);
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true, customTags: [VAULT_TAG] });
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true, customTags: [...YAML_TAGS, VAULT_TAG] });
   const at = (offset: number): SourcePos => {
     const { line, col } = lc.linePos(offset);
     return { file, line, col };
