@@ -36,7 +36,7 @@ export const commandModule = defineModule({
     argv: [podman, image, exists, "{{ image }}"]
     creates: /var/lib/done`,
   async run(ctx, a) {
-    const { commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
+    const { checkModeResult, commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
     const { splitArgs } = await import('./lib/split-args.js');
     if ((a.cmd === undefined) === (a.argv === undefined)) {
       throw new TsbmError('runtime', 'command needs exactly one of cmd (or the free-form string) and argv', {
@@ -49,7 +49,7 @@ export const commandModule = defineModule({
     if (argv.length === 0) throw new TsbmError('runtime', 'command is empty', { host: ctx.host, task: ctx.task });
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
-    if (ctx.check) return { changed: false, skipped: true, msg: 'command not run in check mode' };
+    if (ctx.check) return checkModeResult('command', a);
     const stdin = a.stdin === undefined ? undefined : a.stdin + (a.stdin_add_newline === false ? '' : '\n');
     const start = Date.now();
     const r = await ctx.exec(argv, {

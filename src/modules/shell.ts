@@ -27,10 +27,10 @@ export const shellModule = defineModule({
   shell: lsblk -d -n | wc -l
   register: ndisks`,
   async run(ctx, a) {
-    const { commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
+    const { checkModeResult, commandResult, guardCreatesRemoves } = await import('./lib/command-result.js');
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
-    if (ctx.check) return { changed: false, skipped: true, msg: 'shell command not run in check mode' };
+    if (ctx.check) return checkModeResult('shell command', a);
     const stdin = a.stdin === undefined ? undefined : a.stdin + (a.stdin_add_newline === false ? '' : '\n');
     const start = Date.now();
     const r = await ctx.execShell(a.cmd, {

@@ -6,7 +6,7 @@ import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../depl
 import type { BmcIdentity } from '../deploy/bmc-identity.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
-import { TsbmError } from '../errors.js';
+import { TsbmError, UnreachableError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
@@ -291,7 +291,7 @@ async function waitForSsh(
     try {
       return await ctx.connect({ timeoutMs: connectS * 1000 });
     } catch (e) {
-      if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template')) {
+      if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template' || (e instanceof UnreachableError && e.setting))) {
         settingError = e;
         return null;
       }
