@@ -84,3 +84,14 @@ export class UnreachableError extends TsbmError {
     this.setting = opts.setting === true;
   }
 }
+
+/**
+ * The host's SSH key was refused (mismatch, revoked, unknown under strict checking): no retry
+ * fixes it, so waits stop at once instead of retrying until their timeout.
+ */
+export class HostKeyError extends UnreachableError {
+  constructor(host: string, message: string, cause?: unknown, hint?: string) {
+    super(host, message, cause, hint);
+    this.name = 'HostKeyError';
+  }
+}

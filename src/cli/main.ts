@@ -22,6 +22,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./sim.js'),
   () => import('./configdrive.js'),
   () => import('./init.js'),
+  () => import('./nodes.js'),
   () => import('./config.js'),
 ];
 
@@ -37,6 +38,7 @@ Examples:
   tsbm inventory -i inventory.yml --graph
   tsbm modules bootc_install                 arguments and an example of one module
   tsbm runs list                             recorded runs
+  tsbm nodes list                            what tsbm knows of each machine (state, image, protected)
   tsbm runs report last -o report.html       the last run as an HTML page (timeline, failures)
   tsbm inventory import --from-ironic nodes.json -o inventory.yml
 

@@ -133,6 +133,15 @@ export const CONFIG_OPTIONS = {
     flag: '--lock-dir',
     description: 'Where node locks are kept (default: /var/lib/tsbm/locks for root, else ~/.local/state/tsbm/locks).',
   }),
+  state: opt({
+    type: 'string',
+    section: 'defaults',
+    key: 'state',
+    env: 'TSBM_STATE',
+    flag: '--state',
+    description:
+      'Where node locks and node records live: files (the lock directory), files:DIR, or etcd://HOST:PORT[,HOST:PORT][/PREFIX][?ttl=S] (etcds:// for TLS), shared by controllers on separate machines (docs/ci.md).',
+  }),
 } as const satisfies Record<string, ConfigOption>;
 
 export type SettingName = keyof typeof CONFIG_OPTIONS;

@@ -3,7 +3,7 @@
 // keepalives. Every failure is an UnreachableError that says which hop and what to do.
 import { Socket } from 'node:net';
 import type { ClientChannel, ConnectConfig } from 'ssh2';
-import { UnreachableError } from '../errors.js';
+import { HostKeyError, UnreachableError } from '../errors.js';
 import { coalesceWrites } from '../util/coalesce-writes.js';
 import { type AuthConfig, authConfig, passwordOnlyIfVerified } from './ssh-auth.js';
 import { describeConnectError, HANDSHAKE_DROPPED_HINT, type Hop } from './ssh-connect-errors.js';
@@ -147,7 +147,7 @@ function handshake(config: ConnectConfig, h: HandshakeCtx): Promise<Client> {
       signal?.removeEventListener('abort', onAbort);
       if (ready) return;
       const hk = h.check.failure();
-      reject(hk ? new UnreachableError(spec.host, hk.message, cause, hk.hint) : new UnreachableError(spec.host, message, cause, hint));
+      reject(hk ? new HostKeyError(spec.host, hk.message, cause, hk.hint) : new UnreachableError(spec.host, message, cause, hint));
     };
     watchHandshake(client, h, fail, () => ready);
     client.connect(config);

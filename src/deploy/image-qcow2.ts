@@ -1,11 +1,17 @@
 // qcow2 images: qemu-img needs random access, so the image is downloaded to the ramdisk's
-// tmpfs first (after checking it fits in MemAvailable), verified, converted onto the disk with
-// `qemu-img convert -n` (host_device for a block device, raw for the simulated lab's file),
-// and deleted. The download resumes with HTTP Range requests after a dropped connection.
+// tmpfs first (after checking it fits in MemAvailable), verified, inspected (its header comes
+// back over the connection: no backing or data file, the virtual size within the disk and
+// tsbm_max_image_virtual; then qemu-img info, told the format, under resource limits), converted
+// onto the disk with `qemu-img convert -n -f qcow2` under resource limits (host_device for a
+// block device, raw for the simulated lab's file), and deleted. The download resumes with HTTP
+// Range requests after a dropped connection.
+import { checkQemuInfo } from '../images/inspect/qemu-info.js';
+import { convertPercent, qemuImgConvertArgv, qemuImgInfoArgv } from '../images/inspect/qemu-img.js';
 import type { ModuleContext } from '../module-api/types.js';
 import { sleep } from '../util/wait.js';
 import { wipePartitionTable } from './image-disk.js';
 import { downloadArgv, withUrl } from './image-fetch.js';
+import { formatOrRefuse, peekFile } from './image-inspect.js';
 import { ByteProgress, fmtBytes } from './image-progress.js';
 import type { HashAlgo } from './image-source.js';
 import { curlReason, hashProgram } from './image-stream.js';
@@ -26,6 +32,8 @@ export interface Qcow2Write {
   retries: number;
   tmpDir: string;
   meminfoPath: string;
+  /** image_disk_format as declared (the downloaded content must be qcow2 either way). */
+  declared?: 'raw' | 'qcow2' | undefined;
 }
 
 /** Refuses a download that would not fit in the ramdisk's RAM (tmpfs), with numbers. */
@@ -111,23 +119,18 @@ export async function writeQcow2Image(
         'the image changed or the checksum belongs to another image: fix image_source or image_os_hash_value',
       );
     }
-    const info = await ctx.exec(['qemu-img', 'info', '--output=json', file]);
-    let virtualSize = 0;
-    let format = '';
-    try {
-      const j = JSON.parse(info.stdout) as { 'virtual-size'?: number; format?: string };
-      virtualSize = j['virtual-size'] ?? 0;
-      format = j.format ?? '';
-    } catch {
-      /* reported below */
+    // The checksum pins the bytes: what is inspected now is what qemu-img will read.
+    const untouched = `${w.device} was not touched`;
+    const found = formatOrRefuse(ctx, await peekFile(ctx, file), { name: w.shownUrl, declared: w.declared, state: untouched });
+    if (found.format !== 'qcow2') {
+      throw hostError(ctx, `${w.shownUrl} was qcow2 when first inspected, and the download is ${found.format}; ${untouched}`, 'the image server serves different bytes to different requests: fix the server');
     }
-    if (info.rc !== 0 || format !== 'qcow2') {
-      throw hostError(
-        ctx,
-        `${w.shownUrl} is not a qcow2 image (qemu-img says ${format || info.stderr.trim() || 'nothing'})`,
-        'set image_disk_format to the image real format (raw or qcow2); the ramdisk needs qemu-img',
-      );
+    const info = await ctx.exec(qemuImgInfoArgv('qcow2', file), { timeout: left() });
+    const checked = info.rc === 0 ? checkQemuInfo(info.stdout, 'qcow2') : { problems: [`qemu-img info failed: ${info.stderr.trim().split('\n').at(-1) || `rc ${info.rc}`}`] };
+    if (checked.problems.length || checked.virtualSize === undefined) {
+      throw hostError(ctx, `${w.shownUrl} is refused: ${checked.problems.join('; ')}; ${untouched}`, 'publish a self-contained qcow2 image; the ramdisk needs qemu-img');
     }
+    const virtualSize = checked.virtualSize;
     if (w.diskBytes !== undefined && virtualSize > w.diskBytes) {
       throw hostError(
         ctx,
@@ -139,12 +142,12 @@ export async function writeQcow2Image(
     const target = w.blockDevice ? 'host_device' : 'raw';
     const conv = new ByteProgress(`converting onto ${w.device}`, virtualSize, (u) => ctx.progress(u));
     const out = await ctx
-      .exec(['qemu-img', 'convert', '-p', '-n', '-f', 'qcow2', '-O', target, file, w.device], {
+      .exec(qemuImgConvertArgv({ format: 'qcow2', target, source: file, dest: w.device, existingTarget: true, timeoutMs: left() }), {
         timeout: left(),
         signal: ctx.signal,
         onStdout: (c) => {
-          const m = /\((\d+(?:\.\d+)?)\/100%\)[^(]*$/.exec(c.toString('utf8'));
-          if (m) conv.update(Math.round((Number(m[1]) / 100) * virtualSize));
+          const p = convertPercent(c.toString('utf8'));
+          if (p !== undefined) conv.update(Math.round((p / 100) * virtualSize));
         },
       })
       .catch((e: unknown) => ({ rc: -1, stdout: '', stderr: (e as Error).message }));

@@ -1,10 +1,13 @@
 // Raw images: streamed straight to the disk in one pass while hashing (Ironic's
 // stream_raw_images). A dropped connection restarts the stream from the beginning (a hash
 // cannot resume across processes); a failed or mismatching stream leaves no partition table.
+// An image whose format the ramdisk's first look decided is looked at again on the disk: a
+// server that showed raw bytes to that look and sent another format later fails the node.
 import type { ModuleContext } from '../module-api/types.js';
 import { retry } from '../util/wait.js';
 import { wipePartitionTable } from './image-disk.js';
 import { withUrl } from './image-fetch.js';
+import { judgeHeader, peekFile } from './image-inspect.js';
 import { ByteProgress, fmtBytes } from './image-progress.js';
 import type { HashAlgo } from './image-source.js';
 import { curlReason, curlRetryable, lastDdBytes, parseStreamOutput, streamArgv } from './image-stream.js';
@@ -21,6 +24,8 @@ export interface RawWrite {
   total: number | undefined;
   timeoutMs: number;
   retries: number;
+  /** Inspect what landed on the disk (the format was decided from a separate first look at the URL). */
+  recheck?: boolean;
 }
 
 class StreamInterrupted extends Error {}
@@ -102,6 +107,10 @@ export async function writeRawImage(
             `${w.algo} of ${w.shownUrl} is ${out.hash || '(none computed)'} but image_os_hash_value is ${w.hash}`,
             'the image changed or the checksum belongs to another image: fix image_source or image_os_hash_value',
           );
+        }
+        if (w.recheck) {
+          const v = judgeHeader(ctx.vars, await peekFile(ctx, w.device), { name: w.shownUrl, declared: 'raw' });
+          if (!v.ok) return fail(`${v.message} (read back from ${w.device})`, 'the image server sent another format than its first bytes showed: fix the server');
         }
         progress.update(out.bytes ?? 0, true);
         return { bytes: out.bytes ?? 0, attempts };

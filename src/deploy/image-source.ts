@@ -10,7 +10,10 @@ export interface ImagePlan {
   /** http(s) URL, or a controller path for `file://` sources. */
   kind: 'http' | 'file';
   location: string;
+  /** The declared format, else a guess from the name: the image's content decides (src/images/inspect/). */
   format: DiskFormat;
+  /** image_disk_format as the operator gave it: the content must agree. */
+  declared?: DiskFormat;
   algo: HashAlgo;
   /** Lower-case hex. */
   hash: string;
@@ -76,8 +79,8 @@ export function planImage(i: ImagePlanInput): ImagePlan {
     );
   }
 
-  const format =
-    i.format === undefined || i.format === null || i.format === '' ? guessFormat(location) : String(i.format);
+  const given = i.format === undefined || i.format === null || i.format === '' ? undefined : String(i.format);
+  const format = given ?? guessFormat(location);
   if (format !== 'raw' && format !== 'qcow2') {
     throw new ImagePlanError(
       `image_disk_format ${JSON.stringify(format)} is not supported`,
@@ -111,7 +114,7 @@ export function planImage(i: ImagePlanInput): ImagePlan {
       'check image_os_hash_algo and image_os_hash_value belong together',
     );
   }
-  return { kind, location, format, algo, hash };
+  return { kind, location, format, ...(given ? { declared: format } : {}), algo, hash };
 }
 
 function guessFormat(location: string): DiskFormat {

@@ -11,13 +11,16 @@ import { TsbmError } from '../errors.js';
 import type { CheckClient } from '../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../http/oci-manifest.js';
 import { probeUrl, type ProbeResult } from '../http/url-probe.js';
+import { inspectLocalImage } from '../images/inspect/local-file.js';
 import { qemuImgMissing } from '../images/raw-convert.js';
+import { DEFAULT_LIMITS } from '../util/limits.js';
 import { coordinatesOf, type ImageRef, ImageRefError, parseImageSource } from './image-ref.js';
 import { type SizeFor, sizesFromManifest } from './image-size-known.js';
 import { KsSourceError, planKickstartSource } from './kickstart-source.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from './image-source.js';
 import { buildAuthFile, loginFor, PullSecretError } from './pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from './registry-endpoints.js';
+import { EndpointMapError, parseEndpointMap } from './endpoint-map.js';
 
 import type { PreflightKind } from './arg-names.js';
 import { controllerGrub, GRUB_MISSING_HINT } from './efi-loader.js';
@@ -53,6 +56,8 @@ export interface PreflightPlan {
   /** More registries podman treats as insecure (podman_pull's registries[].insecure). */
   insecureRegistries: string[];
   registryEndpoints: unknown;
+  /** image_url_endpoints: where the controller reaches the image server a URL names. */
+  imageUrlEndpoints?: unknown;
   hash: { algo: unknown; value: unknown; format: unknown; allowMd5: boolean };
   /**
    * anaconda: the installer served as files (instance_info kernel, ramdisk, stage2) instead of
@@ -65,6 +70,8 @@ export interface PreflightPlan {
   /** Where relative local paths resolve (the playbook's directory). */
   baseDir: string;
   timeoutMs: number;
+  /** tsbm_max_image_virtual: a local disk image's header may declare no more. */
+  maxImageVirtualBytes?: number;
 }
 
 export interface PreflightServices {
@@ -139,7 +146,9 @@ function probeProblem(check: string, label: string, url: string, r: Exclude<Prob
       return bad(
         check,
         `${label} ${shown} does not answer from the controller (${r.message})`,
-        `check the URL and the network; if only the nodes can reach it, add ${skipName} to preflight_skip`,
+        check === 'image_url'
+          ? 'check the URL and the network; if the controller reaches that server at another address, map it with image_url_endpoints (e.g. {"10.0.2.2:8080": "http://127.0.0.1:8080"}); if only the nodes can reach it, add image_url to preflight_skip'
+          : `check the URL and the network; if only the nodes can reach it, add ${skipName} to preflight_skip`,
       );
     default:
       return bad(check, `${label} ${shown}: ${r.message}`, 'check the URL and its server');
@@ -280,6 +289,24 @@ async function checkBootcImage(p: PreflightPlan, s: PreflightServices): Promise<
   return ok(`image ${img.ref} resolves${answer.digest ? ` (${answer.digest.slice(0, 19)}…)` : ''}`);
 }
 
+/** Probes an image URL from the controller, at the address image_url_endpoints maps its host to. */
+async function probeImageUrl(p: PreflightPlan, s: PreflightServices, url: string): Promise<ProbeResult | Outcome> {
+  let endpointFor: ReturnType<typeof parseEndpointMap>;
+  try {
+    endpointFor = parseEndpointMap(p.imageUrlEndpoints, 'image_url_endpoints');
+  } catch (e) {
+    if (e instanceof EndpointMapError) return bad('image_url', e.message, 'e.g. image_url_endpoints: {"10.0.2.2:8080": "http://127.0.0.1:8080"}');
+    throw e;
+  }
+  let via: string | undefined;
+  try {
+    via = endpointFor(new URL(url).host);
+  } catch {
+    via = undefined;
+  }
+  return s.once(`image:${p.tlsVerify}:${url}:${via ?? ''}`, () => probeUrl(s.http, url, { tlsVerify: p.tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal, endpointFor }));
+}
+
 async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
   let plan: ReturnType<typeof planImage>;
   try {
@@ -295,11 +322,16 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
   if (plan.kind === 'file') {
     const f = await checkLocalFile('image_url', 'image', plan.location, p.baseDir);
-    return f.passed ? ok(`${f.passed}, ${plan.algo} checksum given`) : f;
+    if (!f.passed) return f;
+    // The image inspector reads the file's header now: a refused image touches no node.
+    const v = await inspectLocalImage(plan.location, p.baseDir, { name: `file://${plan.location}`, declared: plan.declared, maxVirtualBytes: p.maxImageVirtualBytes ?? DEFAULT_LIMITS.imageVirtualBytes });
+    if (!v.ok) return bad('image', v.message, v.hint);
+    return ok(`${f.passed}, ${v.found}, ${plan.algo} checksum given`);
   }
   const url = plan.location;
   for (const v of urlSecrets(url)) s.secret(v);
-  const r = await s.once(`image:${p.tlsVerify}:${url}`, () => probeUrl(s.http, url, { tlsVerify: p.tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));
+  const r = await probeImageUrl(p, s, url);
+  if ('problems' in r) return r;
   if (!r.ok) return probeProblem('image_url', 'image', url, r, 'image_url');
   return ok(`image ${displayUrl(url)} answers${r.size ? ` (${r.size} bytes)` : ''}, ${plan.algo} checksum given`);
 }
@@ -324,7 +356,8 @@ async function checkAnacondaImage(p: PreflightPlan, s: PreflightServices): Promi
   for (const v of urlSecrets(src.location)) s.secret(v);
   // A tree is known by its .treeinfo, which every Anaconda install tree has at its top.
   const url = src.kind === 'url' ? `${src.location}.treeinfo` : src.location;
-  const r = await s.once(`image:${p.tlsVerify}:${url}`, () => probeUrl(s.http, url, { tlsVerify: p.tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));
+  const r = await probeImageUrl(p, s, url);
+  if ('problems' in r) return r;
   if (!r.ok) return probeProblem('image_url', label, url, r, 'image_url');
   return ok(`${src.kind} ${src.shown} answers${src.sha256 ? ', sha256 given' : ''}`);
 }

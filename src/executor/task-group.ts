@@ -7,6 +7,7 @@ import { renderText } from '../template/index.js';
 import { effectiveKeywords } from './keywords.js';
 import { lazyVars } from './lazy-vars.js';
 import { taskVars } from './task-vars.js';
+import { inRescue } from './rescue-section.js';
 
 function announce(pr: PlayRuntime, step: TaskStep, hosts: readonly string[], handler = false): void {
   if (pr.started.has(step.key)) return;
@@ -22,6 +23,7 @@ function announce(pr: PlayRuntime, step: TaskStep, hosts: readonly string[], han
     module: step.task.module,
     pos: step.task.pos,
     ...(handler ? { handler: true } : {}),
+    ...(inRescue(step.chain, step.task) ? { rescue: true } : {}),
   });
 }
 

@@ -2,11 +2,17 @@
 // ignores it is cut off after the headers), redirects followed. GET rather than HEAD: signed
 // URLs (S3 and friends) are signed for one method, and some file servers refuse HEAD.
 import { type CheckClient, headerOf, HttpCheckError } from './check-client.js';
+import { type EndpointFor, registryTarget } from './registry-target.js';
 
 export interface ProbeOptions {
   tlsVerify?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Where the controller reaches a host the URL names (image_url_endpoints): the request goes
+   * there with the URL's host as Host and TLS name. Redirects are mapped too.
+   */
+  endpointFor?: EndpointFor;
 }
 
 type ProbeFailure = 'not_found' | 'denied' | 'status' | 'unreachable' | 'tls' | 'timeout' | 'redirects';
@@ -30,9 +36,11 @@ export async function probeUrl(client: CheckClient, url: string, o: ProbeOptions
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let res: Awaited<ReturnType<CheckClient['request']>>;
     try {
-      res = await client.request(at, {
+      const target = registryTarget(at, o.endpointFor);
+      res = await client.request(target.url, {
         method: 'GET',
-        headers: { Range: 'bytes=0-0', 'User-Agent': 'tsbm-preflight' },
+        headers: { Range: 'bytes=0-0', 'User-Agent': 'tsbm-preflight', ...target.headers },
+        ...(target.servername ? { servername: target.servername } : {}),
         maxBodyBytes: 0,
         ...(o.tlsVerify !== undefined ? { tlsVerify: o.tlsVerify } : {}),
         ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),

@@ -61,6 +61,12 @@ const args = Type.Object(
           'Registry (host[:port] as image references name it) -> the URL the controller reaches it at, for split DNS or a lab; default: the registry_endpoints var. An http:// URL means plain HTTP.',
       }),
     ),
+    image_url_endpoints: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          "Image server (host[:port] as image_source's URL names it) -> the URL the controller reaches it at, when the nodes use an address the controller cannot (a provisioning network, a VM's 10.0.2.2): the URL check goes there, naming the original host; default: the image_url_endpoints var. The nodes still fetch the URL as written.",
+      }),
+    ),
     hash_algo: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_os_hash_algo' })),
     hash_value: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_os_hash_value' })),
     disk_format: Type.Optional(Type.String({ description: 'deploy: image; default instance_info.image_disk_format' })),
@@ -110,7 +116,7 @@ export const deployPreflightModule = defineModule({
   name: 'deploy_preflight',
   summary: 'Check a node from the controller before a deploy touches it (BMC, image, ISO); changes nothing',
   description:
-    "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry; the manifest is kept in memory for podman_pull's memory check, so the ramdisks need not ask again); checks that an image URL and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
+    "Logs in to the BMC (driver_info, through the run's Redfish client) and finds the System and its virtual CD; checks that image_source fits the playbook (oci:// for bootc, http(s)/file:// with a checksum for image); asks the registry for the image manifest with the node's pull secret (OCI distribution API, Bearer token or Basic auth; registry_endpoints says where the controller reaches a registry; the manifest is kept in memory for podman_pull's memory check, so the ramdisks need not ask again); checks that an image URL (at the address image_url_endpoints maps its host to) and the ISO answer (or the local file exists). Every problem is reported, each with what to do; the host fails and nothing is touched. Results shared by many nodes (one image, one ISO) are checked once per run. Returns problems and checks.",
   runsOn: 'controller',
   args,
   checkMode: true,
@@ -141,6 +147,7 @@ export const deployPreflightModule = defineModule({
       tlsVerify: a.tls_verify !== false,
       insecureRegistries: (a.registries ?? []).filter((r) => r.insecure === true).map((r) => r.prefix),
       registryEndpoints: firstSet(a.registry_endpoints, ctx.vars, 'registry_endpoints'),
+      imageUrlEndpoints: firstSet(a.image_url_endpoints, ctx.vars, 'image_url_endpoints'),
       hash: {
         algo: firstSet(a.hash_algo, ctx.vars, 'instance_info.image_os_hash_algo'),
         value: firstSet(a.hash_value, ctx.vars, 'instance_info.image_os_hash_value'),
@@ -153,6 +160,7 @@ export const deployPreflightModule = defineModule({
       skip,
       baseDir: ctx.services.playbookDir,
       timeoutMs: (a.timeout ?? 30) * 1000,
+      maxImageVirtualBytes: (await import('../util/limits.js')).limitFromVars(ctx.vars, 'imageVirtualBytes'),
     };
     const anaconda = kind === 'anaconda';
     if (anaconda) {

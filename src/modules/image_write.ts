@@ -40,7 +40,7 @@ const args = Type.Object(
     ),
     disk_format: Type.Optional(
       Type.Union([Type.Literal('raw'), Type.Literal('qcow2')], {
-        description: 'Default: instance_info.image_disk_format, else guessed from the URL (.qcow2), else raw',
+        description: "Default: instance_info.image_disk_format. The image's content decides either way (its first bytes, read before anything is written): a declared format the content does not match is refused, and without one a qcow2 is converted whatever its name",
       }),
     ),
     allow_md5: Type.Optional(
@@ -140,12 +140,15 @@ async function ramdiskUrl(
     retries?: number;
     timeout?: number;
   },
-): Promise<{ url: string; cached?: { file: string; downloaded: boolean }; raw?: RawImage }> {
+): Promise<{ url: string; cached?: { file: string; downloaded: boolean }; raw?: RawImage; decided?: { format: 'raw' | 'qcow2' } }> {
   const { cachedImage, cacheFile, DEFAULT_CACHE_DIR, ImageCacheError, pinCacheFile } = await import('../images/cache.js');
   const { convertedRaw, qemuImgMissing, recordedRaw } = await import('../images/raw-convert.js');
   const { limitFromVars } = await import('../util/limits.js');
   const { displayUrl } = await import('../deploy/image-source.js');
   const { fmtBytes } = await import('../deploy/image-progress.js');
+  const { formatOfControllerFile } = await import('../deploy/image-inspect.js');
+  const { ImageRefused } = await import('../images/inspect/refused.js');
+  const shown = plan.kind === 'file' ? `file://${plan.location}` : displayUrl(plan.location);
   const source =
     a.download_source ??
     firstSet(undefined, ctx.vars, 'image_download_source', 'instance_info.image_download_source') ??
@@ -164,7 +167,9 @@ async function ramdiskUrl(
         `image file ${file} does not exist on the controller`,
         'fix the file:// path in image_source',
       );
-    return { url: await publishForRamdisk(ctx, file) };
+    // The controller reads the file's header before any ramdisk sees the file.
+    const decided = await formatOfControllerFile(ctx, file, { name: shown, declared: plan.declared, state: 'nothing was served or written' });
+    return { url: await publishForRamdisk(ctx, file), decided };
   }
   if (source === 'http') return { url: plan.location };
   const dir =
@@ -180,9 +185,9 @@ async function ramdiskUrl(
       'give a whole number of bytes',
     );
   const forceRaw = a.force_raw ?? truthy(firstSet(undefined, ctx.vars, 'force_raw_images') ?? true);
-  const toRaw = plan.format !== 'raw' && forceRaw;
-  if (toRaw) {
+  if (plan.format !== 'raw' && forceRaw) {
     // Before any download: a controller without qemu-img hears it now, not after the transfer.
+    // (An image whose name hides its format is converted too, once its content is read.)
     const missing = qemuImgMissing();
     if (missing) throw hostError(ctx, missing, 'install qemu-utils on the controller, or set force_raw_images: false');
     const done = await recordedRaw(cacheFile(resolve(dir), plan.algo, plan.hash));
@@ -213,12 +218,19 @@ async function ramdiskUrl(
           unit: 'bytes',
         }),
     });
-    if (toRaw) {
+    // The cached file's content decides (a qcow2 named *.img is converted too), or refuses.
+    const decided = await formatOfControllerFile(ctx, c.file, { name: shown, declared: plan.declared, state: 'nothing was served or written' });
+    if (decided.format !== 'raw' && forceRaw) {
+      const missing = qemuImgMissing();
+      if (missing) throw hostError(ctx, missing, 'install qemu-utils on the controller, or set force_raw_images: false');
       // The source checksum (md5 too) was verified against the download; from here on only
       // the raw image's own SHA-256 counts.
       const raw = await convertedRaw({
         source: c.file,
-        format: plan.format,
+        format: decided.format,
+        name: shown,
+        maxVirtualBytes: limitFromVars(ctx.vars, 'imageVirtualBytes'),
+        timeoutMs: (a.timeout ?? 3600) * 1000,
         signal: ctx.signal,
         onLog: (m) => ctx.log(m),
         onProgress: (percent) =>
@@ -230,8 +242,10 @@ async function ramdiskUrl(
     return {
       url: await publishForRamdisk(ctx, c.file),
       cached: { file: c.file, downloaded: c.downloaded },
+      decided,
     };
   } catch (e) {
+    if (e instanceof ImageRefused) throw hostError(ctx, e.message, e.hint);
     if (e instanceof ImageCacheError)
       throw hostError(
         ctx,
@@ -247,7 +261,7 @@ export const imageWriteModule = defineModule({
   name: 'image_write',
   summary: 'Write a whole-disk image (raw or qcow2) to the root disk, verified by checksum',
   description:
-    "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. With image_download_source: local and force_raw_images (the default), a qcow2 is verified against its checksum on the controller, converted to raw there once (qemu-img; images naming backing or data files are refused), its new SHA-256 recorded beside it, and streamed to every ramdisk like a raw image. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
+    "Raw images stream from curl through tee into `dd bs=4M iflag=fullblock oflag=direct conv=notrunc,fsync` while a FIFO feeds sha256sum/sha512sum: one pass, nothing held in memory; a lost connection restarts the stream. qcow2 images are downloaded to the ramdisk tmpfs (after a MemAvailable check; curl resumes with HTTP Range), verified, then written with `qemu-img convert -n -O host_device` (raw for a file-backed disk). A wrong checksum fails the host naming both hashes and wipes the partial image's partition table. Before anything is written or converted, tsbm's image inspector reads the image's first 64 KiB (on the controller for a file:// source or the cache; from the ramdisk for a URL it fetches itself) and decides its format from the content: a declared image_disk_format it contradicts, a format other than raw and qcow2, a qcow2 naming a backing file, an external data file or a json: specification, and a virtual size over tsbm_max_image_virtual are refused, naming the image and what was found. qemu-img is always told the format (-f) and runs under CPU-time and address-space limits. With image_download_source: local and force_raw_images (the default), a qcow2 is verified against its checksum on the controller, converted to raw there once, its new SHA-256 recorded beside it, and streamed to every ramdisk like a raw image. Afterwards `sgdisk -e` moves the GPT backup header to the disk end so configdrive_write can add its partition. The URL (it may carry credentials) is never on a command line. image_download_source: local downloads the image once into the controller cache and serves it from the built-in HTTP server (tsbm_http_address).",
   runsOn: 'target',
   args,
   checkMode: true,
@@ -304,10 +318,17 @@ export const imageWriteModule = defineModule({
     const start = Date.now();
     const served = await ramdiskUrl(ctx, plan, a);
     const url = served.url;
+    // The image's content decides how it is written: the controller inspected what it serves;
+    // a URL the ramdisk fetches itself is inspected from its first bytes, as the ramdisk gets them.
+    const { formatOrRefuse, peekUrl } = await import('../deploy/image-inspect.js');
+    const peeked = !served.raw && !served.decided;
+    const format = served.raw
+      ? 'qcow2'
+      : (served.decided ?? formatOrRefuse(ctx, await peekUrl(ctx, url, shownUrl, tlsVerify), { name: shownUrl, declared: plan.declared, state: `nothing was written to ${device}` })).format;
     // A controller-converted image is written as raw, verified by the SHA-256 of the raw bytes.
     const write = served.raw
       ? { format: 'raw' as const, algo: 'sha256' as const, hash: served.raw.sha256 }
-      : { format: plan.format, algo: plan.algo, hash: plan.hash };
+      : { format, algo: plan.algo, hash: plan.hash };
     const size = await diskBytes(ctx, device, root);
     const total = await remoteContentLength(ctx, url, tlsVerify);
     if (write.format === 'raw' && total !== undefined && size !== undefined && total > size) {
@@ -334,7 +355,7 @@ export const imageWriteModule = defineModule({
       const directIo = await directIoWorks(ctx, device);
       if (!directIo)
         ctx.log(`${device} does not accept O_DIRECT; writing through the page cache with conv=fsync`, 2);
-      const r = await writeRawImage(ctx, { ...common, directIo });
+      const r = await writeRawImage(ctx, { ...common, directIo, ...(peeked ? { recheck: true } : {}) });
       bytes = r.bytes;
       attempts = r.attempts;
     } else {
@@ -344,6 +365,7 @@ export const imageWriteModule = defineModule({
         diskBytes: size,
         tmpDir: a.tmp_dir ?? '/tmp',
         meminfoPath: a.meminfo_path ?? '/proc/meminfo',
+        declared: plan.declared,
       });
       bytes = r.bytes;
     }
@@ -354,8 +376,9 @@ export const imageWriteModule = defineModule({
     const durationS = Math.max(0.001, (Date.now() - start) / 1000);
     return {
       changed: true,
-      msg: `wrote ${plan.format} image ${shownUrl} (${fmtBytes(bytes)}, ${write.algo} verified) to ${device} in ${Math.round(durationS)}s${served.raw ? `, converted to raw on the controller${served.raw.converted ? '' : ' (cached)'}` : ''}${served.cached ? ` via the controller cache${served.cached.downloaded ? '' : ' (hit)'}` : ''}`,
+      msg: `wrote ${format} image ${shownUrl} (${fmtBytes(bytes)}, ${write.algo} verified) to ${device} in ${Math.round(durationS)}s${served.raw ? `, converted to raw on the controller${served.raw.converted ? '' : ' (cached)'}` : ''}${served.cached ? ` via the controller cache${served.cached.downloaded ? '' : ' (hit)'}` : ''}`,
       ...facts,
+      disk_format: format,
       ...(served.raw
         ? { written_format: 'raw', written_hash_algo: 'sha256', written_sha256: served.raw.sha256, raw_converted: served.raw.converted }
         : {}),

@@ -16,7 +16,7 @@ const Args = Type.Object(
 export const redfishBootDeviceModule = defineModule({
   name: 'redfish_boot_device',
   summary: 'Set the next (or every) boot device of a node through its BMC (Redfish)',
-  description: 'PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order.',
+  description: "PATCHes Boot.BootSourceOverrideTarget/Enabled (and Mode when it differs) with If-Match, then reads it back. device: none clears the override (Enabled Disabled, target None), so the node follows its own boot order; a BMC that does not list None gets Hdd with Disabled (sushy-tools refuses a bare Disabled), and one that keeps an override anyway (sushy-tools reads back Hdd Continuous) is reported with a warning: the node then boots from its disk.",
   runsOn: 'controller',
   args: Args,
   checkMode: true,
@@ -37,10 +37,13 @@ export const redfishBootDeviceModule = defineModule({
     const changed = plan.patch !== undefined;
     const facts = { boot_target: plan.target, boot_enabled: plan.enabled };
     if (ctx.check) return { changed, msg: changed ? `would set boot ${plan.target} ${plan.enabled}` : 'already set', ...facts };
-    await applyBoot(client, system, plan, want, (m) => ctx.warn(m));
+    const after = await applyBoot(client, system, plan, want, (m) => ctx.warn(m));
+    // What the BMC reads back (a BMC that cannot disable its override keeps it enabled).
+    const read = (after.body.Boot as Record<string, unknown> | undefined) ?? {};
+    const now = `${String(read.BootSourceOverrideTarget ?? plan.target)} ${String(read.BootSourceOverrideEnabled ?? plan.enabled)}`;
     return {
       changed,
-      msg: changed ? `boot ${plan.target} ${plan.enabled}` : `already boot ${plan.target} ${plan.enabled}`,
+      msg: changed ? `boot ${now}` : `already boot ${now}`,
       diff: changed ? { before: JSON.stringify(plan.before), after: JSON.stringify(plan.patch) } : undefined,
       ...facts,
     };

@@ -6,13 +6,18 @@ import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../depl
 import type { BmcIdentity } from '../deploy/bmc-identity.js';
 import { hostError } from '../deploy/ramdisk-exec.js';
 import { MIB } from '../deploy/disk.js';
-import { TsbmError, UnreachableError } from '../errors.js';
+import { HostKeyError, TsbmError, UnreachableError } from '../errors.js';
 import { defineModule, type ModuleContext } from '../module-api/types.js';
 
 const args = Type.Object(
   {
     timeout: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Seconds to wait for SSH', default: 1800 }),
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Seconds to wait for SSH (firmware POST of a few minutes, then a ramdisk booted from virtual media: see playbooks/README.md, "Waits")',
+        default: 600,
+      }),
     ),
     interval: Type.Optional(
       Type.Integer({
@@ -20,6 +25,15 @@ const args = Type.Object(
         description:
           'Seconds between attempts (at most a third of timeout; the first retries come sooner: after 0.5, 1 and 2 s)',
         default: 5,
+      }),
+    ),
+    waiting_for: Type.Optional(
+      Type.String({ default: 'the ramdisk', description: 'What answers SSH, as progress and errors name it (e.g. the installed system)' }),
+    ),
+    stall_hint: Type.Optional(
+      Type.String({
+        description:
+          'What the wait is for and which variables change it, said when it has seen no change for long (a fifth of timeout, 15 s to 2 min) and when it times out; default: ssh_host and ssh_port say where, timeout how long',
       }),
     ),
     connect_timeout: Type.Optional(
@@ -104,7 +118,7 @@ export const waitAgentModule = defineModule({
     const { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsFor } = await import(
       '../deploy/ramdisk-contract.js'
     );
-    const timeoutS = a.timeout ?? 1800;
+    const timeoutS = a.timeout ?? 600;
     const mode: IdentityMode = a.identity ?? 'auto';
     const bmc = await bmcFacts(
       ctx,
@@ -131,7 +145,10 @@ export const waitAgentModule = defineModule({
         return { changed: false, msg: `${would}: ${why}`, tsbm_check_after_boot: why };
       }
     } else {
-      conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10);
+      conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10, {
+        what: a.waiting_for ?? 'the ramdisk',
+        hint: a.stall_hint,
+      });
     }
     const waitedS = Math.round((Date.now() - start) / 1000);
     try {
@@ -243,7 +260,7 @@ export const waitAgentModule = defineModule({
           throw hostError(
             ctx,
             `the ramdisk has ${fmtMiB(avail)} available, ${a.min_memory_mib} MiB needed`,
-            'give the node more RAM or lower min_memory_mib',
+            "give the node more RAM, or lower the threshold: agent_min_memory_mib in the inventory (the shipped playbooks' wait-agent role passes it as min_memory_mib)",
           );
         }
       }
@@ -282,10 +299,15 @@ async function waitForSsh(
   timeoutS: number,
   intervalS: number,
   connectS: number,
+  said: { what: string; hint: string | undefined },
 ): Promise<Connection> {
-  const { pacedPauseMs, WaitTimeoutError, waitUntil } = await import('../util/wait.js');
+  const { pacedPauseMs, stalledAfterMs, WaitTimeoutError, waitUntil } = await import('../util/wait.js');
+  const { sshTargetOf, sshWaitProgress, sshWaitTimeoutHint } = await import('../deploy/ssh-wait-words.js');
+  const target = sshTargetOf(ctx);
+  const stalled = stalledAfterMs(timeoutS * 1000);
   // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
-  // still booting: no retry fixes it, so it fails now instead of after the whole timeout.
+  // still booting, nor is a host key refused (a ramdisk makes a new one every boot): no retry
+  // fixes them, so they fail now instead of after the whole timeout.
   let settingError: TsbmError | undefined;
   const tryConnect = async (): Promise<Connection | null> => {
     try {
@@ -293,6 +315,11 @@ async function waitForSsh(
     } catch (e) {
       if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template' || (e instanceof UnreachableError && e.setting))) {
         settingError = e;
+        return null;
+      }
+      if (e instanceof HostKeyError) {
+        const { ramdiskHostKeyError } = await import('../deploy/ramdisk-host-key.js');
+        settingError = ramdiskHostKeyError(ctx, e);
         return null;
       }
       throw e;
@@ -311,17 +338,14 @@ async function waitForSsh(
       pauseMs: ({ elapsedMs, probeMs }) => pacedPauseMs({ elapsedMs, probeMs, intervalMs }),
       signal: ctx.signal,
       what: `${ctx.host}'s ramdisk to accept SSH`,
-      onProgress: ({ elapsedMs, attempt, lastError }) =>
-        ctx.progress({
-          message: `waiting for SSH: ${Math.round(elapsedMs / 1000)}s elapsed, attempt ${attempt}${lastError instanceof Error ? `, last error: ${lastError.message}` : ''}`,
-        }),
+      onProgress: (state) => ctx.progress({ message: sshWaitProgress(state, { ...said, target, stalledAfterMs: stalled }) }),
     });
   } catch (e) {
     if (e instanceof WaitTimeoutError) {
       throw hostError(
         ctx,
-        `the ramdisk did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
-        "check the node's console: did it boot the ramdisk ISO, does the ramdisk carry the controller's public key, is its address reachable",
+        `${said.what} did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
+        `${sshWaitTimeoutHint({ ...said, target })}; check the node's console: did it boot, does ${said.what} carry the controller's public key, is its address reachable`,
         e,
       );
     }

@@ -11,7 +11,7 @@ import type { Etcd3, Lease, Namespace, Watcher } from 'etcd3';
 import { TsbmError } from '../errors.js';
 import { describeKey, type LockTarget } from '../journal/node-key.js';
 import { fencedOut, ownLease, StoreLease } from './lease-loss.js';
-import { parseRecord, stamp } from './record.js';
+import { lockKeyOf, parseRecord, recordKeyUnder, stamp } from './record.js';
 import type { EtcdSetting } from './setting.js';
 import type { HeldNodes, NodeLease, NodeRecord, NodeRecordInput, NodeStore } from './types.js';
 
@@ -23,6 +23,8 @@ interface EtcdOwner {
 }
 
 const LOCKS = 'locks/';
+/** Locks per transaction: etcd refuses a transaction of more than 128 operations (--max-txn-ops). */
+const TXN_KEYS = 100;
 const NODES = 'nodes/';
 
 export class EtcdNodeStore implements NodeStore {
@@ -54,30 +56,22 @@ export class EtcdNodeStore implements NodeStore {
       lease.release();
       throw this.#unreachable('take node locks', e);
     }
-    let fence: string | undefined;
+    const fences = new Map<string, string>();
     try {
-      // A holder that lets go between a refused transaction and the read of its lock leaves
-      // nothing to name: try again (a few times) rather than report a holder that is gone.
-      for (let attempt = 0; attempt < 5 && fence === undefined; attempt++) {
-        const txn = this.#ns.if(LOCKS + keys[0]!, 'Create', '==', 0);
-        for (const k of keys.slice(1)) txn.and(LOCKS + k, 'Create', '==', 0);
-        const json = JSON.stringify(owner);
-        const r = await txn.then(...keys.map((k) => this.#ns.put(LOCKS + k).value(json).lease(leaseId))).commit();
-        if (r.succeeded) {
-          fence = String(r.header.revision);
-          break;
-        }
-        await this.#refuse(keys, byKey);
+      for (let i = 0; i < keys.length; i += TXN_KEYS) {
+        const chunk = keys.slice(i, i + TXN_KEYS);
+        const revision = await this.#take(chunk, byKey, JSON.stringify(owner), leaseId);
+        for (const k of chunk) fences.set(k, revision);
       }
-      if (fence === undefined) throw new TsbmError('runtime', `the node locks kept changing hands in ${this.where}`, { hint: 'run again' });
     } catch (e) {
+      // Revoking the lease deletes the locks of the chunks already taken: none are kept.
       await lease.revoke().catch(() => lease.release());
       throw e instanceof TsbmError ? e : this.#unreachable('take node locks', e);
     }
-    await this.#watchLocks(fence);
+    if (keys.length > 0) await this.#watchLocks(fences.get(keys[0]!)!);
     const mine = new Map<string, StoreLease>();
     for (const k of keys) {
-      const l = new StoreLease(k, fence, byKey.get(k)!, runId);
+      const l = new StoreLease(k, fences.get(k)!, byKey.get(k)!, runId);
       mine.set(k, l);
       this.#leases.add(l);
     }
@@ -104,6 +98,23 @@ export class EtcdNodeStore implements NodeStore {
     };
     this.#open.add(held);
     return held;
+  }
+
+  /**
+   * Creates the locks of `keys` bound to the lease in one transaction that requires every one
+   * absent; returns its revision (each lock's create revision: the fencing token). A holder
+   * that lets go between a refused transaction and the read of its lock leaves nothing to name:
+   * it is tried again (a few times) rather than reporting a holder that is gone.
+   */
+  async #take(keys: readonly string[], byKey: ReadonlyMap<string, readonly string[]>, owner: string, leaseId: string): Promise<string> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const txn = this.#ns.if(LOCKS + keys[0]!, 'Create', '==', 0);
+      for (const k of keys.slice(1)) txn.and(LOCKS + k, 'Create', '==', 0);
+      const r = await txn.then(...keys.map((k) => this.#ns.put(LOCKS + k).value(owner).lease(leaseId))).commit();
+      if (r.succeeded) return String(r.header.revision);
+      await this.#refuse(keys, byKey);
+    }
+    throw new TsbmError('runtime', `the node locks kept changing hands in ${this.where}`, { hint: 'run again' });
   }
 
   /**
@@ -195,13 +206,14 @@ export class EtcdNodeStore implements NodeStore {
   async write(lease: NodeLease, record: NodeRecordInput): Promise<NodeRecord> {
     const l = ownLease(lease, this.#leases, this.where);
     if (l.lost.aborted) throw fencedOut(l, l.lostReason ?? 'lost');
+    const key = recordKeyUnder(l.key, record.key);
     try {
-      const { previous, modRevision } = await this.#read(l.key);
-      const next = stamp(l.key, record, previous);
+      const { previous, modRevision } = await this.#read(key);
+      const next = stamp(key, record, previous);
       const r = await this.#ns
         .if(LOCKS + l.key, 'Create', '==', l.fence)
-        .and(NODES + l.key, 'Mod', '==', modRevision)
-        .then(this.#ns.put(NODES + l.key).value(JSON.stringify(next)))
+        .and(NODES + key, 'Mod', '==', modRevision)
+        .then(this.#ns.put(NODES + key).value(JSON.stringify(next)))
         .commit();
       if (r.succeeded) return next;
     } catch (e) {
@@ -249,7 +261,7 @@ export class EtcdNodeStore implements NodeStore {
         const { previous, modRevision } = await this.#read(key);
         const next = stamp(key, change(previous), previous);
         const r = await this.#ns
-          .if(LOCKS + key, 'Create', '==', 0)
+          .if(LOCKS + lockKeyOf(key), 'Create', '==', 0)
           .and(NODES + key, 'Mod', '==', modRevision)
           .then(this.#ns.put(NODES + key).value(JSON.stringify(next)))
           .commit();
@@ -264,7 +276,8 @@ export class EtcdNodeStore implements NodeStore {
 
   async #refuseEdit(key: string, name: string): Promise<void> {
     try {
-      await this.#refuse([key], new Map([[key, [name]]]));
+      const lock = lockKeyOf(key);
+      await this.#refuse([lock], new Map([[lock, [name]]]));
     } catch (e) {
       if (!(e instanceof TsbmError)) throw e;
       throw new TsbmError('runtime', e.message, { host: name, hint: 'a run is driving this node: wait for it to finish, then edit the node again' });

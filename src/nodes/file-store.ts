@@ -13,7 +13,7 @@ import { ensurePrivateDir } from '../journal/private-dir.js';
 import { readLockOwner } from '../util/lock-file.js';
 import { lockFileFor, takeFileLocks } from './file-locks.js';
 import { fencedOut, ownLease, StoreLease } from './lease-loss.js';
-import { parseRecord, stamp } from './record.js';
+import { lockKeyOf, parseRecord, recordKeyUnder, stamp } from './record.js';
 import type { HeldNodes, NodeLease, NodeRecord, NodeRecordInput, NodeStore } from './types.js';
 
 const RECORD = /^(.+)\.json$/;
@@ -81,8 +81,9 @@ export class FileNodeStore implements NodeStore {
   }
 
   async write(lease: NodeLease, record: NodeRecordInput): Promise<NodeRecord> {
+    const key = recordKeyUnder(lease.key, record.key);
     await this.check(lease);
-    const next = stamp(lease.key, record, await this.get(lease.key));
+    const next = stamp(key, record, await this.get(key));
     this.#put(next);
     return next;
   }
@@ -122,7 +123,7 @@ export class FileNodeStore implements NodeStore {
     // refuses the edit while a live run holds it.
     const set = takeFileLocks(
       this.#dir,
-      [{ host: name, key }],
+      [{ host: name, key: lockKeyOf(key) }],
       `tsbm-nodes-edit-${process.pid}`,
       'a run is driving this node: wait for it to finish, then edit the node again',
     );

@@ -26,10 +26,29 @@ function readPem(file: string, what: string): Buffer {
   }
 }
 
+let quieted = false;
+
+/**
+ * gRPC gives an IP endpoint to TLS as the server name, and Node then warns on stderr (DEP0123,
+ * "Setting the TLS ServerName to an IP address..."): noise in the operator's output about a
+ * library detail. Only that warning is dropped.
+ */
+function quietIpServerName(): void {
+  if (quieted) return;
+  quieted = true;
+  const emit = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const code = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { code?: string }).code : rest[1];
+    if (code === 'DEP0123') return;
+    (emit as (w: string | Error, ...r: unknown[]) => void)(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
 /** Connects and asks etcd for its status, so an unreachable etcd refuses the run before anything is touched. */
 async function openEtcd(setting: EtcdSetting): Promise<NodeStore> {
   const [{ Etcd3 }, { EtcdNodeStore }] = await Promise.all([import('etcd3'), import('./etcd-store.js')]);
   const tls = setting.tls;
+  if (setting.endpoints.some((e) => e.startsWith('https:'))) quietIpServerName();
   const client = new Etcd3({
     hosts: setting.endpoints,
     dialTimeout: CONNECT_TIMEOUT_MS,
@@ -51,7 +70,13 @@ async function openEtcd(setting: EtcdSetting): Promise<NodeStore> {
     await client.maintenance.status();
   } catch (e) {
     client.close();
-    throw new TsbmError('runtime', `the node store ${store.where} did not answer: ${(e as Error).message.split('\n')[0]}`, {
+    const why = (e as Error).message.split('\n')[0]!.replace(/^\d+ [A-Z_]+: /, '');
+    if (setting.auth && /authentication failed|permission denied|user name is empty/i.test(why)) {
+      throw new TsbmError('runtime', `the node store ${store.where} refused user ${setting.auth.username}: ${why}`, {
+        hint: 'check TSBM_ETCD_USER / ?user= and TSBM_ETCD_PASSWORD, and the user\'s role on the key prefix; nothing was touched',
+      });
+    }
+    throw new TsbmError('runtime', `the node store ${store.where} did not answer: ${why}`, {
       hint: 'start etcd or fix --state / TSBM_STATE (and the TLS files); nothing was touched',
     });
   }

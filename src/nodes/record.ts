@@ -8,6 +8,27 @@ export function freshRecord(key: string, name: string): NodeRecordInput {
   return { key, name, provisionState: 'unknown', protected: false };
 }
 
+/**
+ * A node record is keyed by its lock's key, or, for one System of a BMC that manages several
+ * (a blade enclosure: one lock for the BMC, a record per System), by `<lock key>#<System id>`.
+ */
+export function lockKeyOf(recordKey: string): string {
+  if (!recordKey.startsWith('bmc:')) return recordKey;
+  const i = recordKey.indexOf('#');
+  return i < 0 ? recordKey : recordKey.slice(0, i);
+}
+
+/** The key a run holding `leaseKey` writes `recordKey` under: that node's, or one of its BMC's Systems. */
+export function recordKeyUnder(leaseKey: string, recordKey: string | undefined): string {
+  const key = recordKey || leaseKey;
+  if (lockKeyOf(key) !== leaseKey) {
+    throw new TsbmError('runtime', `the node record ${key} is not under the lock this run holds (${leaseKey})`, {
+      hint: 'write a node\'s record with the lease of that node',
+    });
+  }
+  return key;
+}
+
 /** `input` as the next version of `previous`, written now. The key stays the one it is stored under. */
 export function stamp(key: string, input: NodeRecordInput, previous: NodeRecord | undefined, now = Date.now()): NodeRecord {
   return { ...input, key, updated: now, version: (previous?.version ?? 0) + 1 };

@@ -25,7 +25,7 @@ export const STATUS_COLOR: Record<HostStatus, ColorName> = {
   failed: 'red',
   unreachable: 'red',
   skipped: 'cyan',
-  rescued: 'magenta',
+  rescued: 'red', // a failure first: the block's rescue runs because of it
   ignored: 'cyan',
 };
 

@@ -74,6 +74,11 @@ const taskStartEvent = event('task_start', 'A task begins (on all hosts of the b
   module: Type.String(),
   pos: Type.Optional(SourcePosSchema),
   handler: Type.Optional(Type.Boolean({ description: 'True when the task is a handler' })),
+  rescue: Type.Optional(
+    Type.Boolean({
+      description: "True when the task is in a block's rescue section: it runs because a task of the block failed (cleanup)",
+    }),
+  ),
 });
 
 const hostTaskStartEvent = event('host_task_start', 'A task begins on one host', {

@@ -52,7 +52,7 @@ export function formatProgress(p: {
   unit?: string;
   elapsedMs?: number;
 }, showElapsed = true): string {
-  const parts = [oneLine(p.message, 120)];
+  const parts = [oneLine(p.message)]; // whole: a wait's last error is what the operator needs
   if (p.current !== undefined) {
     const fmt = (n: number) => (p.unit === 'bytes' ? formatBytes(n) : `${n}${p.unit ? ` ${p.unit}` : ''}`);
     let amount = fmt(p.current);

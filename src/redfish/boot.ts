@@ -74,14 +74,21 @@ export function planBoot(bmc: string, system: Resource, want: BootWant): BootPla
   };
 }
 
-/** Clearing: override Disabled (and target None where the BMC lists it, or lists nothing). */
+/**
+ * Clearing: override Disabled, with target None where the BMC lists it (or lists nothing). A BMC
+ * whose list lacks None wants a target it knows beside Disabled (sushy-tools refuses a bare
+ * Disabled with 400): Hdd, what a node out of service boots anyway, else the current target.
+ */
 function planClear(boot: Json): BootPlan {
-  const allowed = boot['BootSourceOverrideTarget@Redfish.AllowableValues'];
-  const noneOk = !Array.isArray(allowed) || allowed.includes('None');
+  const allowed = Array.isArray(boot['BootSourceOverrideTarget@Redfish.AllowableValues'])
+    ? (boot['BootSourceOverrideTarget@Redfish.AllowableValues'] as unknown[]).map(String)
+    : undefined;
+  const current = typeof boot.BootSourceOverrideTarget === 'string' ? boot.BootSourceOverrideTarget : undefined;
+  const target = !allowed || allowed.includes('None') ? 'None' : allowed.includes('Hdd') ? 'Hdd' : current && allowed.includes(current) ? current : undefined;
   const cleared = boot.BootSourceOverrideEnabled === 'Disabled' || (boot.BootSourceOverrideTarget === 'None' && boot.BootSourceOverrideEnabled === undefined);
-  const patch: Json | undefined = cleared ? undefined : { BootSourceOverrideEnabled: 'Disabled', ...(noneOk ? { BootSourceOverrideTarget: 'None' } : {}) };
+  const patch: Json | undefined = cleared ? undefined : { BootSourceOverrideEnabled: 'Disabled', ...(target ? { BootSourceOverrideTarget: target } : {}) };
   return {
-    target: noneOk ? 'None' : String(boot.BootSourceOverrideTarget ?? 'None'),
+    target: target ?? current ?? 'None',
     enabled: 'Disabled',
     patch,
     before: { target: boot.BootSourceOverrideTarget, enabled: boot.BootSourceOverrideEnabled, mode: boot.BootSourceOverrideMode },
@@ -98,7 +105,14 @@ export async function applyBoot(client: RedfishClient, system: Resource, plan: B
   const bmc = client.endpoint.bmc;
   if (plan.enabled === 'Disabled') {
     // Some BMCs report a cleared override as target None with no Enabled at all.
-    if (boot.BootSourceOverrideEnabled !== 'Disabled' && !(boot.BootSourceOverrideTarget === 'None' && boot.BootSourceOverrideEnabled === undefined)) {
+    const clear = boot.BootSourceOverrideEnabled === 'Disabled' || (boot.BootSourceOverrideTarget === 'None' && boot.BootSourceOverrideEnabled === undefined);
+    if (!clear && plan.target !== 'None' && boot.BootSourceOverrideTarget === plan.target) {
+      // sushy-tools' libvirt driver (and firmware like it) has no "no override": it keeps the
+      // target it was given, Continuous. The node then boots that target, which is what it reads.
+      warn(`BMC ${bmc} keeps a boot override: it reads back ${String(plan.target)} ${String(boot.BootSourceOverrideEnabled)} after Disabled was sent, so the node boots from ${String(plan.target)} until told otherwise`);
+      return after;
+    }
+    if (!clear) {
       throw new TsbmError('runtime', `BMC ${bmc} reads back boot override ${JSON.stringify(boot.BootSourceOverrideTarget)} ${JSON.stringify(boot.BootSourceOverrideEnabled)} after it was cleared`, {
         hint: 'the BMC ignored the request; clear the boot override in its console',
       });

@@ -1,7 +1,7 @@
 // RedfishClient: one BMC, authenticated, with ETag-aware PATCH, task-following actions and
 // errors that name the BMC and what it said. Discovery and vendor differences live beside it.
 import { BmcSession } from './bmc-session.js';
-import { extendedInfo, RedfishError } from './errors.js';
+import { errorMessages, RedfishError } from './errors.js';
 import type { RedfishEndpoint } from './endpoint.js';
 import { etagFrom, patchWithEtag } from './etag.js';
 import { followTask, TaskMonitorTimeout } from './task-monitor.js';
@@ -115,7 +115,7 @@ export class RedfishClient {
       method,
       url: this.transport.url(path),
       bmc: this.endpoint.bmc,
-      messages: extendedInfo(res.body),
+      messages: errorMessages(res),
       ...(hint ? { hint } : {}),
     });
   }

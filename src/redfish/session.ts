@@ -3,7 +3,7 @@
 // serves every System a run drives on one BMC with one set of credentials (a chassis manager,
 // sushy-tools): one login, one session, whichever client's connection carries the request.
 import type { RedfishEndpoint } from './endpoint.js';
-import { RedfishError, extendedInfo } from './errors.js';
+import { errorMessages, RedfishError } from './errors.js';
 import type { Json, Transport } from './transport.js';
 
 export class Auth {
@@ -69,7 +69,7 @@ export class Auth {
           method: 'POST',
           url: transport.url(path),
           bmc: this.endpoint.bmc,
-          messages: extendedInfo(res.body),
+          messages: errorMessages(res),
           hint: 'check driver_info.redfish_username and redfish_password',
         });
       }

@@ -22,6 +22,8 @@ export interface RedfishResponse {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, when there is one. */
   body: Json | undefined;
+  /** An error answer's body as text, whatever its content type (BMCs answer plain text or HTML labelled JSON). */
+  text?: string;
 }
 
 export interface RetryPolicy {
@@ -268,7 +270,8 @@ export class Transport {
           parsed = undefined; // some BMCs answer HTML on errors; the status still tells the story
         }
       }
-      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: parsed };
+      const errorText = res.statusCode >= 400 && text.trim() ? { text } : {};
+      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: parsed, ...errorText };
     } catch (e) {
       if (e instanceof OverCapError) {
         // Final, not retried: the same BMC would send the same again.

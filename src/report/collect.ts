@@ -113,8 +113,8 @@ export function collectRun(journal: JournalContents): CollectedRun {
     }
     return c;
   };
-  const task = (taskId: string, name: string, play = '', module = ''): void => {
-    if (!tasks.has(taskId)) tasks.set(taskId, { name, phase: phaseOf(taskId, play), module });
+  const task = (taskId: string, name: string, play = '', module = '', rescue = false): void => {
+    if (!tasks.has(taskId)) tasks.set(taskId, { name, phase: phaseOf(taskId, play), module, ...(rescue ? { rescue } : {}) });
   };
   const openOf = (hostName: string, taskId: string, time: number) => {
     const key = `${hostName}\0${taskId}`;
@@ -137,7 +137,7 @@ export function collectRun(journal: JournalContents): CollectedRun {
         for (const name of r.hosts) host(name);
         break;
       case 'task_start':
-        task(r.taskId, r.task, r.play, r.module);
+        task(r.taskId, r.task, r.play, r.module, r.rescue === true);
         break;
       case 'host_task_start': {
         task(r.taskId, r.task);

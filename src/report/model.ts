@@ -32,6 +32,8 @@ export interface ReportTask {
   /** The role the task comes from, else the play: the unit "slowest phases" is counted in. */
   phase: string;
   module: string;
+  /** In a block's rescue section: cleanup after a failure (journals from before it was recorded: absent). */
+  rescue?: boolean;
 }
 
 export interface ReportEntry {
@@ -76,11 +78,22 @@ export interface PhaseSummary {
   slowestHost: string;
 }
 
+/**
+ * Nodes that failed at the same step for the same cause. The step is the one that failed first:
+ * for a failure a rescue section handled (the deploy's cleanup), the rescued step, not the
+ * rescue's last task that fails the node on purpose.
+ */
 export interface FailureGroup {
+  /** The step that failed (index into tasks). */
   task: number;
-  /** The message with numbers, addresses and ids replaced, so alike failures group together. */
+  /** Its message with node names, numbers, addresses and ids replaced: the cause the nodes share. */
   pattern: string;
+  /** One node's message, whole. */
   example: string;
+  /** The node `example` is from. */
+  exampleHost: string;
+  /** How that node ended when the failure was rescued and the rescue failed it (task, whole message). */
+  ended?: { task: number; msg: string };
   hosts: string[];
 }
 

@@ -1,6 +1,6 @@
 // The summary figures of a report: hosts by state, results by outcome, slowest hosts and
-// phases, retries, and failures grouped by what they say.
-import type { EntryStatus, FailureGroup, HostState, PhaseSummary, ReportHost, ReportRun, ReportSummary, ReportTask } from './model.js';
+// phases, retries, and failures grouped by the step that failed and its cause.
+import type { EntryStatus, FailureGroup, HostState, PhaseSummary, ReportEntry, ReportHost, ReportRun, ReportSummary, ReportTask } from './model.js';
 
 const TOP = 10;
 
@@ -62,23 +62,54 @@ function phases(hosts: ReportHost[], tasks: ReportTask[]): PhaseSummary[] {
     });
 }
 
-/** The message with its own node's name as `<host>` (messages name their node; names need no digits). */
-function withoutHost(msg: string, host: string): string {
-  const name = host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return msg.replace(new RegExp(`(?<![\\w.-])${name}(?![\\w-])`, 'g'), '<host>');
+/** The message with every node name in it as `<host>` (messages name their node, and sometimes another). */
+function withoutHosts(msg: string, names: ReadonlySet<string>): string {
+  return msg.replace(/[\w.-]+/g, (token) => {
+    const bare = token.replace(/\.+$/, ''); // a name ending a sentence
+    return names.has(bare) ? `<host>${token.slice(bare.length)}` : token;
+  });
 }
 
-function failures(hosts: ReportHost[]): FailureGroup[] {
+const BAD: ReadonlySet<EntryStatus> = new Set(['failed', 'unreachable', 'unfinished']);
+
+/**
+ * Nodes grouped by the step that failed and its cause. A failure a rescue handled (`rescued`)
+ * starts an episode: a failure in the rescue's tasks that follow (the deploy's cleanup ends by
+ * failing the node on purpose, repeating the cause) belongs to the rescued step; a task outside
+ * the rescue ends the episode (the rescue recovered the node).
+ */
+function failures(hosts: ReportHost[], tasks: ReportTask[]): FailureGroup[] {
+  const names = new Set(hosts.map((h) => h.name));
   const groups = new Map<string, FailureGroup>();
   for (const h of hosts) {
+    let rescued: ReportEntry | undefined;
+    let run = -1;
     for (const e of h.entries) {
-      if (e.status !== 'failed' && e.status !== 'unreachable' && e.status !== 'unfinished') continue;
-      const msg = e.msg ?? e.status;
-      const pattern = failurePattern(withoutHost(msg, h.name));
-      const key = `${e.task}\0${pattern}`;
-      const g = groups.get(key) ?? { task: e.task, pattern, example: msg, hosts: [] };
+      if (e.run !== run) {
+        run = e.run;
+        rescued = undefined;
+      }
+      const cleanup = tasks[e.task]?.rescue === true;
+      if (e.status === 'rescued') {
+        rescued ??= e;
+        continue;
+      }
+      if (!BAD.has(e.status)) {
+        if (!cleanup) rescued = undefined;
+        continue;
+      }
+      const cause = cleanup && rescued ? rescued : e;
+      const msg = cause.msg ?? cause.status;
+      const pattern = failurePattern(withoutHosts(msg, names));
+      const key = `${cause.task}\0${pattern}`;
+      let g = groups.get(key);
+      if (!g) {
+        g = { task: cause.task, pattern, example: msg, exampleHost: h.name, hosts: [] };
+        if (cause !== e) g.ended = { task: e.task, msg: e.msg ?? e.status };
+        groups.set(key, g);
+      }
       if (!g.hosts.includes(h.name)) g.hosts.push(h.name);
-      groups.set(key, g);
+      rescued = undefined;
     }
   }
   return [...groups.values()].sort((a, b) => b.hosts.length - a.hosts.length || a.task - b.task);
@@ -108,6 +139,6 @@ export function summarize(runs: ReportRun[], tasks: ReportTask[], hosts: ReportH
       .slice(0, TOP)
       .map((h) => ({ host: h.name, totalMs: h.totalMs })),
     phases: phases(hosts, tasks),
-    failures: failures(hosts),
+    failures: failures(hosts, tasks),
   };
 }

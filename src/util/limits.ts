@@ -21,6 +21,8 @@ export interface Limits {
   commandTimeoutMs: number;
   /** Milliseconds a controller-side download may go without receiving a byte. */
   downloadIdleMs: number;
+  /** The largest virtual size an image's header may declare (what a conversion to raw writes). */
+  imageVirtualBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = {
@@ -30,6 +32,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   downloadBytes: 64 * GIB,
   commandTimeoutMs: 1800_000,
   downloadIdleMs: 120_000,
+  imageVirtualBytes: 1024 * GIB,
 };
 
 /** The variable that sets each limit. */
@@ -40,6 +43,7 @@ const LIMIT_VARS: Readonly<Record<keyof Limits, string>> = {
   downloadBytes: 'tsbm_max_download',
   commandTimeoutMs: 'tsbm_command_timeout',
   downloadIdleMs: 'tsbm_download_idle_timeout',
+  imageVirtualBytes: 'tsbm_max_image_virtual',
 };
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: KIB, kb: KIB, kib: KIB, m: MIB, mb: MIB, mib: MIB, g: GIB, gb: GIB, gib: GIB, t: GIB * KIB, tb: GIB * KIB, tib: GIB * KIB };
@@ -78,7 +82,7 @@ export function limitFromVars<K extends keyof Limits>(vars: Record<string, unkno
 
 /** Bytes in a short human form for messages (`16 MiB`). */
 export function fmtLimit(bytes: number): string {
-  for (const [unit, size] of [['GiB', GIB], ['MiB', MIB], ['KiB', KIB]] as const) {
+  for (const [unit, size] of [['TiB', GIB * KIB], ['GiB', GIB], ['MiB', MIB], ['KiB', KIB]] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   }
   return `${bytes} bytes`;

@@ -54,8 +54,12 @@ export interface WaitOptions {
   /** Wait this long before the first probe (default: probe at once). */
   firstProbeAfterMs?: number;
   signal?: AbortSignal;
-  /** Called after each unsuccessful attempt with the elapsed time and the last error, if any. */
-  onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown }) => void;
+  /**
+   * Called after each unsuccessful attempt with the elapsed time, the last error, if any, and how
+   * long the probe has said nothing it had not said before in this wait (`unchangedMs`: see
+   * stalledAfterMs).
+   */
+  onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown; unchangedMs: number }) => void;
   /** What is being waited for, for the timeout message. */
   what: string;
 }
@@ -67,6 +71,10 @@ export interface WaitOptions {
 export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: WaitOptions): Promise<T> {
   const start = Date.now();
   let lastError: unknown;
+  // What the probe has said so far (digits aside: a port or a count changing is no news), and when
+  // it last said something new: a host that is down may alternate between two errors, no change.
+  const outcomes = new Set<string>();
+  let newSince = start;
   let pauseMs = Math.min(opts.firstIntervalMs ?? opts.intervalMs, opts.intervalMs);
   if (opts.firstProbeAfterMs) await sleep(Math.min(opts.firstProbeAfterMs, opts.timeoutMs), opts.signal);
   for (let attempt = 1; ; attempt++) {
@@ -80,8 +88,14 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
       if (opts.signal?.aborted) throw e;
       lastError = e;
     }
-    const elapsedMs = Date.now() - start;
-    opts.onProgress?.({ elapsedMs, attempt, lastError });
+    const now = Date.now();
+    const elapsedMs = now - start;
+    const said = outcomeOf(lastError);
+    if (!outcomes.has(said)) {
+      outcomes.add(said);
+      newSince = now;
+    }
+    opts.onProgress?.({ elapsedMs, attempt, lastError, unchangedMs: now - newSince });
     if (opts.pauseMs) pauseMs = Math.min(Math.max(0, opts.pauseMs({ elapsedMs, attempt, probeMs: Date.now() - probeStart })), opts.intervalMs);
     if (elapsedMs + pauseMs > opts.timeoutMs) {
       const last = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
@@ -94,6 +108,21 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
     await sleep(pauseMs, opts.signal);
     pauseMs = Math.min(pauseMs * 2, opts.intervalMs);
   }
+}
+
+/** An attempt's outcome as a wait compares them: its error's message without digits, or "not yet". */
+function outcomeOf(error: unknown): string {
+  if (error === undefined) return '';
+  return (error instanceof Error ? error.message : String(error)).replace(/\d+/g, '#');
+}
+
+/**
+ * After how long without a change a wait says what it is waiting on and which setting changes it
+ * (a fifth of its timeout, at least 15 s, at most 2 min): by then a ramdisk that was going to come
+ * up usually has, and an operator watching wants to know what to check.
+ */
+export function stalledAfterMs(timeoutMs: number): number {
+  return Math.min(120_000, Math.max(15_000, timeoutMs / 5));
 }
 
 export interface RetryOptions {

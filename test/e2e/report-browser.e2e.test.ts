@@ -95,6 +95,7 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     for (const ok of ['node01', 'node02', 'node04']) expect(dom).toMatch(new RegExp(`<div class="tl-label st-ok" data-host="${ok}"`));
     const failures = dom.slice(dom.indexOf('id="failures"'));
     expect(failures).toMatch(/Pull the image/);
+    expect(failures).not.toMatch(/Report the failure<\/td>/);
     expect(failures).toMatch(/simulated pull failure/);
     const retries = dom.slice(dom.indexOf('id="retries"'));
     expect(retries).toMatch(/>node02<\/a><\/td><td class="num">\d+<\/td>/);
@@ -168,6 +169,42 @@ describe.skipIf(!ready)('the HTML report in a real browser (needs root for e2e, 
     expect(node.rows.at(-1)).toEqual(['Report the failure', 'cleanup-on-failure', 'failed']);
     expect(await browser.evaluate<string>('location.hash')).toBe('#node=node03');
     writeFileSync(join(ARTIFACTS, 'report-node03.png'), await browser.screenshotPng());
+  });
+
+  it('6 nodes, 2 failing the same way: one group under the step that failed, the whole message on demand, linked to its nodes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-report-e2e-groups-'));
+    dirs.push(dir);
+    const lab = await startLab({ nodes: 6, dir, bootDelayMs: 150, powerDelayMs: 30, faults: 'node02:pull_fail;node05:pull_fail' });
+    labs.push(lab);
+    const state = stateArgs(dir);
+    const out = join(dir, 'groups.html');
+    const r = await runTsbm(['run', DEPLOY, '-i', lab.inventory, '--output', 'json', ...state.args, '--report', out], { cwd: dir, env: state.env, timeoutMs: 240_000 });
+    expect(r.code, r.stderr).toBe(2);
+    await browser.navigate(pathToFileURL(out).href);
+    const GROUPS = `[...document.querySelectorAll('#failures tr.failure-group')].map((tr) => ({
+      cells: [...tr.children].map((td) => td.innerText),
+      links: [...tr.querySelectorAll('a.host-link')].map((a) => a.textContent),
+      open: tr.querySelector('.cause').classList.contains('open'),
+    }))`;
+    let groups = await browser.evaluate<{ cells: string[]; links: string[]; open: boolean }[]>(GROUPS);
+    expect(groups).toHaveLength(1);
+    const [count, step, cause] = groups[0]!.cells;
+    expect(count).toBe('2');
+    expect(step).toMatch(/^Pull the image\ndeploy$/); // the step that failed, not the rescue's "Report the failure"
+    expect(cause).toMatch(/^podman pull .* failed \(rc 125\): .*simulated pull failure.*\nwhole message$/s);
+    expect(groups[0]!.links).toEqual(['node02', 'node05']);
+    // the whole message, and how the rescue ended the node, on demand
+    await browser.evaluate(`document.querySelector('#failures .cause button').click()`);
+    groups = await browser.evaluate(GROUPS);
+    expect(groups[0]!.open).toBe(true);
+    expect(groups[0]!.cells[2]).toMatch(/check the image reference, the registry and the ramdisk network\nas node0[25] said it\nthen Report the failure: node powered off, virtual media ejected .*after "Pull the image" failed: podman pull/s);
+    const box = await browser.evaluate<{ x: number; y: number; width: number; height: number }>(
+      `(() => { const r = document.getElementById('failures').getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, width: r.width, height: r.height }; })()`,
+    );
+    writeFileSync(join(ARTIFACTS, 'report-failure-groups.png'), await browser.screenshotPng({ ...box, x: 0, width: box.x * 2 + box.width }));
+    // each node of the group opens its node view
+    await browser.evaluate(`document.querySelectorAll('#failures a.host-link')[1].click()`);
+    expect(await browser.evaluate<string>(`document.querySelector('#node h2').textContent`)).toBe('node05 failed');
   });
 
   it('1000 nodes: only the rows in view are drawn; search and the failed filter narrow them', async () => {

@@ -2,10 +2,11 @@
 // an HTTP server (byte ranges, a request log, an optional dropped connection) that serves it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { basename, join } from 'node:path';
+import { parse, stringify } from 'yaml';
 
 export const MARKER = 'TSBM-IMAGE-MARKER-7f3a';
 /** Byte offset of the marker: inside partition 2. */
@@ -74,8 +75,10 @@ export interface ImageServer {
   url: string;
   /** One line per request: "METHOD path range status". */
   log: string[];
-  /** GETs of the whole file or of its rest from an offset (not HEAD, not one-byte probes). */
+  /** GETs of the whole file or of its rest from an offset (not HEAD, not one-byte probes, not first looks). */
   downloads(name?: string): number;
+  /** GETs of the first bytes (`Range: bytes=0-N`, N > 0): the image inspector's first look from a ramdisk. */
+  firstLooks(name?: string): number;
   /** GETs of the first byte only (`Range: bytes=0-0`: the controller's preflight asking whether the URL answers). */
   probes(name?: string): number;
   /** Drop the connection after this many bytes on the next N GETs. */
@@ -101,6 +104,15 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
       log.push(`${req.method} ${path} 0-0 206`);
       res.writeHead(206, { 'Content-Length': '1', 'Content-Range': `bytes 0-0/${size}`, 'Accept-Ranges': 'bytes' });
       res.end(req.method === 'HEAD' ? undefined : readAt(file, 0, 1));
+      return;
+    }
+    const head = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+    if (head) {
+      // The image inspector's first look (image_write on a ramdisk): the first bytes only.
+      const end = Math.min(Number(head[1]), size - 1);
+      log.push(`${req.method} ${path} 0-${head[1]} 206`);
+      res.writeHead(206, { 'Content-Length': String(end + 1), 'Content-Range': `bytes 0-${end}/${size}`, 'Accept-Ranges': 'bytes' });
+      res.end(req.method === 'HEAD' ? undefined : readAt(file, 0, end + 1));
       return;
     }
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
@@ -136,7 +148,8 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
   return {
     url: `http://${host}:${port}`,
     log,
-    downloads: (name) => log.filter((l) => l.startsWith('GET') && !l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
+    downloads: (name) => log.filter((l) => l.startsWith('GET') && !/ 0-\d+ 206$/.test(l) && (!name || l.includes(`/${name} `))).length,
+    firstLooks: (name) => log.filter((l) => l.startsWith('GET') && / 0-[1-9]\d* 206$/.test(l) && (!name || l.includes(`/${name} `))).length,
     probes: (name) => log.filter((l) => l.startsWith('GET') && l.includes(' 0-0 ') && (!name || l.includes(`/${name} `))).length,
     dropAfter(bytes, times = 1) {
       drop = { bytes, times };
@@ -146,4 +159,16 @@ export async function serveFiles(files: string[], host = '127.0.0.1'): Promise<I
       await new Promise<void>((ok) => server.close(() => ok()));
     },
   };
+}
+
+/**
+ * A copy of a lab inventory (`from`) whose instance_info deploys `url` as a raw image with its
+ * SHA-256, keeping the lab's root device hint and config drive; written to `file`.
+ */
+export function imageDeployInventory(from: string, file: string, url: string, sha256: string): string {
+  const doc = parse(readFileSync(from, 'utf8')) as { all: { vars: Record<string, unknown> } };
+  const base = doc.all.vars.instance_info as Record<string, unknown>;
+  doc.all.vars.instance_info = { root_device: base.root_device, configdrive: base.configdrive, image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: sha256 };
+  writeFileSync(file, stringify(doc));
+  return file;
 }

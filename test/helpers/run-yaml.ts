@@ -25,6 +25,11 @@ export function sshVars(h: SshHost, indent = '      '): string {
     .join('');
 }
 
+/** An inventory with one host, `name`, reached at the in-process SSH host `h`. */
+export function oneHostInventory(h: SshHost, name = 'node1'): string {
+  return `all:\n  hosts:\n    ${name}:\n${sshVars(h)}`;
+}
+
 export async function runYaml(
   inventory: string,
   playbook: string,

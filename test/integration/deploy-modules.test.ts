@@ -603,7 +603,7 @@ describe('wait_agent against a simulated ramdisk', () => {
       node.events.some(
         (e) =>
           e.kind === 'progress' &&
-          /waiting for SSH: \ds elapsed, attempt 1, last error: connection refused/.test(e.message),
+          /waiting for SSH on \S+: \d\.\ds elapsed, attempt 1, last error: connection refused/.test(e.message),
       ),
     ).toBe(true);
   });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ImageCacheError } from '../../src/images/cache.js';
+import { ImageRefused } from '../../src/images/inspect/refused.js';
 import { convertedRaw, qemuImgMissing, rawFileFor, recordedRaw } from '../../src/images/raw-convert.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
@@ -68,7 +68,7 @@ describe('convertedRaw', () => {
     const dir = scratch('tsbm-raw-');
     const f = path.join(dir, 'sha256-raw.img');
     writeFileSync(f, Buffer.alloc(65536, 1));
-    await expect(convertedRaw({ source: f, format: 'qcow2' })).rejects.toBeInstanceOf(ImageCacheError);
+    await expect(convertedRaw({ source: f, format: 'qcow2' })).rejects.toBeInstanceOf(ImageRefused);
   });
 
   it('a controller without qemu-img is told which package to install', async () => {

@@ -110,6 +110,23 @@ describe.each([files, ...(ETCD ? [etcdKind] : [])])('node store contract: $name'
     await held.release();
   });
 
+  it('takes a large play (300 nodes: several etcd transactions) all or none, and an empty one', async () => {
+    const { a, b } = await fresh();
+    const many = Array.from({ length: 300 }, (_, i) => `n${String(i).padStart(3, '0')}`);
+    const blocker = await a.acquire(t('n250'), 'run-A');
+    expect((await refusal(b.acquire(t(...many), 'run-B'))).message).toMatch(/host host-n250 is locked by run run-A/);
+    // The nodes before the held one (taken in earlier transactions) were let go too.
+    const early = await a.acquire(t('n000', 'n150', 'n299'), 'run-C');
+    await early.release();
+    await blocker.release();
+    const all = await b.acquire(t(...many), 'run-B');
+    expect(many.every((k) => all.lease(k)?.lost.aborted === false)).toBe(true);
+    await all.release();
+    const none = await b.acquire([], 'run-D');
+    expect(none.lease('n000')).toBeUndefined();
+    await none.release();
+  });
+
   it('two inventory names of one machine share its lock', async () => {
     const { a, b } = await fresh();
     const held = await a.acquire([{ host: 'node01', key: 'bmc:10.0.0.5:443' }, { host: 'blade-1', key: 'bmc:10.0.0.5:443' }], 'run-A');
@@ -150,6 +167,25 @@ describe.each([files, ...(ETCD ? [etcdKind] : [])])('node store contract: $name'
       ['n1', 'active', 2],
       ['n2', 'deploy failed', 1],
     ]);
+  });
+
+  it('keeps a record per System of a multi-System BMC under the BMC\'s one lock', async () => {
+    const { a, b } = await fresh();
+    const bmc = 'bmc:10.0.0.9:443';
+    const held = await a.acquire([{ host: 'blade-1', key: bmc }, { host: 'blade-2', key: bmc }], 'run-A');
+    const lease = held.lease(bmc)!;
+    for (const sys of ['1', '2']) {
+      await a.write(lease, { key: `${bmc}#/redfish/v1/Systems/${sys}`, system: `/redfish/v1/Systems/${sys}`, name: `blade-${sys}`, provisionState: 'active', protected: false });
+    }
+    expect((await b.list()).map((r) => r.key)).toEqual([`${bmc}#/redfish/v1/Systems/1`, `${bmc}#/redfish/v1/Systems/2`]);
+    // Another node's record is not this lease's to write.
+    expect((await refusal(a.write(lease, { key: 'bmc:10.0.0.10:443', name: 'x', provisionState: 'active', protected: false }))).message).toMatch(
+      /is not under the lock this run holds/,
+    );
+    // Editing one System's record waits for the BMC's lock.
+    expect((await refusal(b.edit(`${bmc}#/redfish/v1/Systems/2`, 'blade-2', (r) => ({ ...r!, protected: true })))).message).toMatch(/locked by run run-A/);
+    await held.release();
+    expect(await b.edit(`${bmc}#/redfish/v1/Systems/2`, 'blade-2', (r) => ({ ...r!, protected: true }))).toMatchObject({ protected: true, version: 2 });
   });
 
   it('a run whose lock was taken over can neither write nor pass the check (fencing), and its lease is lost', async () => {

@@ -1,6 +1,7 @@
 // What only the etcd store has: refusing at start when etcd does not answer, TLS with client
 // certificates as etcd checks them, a lease lost when etcd goes away mid-run, and a controller
 // paused past its TTL (SIGSTOP) that finds, once continued, that it can no longer write.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { openNodeStore } from '../../src/nodes/open.js';
 import { parseStoreSetting } from '../../src/nodes/setting.js';
 import type { HeldNodes } from '../../src/nodes/types.js';
 import { ETCD, type EtcdServer, makeTlsFiles, startEtcd } from '../helpers/etcd-server.js';
+import { runTsbm } from '../helpers/fault-cli.js';
 import { distBuilt, holdInChild } from '../helpers/node-store-child.js';
 
 const TTL = 2;
@@ -99,6 +101,40 @@ describe.skipIf(!ETCD)('etcd node store', () => {
   }, 60_000);
 });
 
+describe.skipIf(!ETCD)('etcd node store with etcd users (auth enabled)', () => {
+  let etcd: EtcdServer;
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    const ctl = (...a: string[]) => execFileSync('etcdctl', ['--endpoints', `http://${etcd.hostPort}`, ...a], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: 'pipe' });
+    ctl('user', 'add', 'root:rootpw');
+    ctl('user', 'add', 'tsbm:s3cret-pw');
+    ctl('role', 'add', 'tsbm');
+    ctl('role', 'grant-permission', 'tsbm', '--prefix=true', 'readwrite', 'tsbm/');
+    ctl('user', 'grant-role', 'tsbm', 'tsbm');
+    ctl('auth', 'enable');
+  });
+  afterAll(async () => {
+    await etcd?.remove();
+  });
+
+  it('locks, leases and records work as the user; a wrong password is refused at open without showing it', async () => {
+    const setting = (pw: string) =>
+      parseStoreSetting(`etcd://${etcd.hostPort}?user=tsbm&ttl=${TTL}`, '--state', undefined, { env: { TSBM_ETCD_PASSWORD: pw }, uid: 0, home: '/' });
+    const store = await openNodeStore(setting('s3cret-pw'));
+    const held = await store.acquire([{ host: 'n', key: 'k' }], 'run-auth');
+    await store.write(held.lease('k')!, { key: 'k', name: 'n', provisionState: 'deploying', protected: false });
+    // Past the TTL: the keep-alives (a stream, authenticated too) hold the lease.
+    await new Promise((r) => setTimeout(r, TTL * 1000 + 500));
+    await store.check(held.lease('k')!);
+    expect(held.lease('k')!.lost.aborted).toBe(false);
+    await held.release();
+    await store.close();
+    const e = await failure(openNodeStore(setting('wrong-pw')));
+    expect(e.oneLine()).toMatch(/^the node store etcd at \S+ refused user tsbm: etcdserver: authentication failed, invalid user ID or password \(check TSBM_ETCD_USER/);
+    expect(e.oneLine()).not.toContain('wrong-pw');
+  }, 60_000);
+});
+
 describe.skipIf(!ETCD)('etcd node store over TLS with client certificates', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tsbm-etcd-tls-'));
   let etcd: EtcdServer;
@@ -125,5 +161,16 @@ describe.skipIf(!ETCD)('etcd node store over TLS with client certificates', () =
     expect(e.oneLine()).toMatch(/did not answer/);
     const missing = await failure(open(`etcds://${etcd.hostPort}?cacert=${join(dir, 'nope.pem')}`));
     expect(missing.oneLine()).toMatch(/cannot read the etcd CA certificate .*nope\.pem \(ENOENT\)/);
+  }, 60_000);
+
+  it('through the CLI with TLS files from the environment: the records, and nothing else on stderr', async () => {
+    const r = await runTsbm(['nodes', 'list', '--state', `etcds://${etcd.hostPort}`], {
+      cwd: dir,
+      env: { ...process.env, TSBM_ETCD_CACERT: pem.ca, TSBM_ETCD_CERT: pem.clientCert, TSBM_ETCD_KEY: pem.clientKey },
+      timeoutMs: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^NODE\s+STATE/);
   }, 60_000);
 });

@@ -269,7 +269,7 @@ describe('podman_pull and wait_agent check mode', () => {
     let attempts = 0;
     const once = { ...ctx, connect: () => Promise.reject(new Error(`refused ${++attempts}`)) };
     const r = await waitAgentModule.run(once, {});
-    expect(r.msg).toMatch(/would wait up to 1800s .*: no ramdisk answers now \(refused 1\); the run would boot it$/);
+    expect(r.msg).toMatch(/would wait up to 600s .*: no ramdisk answers now \(refused 1\); the run would boot it$/);
     // the SSH steps after it plan instead of connecting
     expect(r.tsbm_check_after_boot).toBe('no ramdisk answers now (refused 1); the run would boot it');
     expect(attempts).toBe(1);

@@ -37,6 +37,31 @@ describe('executor: block / rescue / always', () => {
     expect(r.recap().node1!.failed).toBe(1);
   });
 
+  it('task_start marks the tasks of a rescue section (at any depth), so outputs show them as cleanup', async () => {
+    const r = await runModel(
+      playbook(
+        play([
+          block({
+            block: [cmd('echo FAIL', { name: 'breaks' })],
+            // a role imported into the rescue is a block inside it: its tasks are cleanup too
+            rescue: [cmd('echo r1', { name: 'cleanup 1' }), block({ block: [cmd('echo r2', { name: 'cleanup 2' })] })],
+            always: [cmd('echo always', { name: 'always' })],
+          }),
+          cmd('echo after', { name: 'after' }),
+        ]),
+      ),
+      { lab: failOn('FAIL') },
+    );
+    const starts = r.events.filter((e) => e.type === 'task_start').map((e) => [e.task, e.rescue === true]);
+    expect(starts).toEqual([
+      ['breaks', false],
+      ['cleanup 1', true],
+      ['cleanup 2', true],
+      ['always', false],
+      ['after', false],
+    ]);
+  });
+
   it('a failing rescue fails the host', async () => {
     const r = await runModel(playbook(play([block({ block: [cmd('echo FAIL')], rescue: [cmd('echo FAIL again')] })])), {
       lab: failOn('FAIL'),

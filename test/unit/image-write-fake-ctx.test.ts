@@ -6,10 +6,15 @@ import type { ExecOptions, ExecResult } from '../../src/connection/types.js';
 import { TsbmError } from '../../src/errors.js';
 import { imageWriteModule } from '../../src/modules/image_write.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
+import { qcow2Header } from '../helpers/image-headers.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult>]>;
 const H = 'ab'.repeat(32);
+/** The ramdisk's first look at the URL (the inspector's bytes), and its read-back of the disk. */
+const peek = (head: Buffer): [RegExp, Partial<ExecResult>] => [/TSBM_PEEK/, { stdout: head.toString('latin1'), stderr: 'TSBM_PEEK curl=0\n' }];
+const RAW_PEEK = peek(Buffer.alloc(65536));
+const READ_BACK: [RegExp, Partial<ExecResult>] = [/^dd if=\/dev\/sda bs=65536/, { stdout: Buffer.alloc(65536).toString('latin1') }];
 
 function fakeCtx(script: Script, vars: Record<string, unknown>, check = false) {
   const calls: Array<{ line: string; opts?: ExecOptions }> = [];
@@ -98,13 +103,15 @@ describe('image_write (scripted ramdisk)', () => {
       [
         [/^blockdev --getsize64/, { stdout: '1048576\n' }],
         [/curl -fsSIL/, { stdout: 'HTTP/1.1 200 OK\r\nContent-Length: 2097152\r\n' }],
+        RAW_PEEK,
       ],
       info(),
     );
     await expect(imageWriteModule.run(ctx, { device: '/dev/sda' })).rejects.toThrow(
       /larger than \/dev\/sda.*nothing was written/,
     );
-    expect(calls.some((c) => c.line.includes(' dd ') || c.line.startsWith('dd'))).toBe(false);
+    // Only the inspector's first look ran dd (reading the URL's first bytes), nothing wrote.
+    expect(calls.some((c) => !c.line.includes('TSBM_PEEK') && (c.line.includes(' dd ') || c.line.startsWith('dd')))).toBe(false);
   });
 
   it('keeps URL credentials out of argv: registered as secrets, sent as secret env', async () => {
@@ -122,6 +129,8 @@ describe('image_write (scripted ramdisk)', () => {
         ],
         [/^sfdisk --json/, { stdout: JSON.stringify({ partitiontable: { label: 'gpt' } }) }],
         [/^sgdisk -e/, {}],
+        RAW_PEEK,
+        READ_BACK,
       ],
       info({ image_source: url }),
     );
@@ -143,6 +152,7 @@ describe('image_write (scripted ramdisk)', () => {
         [/^blockdev --getsize64/, { stdout: '107374182400\n' }],
         [/curl -fsSIL/, { stdout: `Content-Length: ${3 * 1024 ** 3}\r\n` }],
         [/^cat \/proc\/meminfo/, { stdout: 'MemTotal: 4000000 kB\nMemAvailable: 3000000 kB\n' }],
+        peek(qcow2Header({ virtualSize: 10n * 1024n ** 3n })),
       ],
       info({ image_source: 'https://img.example/os.qcow2' }),
     );
@@ -152,6 +162,22 @@ describe('image_write (scripted ramdisk)', () => {
     expect(calls.some((c) => c.line.includes('-C -'))).toBe(false);
   });
 
+  it('a qcow2 behind a URL declared raw is refused from its first bytes, naming what it names; nothing is written', async () => {
+    const { ctx, calls } = fakeCtx(
+      [
+        [/^blockdev --getsize64/, { stdout: '10737418240\n' }],
+        [/curl -fsSIL/, { stdout: 'Content-Length: 4194304\r\n' }],
+        peek(qcow2Header({ backing: '/etc/ssh/ssh_host_ed25519_key' })),
+      ],
+      info({ image_disk_format: 'raw' }),
+    );
+    const e = (await imageWriteModule.run(ctx, { device: '/dev/sda' }).catch((x: unknown) => x)) as TsbmError;
+    expect(e.message).toBe(
+      'node9: https://img.example/os.raw is refused: image_disk_format says raw, but the image is qcow2 (1 GiB virtual); it names a backing file "/etc/ssh/ssh_host_ed25519_key"; nothing was written to /dev/sda',
+    );
+    expect(calls.some((c) => c.line.startsWith('sh -c set -u') || c.line.includes('qemu-img'))).toBe(false);
+  });
+
   it('a stream that times out fails the host and wipes the partial image', async () => {
     const { ctx, calls } = fakeCtx(
       [
@@ -159,6 +185,7 @@ describe('image_write (scripted ramdisk)', () => {
         [/^sgdisk --zap-all/, {}],
         [/^wipefs/, {}],
         [/^sfdisk --json/, { rc: 1, stderr: 'does not contain a recognized partition table' }],
+        RAW_PEEK,
       ],
       info(),
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../src/output/events.js';
 import { attach } from '../../src/output/renderers/plain.js';
-import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
+import { MemoryStream, rescuedRun, sampleRun, T0 } from './output-sequence.js';
 
 function render(verbosity: 0 | 1 | 2 | 3, color = false): string {
   const bus = new EventBus();
@@ -40,6 +40,35 @@ describe('plain renderer', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('a rescued failure reads as a failure the moment it happens, and the rescue as cleanup', () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 0, color: true });
+    for (const e of rescuedRun()) bus.emit(e);
+    const lines = out.text.split('\n').map((l) => l.replace(/\x1b\[\d+m/g, ''));
+    expect(lines).toContain('failed (rescued): [node2] Pull the image (0.1s): podman pull failed (rc 125): unexpected EOF');
+    expect(lines).toContain(`CLEANUP [Power off after the failure] ${'*'.repeat(42)}`);
+    expect(lines).toContain(`CLEANUP [Report the failure] ${'*'.repeat(51)}`);
+    expect(lines).not.toContain(expect.stringMatching(/^TASK \[(Power off after|Report) /));
+    // in red, as failures are
+    expect(out.text).toContain('\x1b[31mfailed (rescued):\x1b[0m [node2]');
+  });
+
+  it("prints a long wait's progress at growing intervals, sooner when it says something new, its last error whole", () => {
+    const bus = new EventBus();
+    const out = new MemoryStream();
+    attach(bus, { stream: out.asStream(), verbosity: 0 });
+    const error = `cannot connect to 127.0.0.1:22: Connection lost before handshake; ${'x'.repeat(150)}`;
+    for (let s = 0; s < 600; s++) {
+      const stuck = s >= 130 ? '; still waiting for the ramdisk to answer there: agent_timeout says how long' : '';
+      const message = `waiting for SSH: ${s}s elapsed, attempt ${s + 1}, last error: ${error}${stuck}`;
+      bus.emit({ type: 'progress', time: T0 + s * 1000, host: 'node1', task: 'Wait', taskId: 'w', message });
+    }
+    const printed = out.text.split('\n').filter((l) => l.startsWith('progress:'));
+    expect(printed.map((l) => Number(/waiting for SSH: (\d+)s/.exec(l)![1]))).toEqual([0, 10, 20, 40, 80, 130, 260, 520]);
+    expect(printed[0]).toContain(error); // not cut
   });
 
   it('throttles progress lines for the same host and task (second one 1 s later is dropped)', () => {

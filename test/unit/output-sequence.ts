@@ -70,6 +70,30 @@ export function sampleRun(): TsbmEvent[] {
   ];
 }
 
+/**
+ * A deploy where node2's pull fails inside a block with a rescue: the pull's result is `rescued`,
+ * then the rescue (cleanup) powers node2 off and fails it on purpose, as deploy-bootc.yml does.
+ */
+export function rescuedRun(): TsbmEvent[] {
+  const hr = (time: number, host: string, task: string, taskId: string, status: 'ok' | 'changed' | 'rescued' | 'failed', msg?: string) =>
+    ({ type: 'host_result', time, host, task, taskId, status, changed: status === 'changed', durationMs: 100, ...(msg ? { msg } : {}) }) as const;
+  return [
+    { type: 'play_start', time: T0, play: 'Deploy', hosts: ['node1', 'node2'] },
+    { type: 'task_start', time: T0 + 1, play: 'Deploy', task: 'Pull the image', taskId: 'pull', module: 'podman_pull' },
+    { type: 'host_task_start', time: T0 + 1, host: 'node1', task: 'Pull the image', taskId: 'pull' },
+    { type: 'host_task_start', time: T0 + 1, host: 'node2', task: 'Pull the image', taskId: 'pull' },
+    hr(T0 + 101, 'node2', 'Pull the image', 'pull', 'rescued', 'podman pull failed (rc 125): unexpected EOF'),
+    hr(T0 + 101, 'node1', 'Pull the image', 'pull', 'changed', 'pulled'),
+    { type: 'task_start', time: T0 + 102, play: 'Deploy', task: 'Power off after the failure', taskId: 'off', module: 'redfish_power', rescue: true },
+    { type: 'host_task_start', time: T0 + 102, host: 'node2', task: 'Power off after the failure', taskId: 'off' },
+    hr(T0 + 202, 'node2', 'Power off after the failure', 'off', 'changed', 'PowerState Off'),
+    { type: 'task_start', time: T0 + 203, play: 'Deploy', task: 'Report the failure', taskId: 'report', module: 'fail', rescue: true },
+    { type: 'host_task_start', time: T0 + 203, host: 'node2', task: 'Report the failure', taskId: 'report' },
+    hr(T0 + 303, 'node2', 'Report the failure', 'report', 'failed', 'node powered off after "Pull the image" failed'),
+    { type: 'run_end', time: T0 + 304, exitCode: 2, durationMs: 304 },
+  ];
+}
+
 /** A writable that collects what renderers write (optionally pretending to be a terminal). */
 export class MemoryStream {
   chunks: string[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../src/output/events.js';
 import { attach } from '../../src/output/renderers/tty.js';
-import { MemoryStream, sampleRun, T0 } from './output-sequence.js';
+import { MemoryStream, rescuedRun, sampleRun, T0 } from './output-sequence.js';
 
 /** A tiny terminal: applies text, newlines and the escapes the renderer uses to a line buffer. */
 function screen(output: string): string[] {
@@ -92,6 +92,38 @@ describe('tty renderer', () => {
     expect(out.text.startsWith('\x1b[?25l')).toBe(true);
     expect(out.text.endsWith('\x1b[?25h')).toBe(true);
     expect(out.text).not.toMatch(/\x1b\[\d+m/);
+  });
+
+  it('marks a rescued failure as a failure when it happens, and the rescue that follows as cleanup', async () => {
+    vi.useFakeTimers();
+    const bus = new EventBus();
+    const out = new MemoryStream({ columns: 100, rows: 40 });
+    let now = T0;
+    const r = attach(bus, { stream: out.asStream(), verbosity: 0, color: false, now: () => now });
+    const events = rescuedRun();
+    // live, right after node2's pull failed and before node1's result: node2's line is a failure
+    const failedAt = events.findIndex((e) => e.type === 'host_result' && e.status === 'rescued');
+    for (const e of events.slice(0, failedAt + 1)) {
+      now = e.time;
+      bus.emit(e);
+    }
+    await frame();
+    expect(screen(out.text)).toContain('    ✖ node2  failed (rescued) 0.1s: podman pull failed (rc 125): unexpected EOF');
+    for (const e of events.slice(failedAt + 1)) {
+      now = e.time;
+      bus.emit(e);
+    }
+    await r.done();
+    expect(screen(out.text)).toEqual([
+      'PLAY [Deploy]',
+      '✖ Pull the image  0.1s  (1 changed, 1 failed (rescued))',
+      '    ✔ node1  changed 0.1s: pulled',
+      '    ✖ node2  failed (rescued) 0.1s: podman pull failed (rc 125): unexpected EOF',
+      '✔ CLEANUP Power off after the failure  0.1s  (1 changed)',
+      '    ✔ node2  changed 0.1s: PowerState Off',
+      '✖ CLEANUP Report the failure  0.1s  (1 failed)',
+      '    ✖ node2  failed 0.1s: node powered off after "Pull the image" failed',
+    ]);
   });
 
   it('shows running hosts live with elapsed time, retries and a progress line', async () => {

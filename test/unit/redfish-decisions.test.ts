@@ -6,7 +6,7 @@ import { parseRange } from '../../src/http/file-server.js';
 import { fileServerOptions, isLoopback } from '../../src/http/run-file-server.js';
 import { chooseBootTarget, planBoot } from '../../src/redfish/boot.js';
 import { endpointFromDriverInfo, parseVerifyCa } from '../../src/redfish/endpoint.js';
-import { extendedInfo, RedfishError } from '../../src/redfish/errors.js';
+import { errorMessages, extendedInfo, RedfishError } from '../../src/redfish/errors.js';
 import { expandQueryFor, isExpandedMember } from '../../src/redfish/expand.js';
 import { patchWithEtag } from '../../src/redfish/etag.js';
 import { chooseResetType } from '../../src/redfish/power.js';
@@ -63,7 +63,10 @@ describe('boot target', () => {
     const hdd = sys({ BootSourceOverrideTarget: 'Hdd', BootSourceOverrideEnabled: 'Continuous' });
     expect(planBoot('b', hdd, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled', BootSourceOverrideTarget: 'None' });
     const noNone = sys({ BootSourceOverrideTarget: 'Cd', BootSourceOverrideEnabled: 'Once', 'BootSourceOverrideTarget@Redfish.AllowableValues': ['Cd', 'Hdd'] });
-    expect(planBoot('b', noNone, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled' });
+    // A BMC whose list lacks None wants a target with Disabled (sushy-tools refuses a bare one): Hdd where listed, else the current one.
+    expect(planBoot('b', noNone, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled', BootSourceOverrideTarget: 'Hdd' });
+    const cdOnly = sys({ BootSourceOverrideTarget: 'Cd', BootSourceOverrideEnabled: 'Continuous', 'BootSourceOverrideTarget@Redfish.AllowableValues': ['Cd', 'Pxe'] });
+    expect(planBoot('b', cdOnly, { device: 'none', persistent: false }).patch).toEqual({ BootSourceOverrideEnabled: 'Disabled', BootSourceOverrideTarget: 'Cd' });
     expect(planBoot('b', sys({ BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Disabled' }), { device: 'none', persistent: false }).patch).toBeUndefined();
     expect(planBoot('b', sys({ BootSourceOverrideTarget: 'None' }), { device: 'none', persistent: false }).patch).toBeUndefined();
   });
@@ -94,6 +97,16 @@ describe('errors', () => {
     expect(e.hint).toBe('Remove it.');
     expect(e.mentions(/PropertyNotWritable/)).toBe(true);
     expect(extendedInfo({ error: { message: 'only this' } })).toEqual([{ message: 'only this' }]);
+  });
+
+  it("shows what the BMC said whatever the body's content type: an id-only ExtendedInfo, plain text, HTML", () => {
+    const idOnly = { error: { code: 'Base.1.0.GeneralError', message: 'no device for None', '@Message.ExtendedInfo': [{ MessageId: 'Base.1.0.GeneralError' }] } };
+    expect(errorMessages({ body: idOnly })).toEqual([{ message: 'no device for None', id: 'Base.1.0.GeneralError' }]);
+    expect(errorMessages({ body: undefined, text: 'Missing the target element\n' })).toEqual([{ message: 'Missing the target element' }]);
+    const html = '<html><head><style>p{}</style></head><body><h1>400 Bad Request</h1><p>Boot needs a target</p></body></html>';
+    expect(errorMessages({ body: undefined, text: html })).toEqual([{ message: '400 Bad Request Boot needs a target' }]);
+    expect(errorMessages({ body: undefined, text: 'x'.repeat(1000) })[0]!.message).toHaveLength(301);
+    expect(errorMessages({ body: undefined })).toEqual([]);
   });
 
   it('iDRAC 409 on a redundant power change is recognised; other 409s are not', () => {

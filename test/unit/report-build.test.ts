@@ -151,6 +151,54 @@ describe('report model', () => {
     expect(model.summary.failures.map((f) => f.hosts)).toEqual([['compute-a', 'compute-b', 'db']]);
   });
 
+  it('a rescued failure is grouped by the step that failed and its cause, not by the rescue that fails the node', () => {
+    const rescueTask = (taskId: string, name: string, time: number): JournalRecord => ({ ...task(taskId, name, time), rescue: true }) as JournalRecord;
+    const rescued = (host: string, time: number, msg: string): JournalRecord =>
+      ({ type: 'host_result', time, host, task: 'Pull the image', taskId: 'pull', status: 'rescued', changed: false, durationMs: 5, msg }) as JournalRecord;
+    const pullMsg = (h: string) => `${h}: podman pull failed (rc 125): reading blob sha256:5f1e: unexpected EOF (auth dir /run/tsbm/${h})`;
+    const report = (cause: string) => `node powered off after "Pull the image" failed: ${cause}`;
+    const records: JournalRecord[] = [journalHeader('20260101-000000-dddd', { time: T }), task('pull', 'Pull the image', T + 1)];
+    for (const h of ['node01', 'node02', 'node03', 'node04', 'node05', 'node06']) records.push(start(h, 'pull', 'Pull the image', T + 2));
+    records.push(rescued('node02', T + 10, pullMsg('node02')), rescued('node05', T + 11, pullMsg('node05')), rescued('node06', T + 12, 'pull failed: disk full'));
+    for (const h of ['node01', 'node03', 'node04']) records.push(result(h, 'pull', 'Pull the image', T + 12, 'changed', 10));
+    records.push(rescueTask('off', 'Power off after the failure', T + 13));
+    for (const h of ['node02', 'node05', 'node06']) records.push(start(h, 'off', 'Power off after the failure', T + 13), result(h, 'off', 'Power off after the failure', T + 14, 'changed', 1));
+    records.push(rescueTask('report', 'Report the failure', T + 15));
+    for (const h of ['node02', 'node05']) records.push(start(h, 'report', 'Report the failure', T + 15), result(h, 'report', 'Report the failure', T + 16, 'failed', 1, report(pullMsg(h))));
+    // node06's rescue recovered it (no failing report): it went on, and failed later elsewhere
+    records.push(task('install', 'Install', T + 17));
+    for (const h of ['node01', 'node03', 'node04', 'node06']) records.push(start(h, 'install', 'Install', T + 17));
+    for (const h of ['node01', 'node03']) records.push(result(h, 'install', 'Install', T + 20, 'changed', 3));
+    records.push(result('node04', 'install', 'Install', T + 20, 'failed', 3, 'bootc install failed: node04 has no EFI'));
+    records.push(result('node06', 'install', 'Install', T + 20, 'failed', 3, 'bootc install failed: node06 has no EFI'));
+    const dir = scratch('tsbm-report-');
+    const file = join(dir, 'rescued.jsonl');
+    writeJournal(file, records);
+    const model = buildReport([readJournal(file)]);
+    const groups = model.summary.failures.map((g) => ({ ...g, step: model.tasks[g.task]!.name, ended: g.ended && { ...g.ended, task: model.tasks[g.ended.task]!.name } }));
+    expect(groups).toEqual([
+      {
+        task: expect.any(Number),
+        step: 'Pull the image',
+        // node names stripped: the two nodes' messages (each naming its own node) are one cause
+        pattern: '<host>: podman pull failed (rc <n>): reading blob sha<n>:<hex>: unexpected EOF (auth dir /run/tsbm/<host>)',
+        example: pullMsg('node02'),
+        exampleHost: 'node02',
+        ended: { task: 'Report the failure', msg: report(pullMsg('node02')) },
+        hosts: ['node02', 'node05'],
+      },
+      {
+        task: expect.any(Number),
+        step: 'Install',
+        pattern: 'bootc install failed: <host> has no EFI',
+        example: 'bootc install failed: node04 has no EFI',
+        exampleHost: 'node04',
+        ended: undefined,
+        hosts: ['node04', 'node06'],
+      },
+    ]);
+  });
+
   it('failure patterns: addresses, ids, digests and counts do not split a group', () => {
     expect(failurePattern('timed out after 301 s on 10.0.0.7:22 (node0007)')).toBe(failurePattern('timed out after 302 s on 10.0.0.9:22 (node0123)'));
     expect(failurePattern('UUID 8f0c1e2a-1b2c-4d3e-8f40-123456789abc is not 52:54:00:00:01:10')).toBe('UUID <uuid> is not <mac>');

@@ -1,7 +1,8 @@
 // src/util/wait.ts: the one wait loop's pacing.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { firstPollAfterMs, powerPollPauseMs } from '../../src/redfish/power-wait.js';
-import { waitUntil, WaitTimeoutError } from '../../src/util/wait.js';
+import { stalledAfterMs, waitUntil, WaitTimeoutError } from '../../src/util/wait.js';
+import { sshWaitProgress } from '../../src/deploy/ssh-wait-words.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -44,6 +45,51 @@ describe('waitUntil', () => {
     const e = await caught;
     expect(e).toBeInstanceOf(WaitTimeoutError);
     expect((e as Error).message).toMatch(/^timed out after \ds waiting for PowerState On$/);
+  });
+});
+
+describe('a wait that sees no change says so', () => {
+  it('unchangedMs counts from the last outcome not seen before in the wait: numbers and errors seen already are no change', async () => {
+    vi.useFakeTimers();
+    // seconds 0-3 refused (ports differ), 4-5 a timeout, 6 refused again, 7-9 "not yet" without an error
+    const said = (t: number) => (t < 4 || t === 6 ? `connect ECONNREFUSED 10.0.0.5:${22 + t}` : t < 6 ? 'timed out after 10s' : undefined);
+    const start = Date.now();
+    const seen: Array<[number, number]> = [];
+    const done = waitUntil(
+      async () => {
+        const t = Math.round((Date.now() - start) / 1000);
+        if (t >= 10) return 'up';
+        const e = said(t);
+        if (e) throw new Error(e);
+        return undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, what: 'x', onProgress: ({ elapsedMs, unchangedMs }) => seen.push([elapsedMs / 1000, unchangedMs / 1000]) },
+    );
+    await vi.advanceTimersByTimeAsync(20_000);
+    await expect(done).resolves.toBe('up');
+    expect(seen).toEqual([
+      [0, 0], [1, 1], [2, 2], [3, 3],
+      [4, 0], [5, 1], [6, 2],
+      [7, 0], [8, 1], [9, 2],
+    ]);
+  });
+
+  it('"for long" is a fifth of the timeout, at least 15 s, at most 2 min', () => {
+    expect(stalledAfterMs(600_000)).toBe(120_000);
+    expect(stalledAfterMs(3_600_000)).toBe(120_000);
+    expect(stalledAfterMs(200_000)).toBe(40_000);
+    expect(stalledAfterMs(20_000)).toBe(15_000);
+  });
+
+  it("wait_agent's words: the last error whole, then, once stuck, what it waits on and which variable changes it", () => {
+    const lastError = new Error(`node01: cannot connect to 127.0.0.1:22: Connection lost before handshake ${'(detail) '.repeat(20)}`.trim());
+    const o = { what: 'the installed system', target: 'root@127.0.0.1:22', stalledAfterMs: 120_000, hint: 'instance_ssh_port (22) says where' };
+    const early = sshWaitProgress({ elapsedMs: 30_000, attempt: 9, lastError, unchangedMs: 30_000 }, o);
+    expect(early).toBe(`waiting for SSH on root@127.0.0.1:22: 30.0s elapsed, attempt 9, last error: ${lastError.message}`);
+    const stuck = sshWaitProgress({ elapsedMs: 125_000, attempt: 30, lastError, unchangedMs: 125_000 }, o);
+    expect(stuck).toBe(
+      `waiting for SSH on root@127.0.0.1:22: 2m05s elapsed, attempt 30, the same error for 2m05s: ${lastError.message}; still waiting for the installed system to answer there: instance_ssh_port (22) says where`,
+    );
   });
 });
 

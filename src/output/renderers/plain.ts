@@ -1,5 +1,6 @@
 // Plain renderer for CI logs: one stable, grep-able line per host result, no escape codes
-// (unless colour is asked for), PLAY/TASK headers and the recap. Retries of a host's task are
+// (unless colour is asked for), PLAY/TASK headers and the recap; a long wait's progress at
+// growing intervals (progress-pace.ts). Retries of a host's task are
 // one line, before its result, with their count and the last error (every attempt at -v).
 // -v adds module arguments and results, -vv commands, -vvv stdout/stderr (via `log` events of
 // those levels).
@@ -9,21 +10,24 @@ import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { ProgressPace } from './progress-pace.js';
+import { CLEANUP_LABEL, statusWord } from '../status-word.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
 
 const HEADER_WIDTH = 80;
-/** A long wait prints a progress line at most this often per host and task. */
-const PROGRESS_EVERY_MS = 10_000;
 
 export function header(kind: string, name: string): string {
   const head = `${kind} [${name}] `;
   return head + '*'.repeat(Math.max(3, HEADER_WIDTH - head.length));
 }
 
-/** The one line for a host result, e.g. `failed: [node2] Power off (0.4s): BMC said no`. */
+/**
+ * The one line for a host result, e.g. `failed: [node2] Power off (0.4s): BMC said no`; a
+ * failure a rescue section handles is `failed (rescued): ...`, its cleanup follows.
+ */
 export function resultLine(e: EventOf<'host_result'>, paint = painter(false)): string {
   const msg = e.msg ? `: ${oneLine(e.msg)}` : '';
-  return `${paint(STATUS_COLOR[e.status], `${e.status}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
+  return `${paint(STATUS_COLOR[e.status], `${statusWord(e.status)}:`)} [${e.host}] ${e.task}${formatItem(e.item)} (${formatDuration(e.durationMs)})${msg}`;
 }
 
 /** The one line for a host's retries in a task: `retried: [node1] Power off: 7 retries, last: HTTP 503`. */
@@ -58,7 +62,7 @@ function printed(e: TsbmEvent, verbosity: number): boolean {
 export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
   const { stream, verbosity } = opts;
   const paint = painter(opts.color === true);
-  const lastProgress = new Map<string, number>();
+  const pace = new ProgressPace();
   const write = (lines: string[]) => stream.write(`${lines.join('\n')}\n`);
   const forHost = (host: string | undefined) => (host ? `[${host}] ` : '');
   // Below -v, a host's retries in a task wait here and print as one line with its result.
@@ -95,7 +99,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write(['', paint('bold', header('PLAY', e.play))]);
         return;
       case 'task_start': {
-        const line = paint('bold', header(e.handler ? 'RUNNING HANDLER' : 'TASK', e.task));
+        const line = paint('bold', header(e.handler ? 'RUNNING HANDLER' : e.rescue ? CLEANUP_LABEL : 'TASK', e.task));
         if (free) headers.set(e.taskId, line);
         else write(['', line]);
         return;
@@ -125,11 +129,8 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         return;
       }
       case 'progress': {
-        const key = `${e.host}\0${e.taskId}`;
-        const last = lastProgress.get(key);
         const finished = e.total !== undefined && e.current === e.total;
-        if (last !== undefined && e.time - last < PROGRESS_EVERY_MS && !finished) return;
-        lastProgress.set(key, e.time);
+        if (!pace.due(`${e.host}\0${e.taskId}`, e.time, e.message, finished)) return;
         write([...under(e.taskId), `progress: [${e.host}] ${e.task}: ${formatProgress(e)}`]);
         return;
       }
@@ -145,7 +146,7 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
         write([problemLine(e)]);
         return;
       case 'recap': {
-        lastProgress.clear();
+        pace.clear();
         // retries of tasks that never reported a result (an interrupted run)
         const pending = [...retries.values()].map((r) => retriedLine(r.host, r.task, r, paint));
         retries.clear();

@@ -12,7 +12,8 @@
  *   durationMs: number, offsetMs: number, exitCode: number | undefined, finished: boolean,
  *   resumedFrom: string | undefined, badLines: number, options: Record<string, string> }} Run
  * @typedef {{ phase: string, nodes: number, medianMs: number, p95Ms: number, maxMs: number, slowestHost: string }} Phase
- * @typedef {{ task: number, pattern: string, example: string, hosts: string[] }} FailureGroup
+ * @typedef {{ task: number, pattern: string, example: string, exampleHost: string,
+ *   ended?: { task: number, msg: string }, hosts: string[] }} FailureGroup
  * @typedef {{ hosts: Record<string, number>, results: Record<string, number>, wallMs: number, retries: number,
  *   retriedHosts: { host: string, retries: number, last: string }[], slowestHosts: { host: string, totalMs: number }[],
  *   phases: Phase[], failures: FailureGroup[] }} Summary

@@ -15,6 +15,29 @@ function moreButton(n) {
 }
 
 /**
+ * A group's cause: the first lines of one node's message, the whole of it (and how the node's
+ * rescue ended it) on demand.
+ * @param {RunReport} report
+ * @param {FailureGroup} g
+ */
+function causeCell(report, g) {
+  const td = el('td', { class: 'msg cause' }, [
+    el('div', { class: 'clamp', text: g.example }),
+    el('div', { class: 'whole' }, [
+      el('div', { class: 'note', text: `as ${g.exampleHost} said it` }),
+      g.ended ? el('div', { class: 'then', text: `then ${report.tasks[g.ended.task].name}: ${g.ended.msg}` }) : undefined,
+    ]),
+  ]);
+  const toggle = el('button', { type: 'button', class: 'linkish', text: 'whole message' });
+  toggle.addEventListener('click', () => {
+    const open = td.classList.toggle('open');
+    toggle.textContent = open ? 'less' : 'whole message';
+  });
+  td.append(toggle);
+  return td;
+}
+
+/**
  * @param {RunReport} report
  * @param {{ select: (name: string) => void, showHosts: (label: string, names: string[]) => void }} act
  */
@@ -86,16 +109,17 @@ function renderSummary(report, act) {
   if (s.failures.length) {
     blocks.push(
       el('div', { class: 'block wide', id: 'failures' }, [
-        el('h3', { text: `Failures, grouped by message (${s.failures.length})` }),
+        el('h3', { text: `Failures, by the step that failed and the cause (${s.failures.length})` }),
         el('table', {}, [
-          el('tr', {}, ['nodes', 'task', 'message', 'which'].map((t) => el('th', { text: t }))),
+          el('tr', {}, ['nodes', 'step that failed', 'cause', 'which'].map((t) => el('th', { text: t }))),
           ...s.failures.map((g, i) => {
             const show = el('button', { type: 'button', class: 'linkish', text: 'show in timeline' });
             show.addEventListener('click', () => act.showHosts(`${report.tasks[g.task].name}: ${g.pattern}`, g.hosts));
+            const step = report.tasks[g.task];
             return el('tr', { class: `failure-group${i >= FAILURE_GROUPS_SHOWN ? ' more' : ''}` }, [
               el('td', { class: 'num', text: g.hosts.length }),
-              el('td', { text: report.tasks[g.task].name }),
-              el('td', { class: 'msg' }, [el('div', { class: 'clamp', text: g.example, title: g.example })]),
+              el('td', {}, [step.name, el('div', { class: 'note', text: step.phase })]),
+              causeCell(report, g),
               el('td', {}, [
                 ...g.hosts.slice(0, 8).flatMap((h) => [hostLink(h, true), ' ']),
                 g.hosts.length > 8 ? `+${g.hosts.length - 8} more ` : '',

@@ -9,6 +9,7 @@ import { expandResource } from './expand.js';
 import { type BmcFaults, FaultInjector } from './faults.js';
 import { BmcHttpError, errorBody } from './messages.js';
 import { applyPatch, checkIfMatch } from './patch.js';
+import { loadProfile } from './profile.js';
 import { type BootInfo, type PowerDelay, etagOf, FakeBmcState, taggedJson, findAction, type Json, loadTree, normPath, odataId, ROOT } from './state.js';
 import { selfSignedCert } from './tls.js';
 
@@ -69,6 +70,7 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
   const tree = await loadTree(opts.mockupDir);
   const state = new FakeBmcState(tree, opts.powerDelayMs ?? 0, opts.hooks);
   const faults = new FaultInjector(opts.faults);
+  const profile = loadProfile(opts.mockupDir);
   const emptyImage = [...tree.values()].some((b) => b.Image === '') ? '' : null;
   const sessionsPath = ensureSessionService(tree);
   const sessions = new Map<string, string>(); // token -> session resource path
@@ -150,6 +152,11 @@ export async function startFakeBmc(opts: FakeBmcOptions): Promise<FakeBmc> {
       const r = tree.get(path);
       if (!r) throw notFound(path);
       checkIfMatch(r, header(req, 'if-match'), opts.requireEtag ?? false);
+      const own = profile?.patch?.(r, body);
+      if (own) {
+        res.writeHead(own.status, { 'Content-Type': own.contentType, 'OData-Version': '4.0' }).end(own.body);
+        return;
+      }
       applyPatch(r, body, { ignoreBootOverride: opts.faults?.ignoreBootOverride, onceReadsContinuous: opts.faults?.onceReadsContinuous, emptyImage });
       return sendResource(res, r);
     }

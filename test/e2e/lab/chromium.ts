@@ -186,8 +186,13 @@ export class Browser {
       await this.send('Input.dispatchMouseEvent', { type, x, y, button: 'left', clickCount: 1 });
   }
 
-  async screenshotPng(): Promise<Buffer> {
-    const r = (await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false })) as { data: string };
+  /** The page as shown, or only `clip` (CSS pixels, e.g. an element's getBoundingClientRect()). */
+  async screenshotPng(clip?: { x: number; y: number; width: number; height: number }): Promise<Buffer> {
+    const r = (await this.send('Page.captureScreenshot', {
+      format: 'png',
+      captureBeyondViewport: clip !== undefined,
+      ...(clip ? { clip: { ...clip, scale: 1 } } : {}),
+    })) as { data: string };
     return Buffer.from(r.data, 'base64');
   }
 
