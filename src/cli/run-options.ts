@@ -18,6 +18,7 @@ export interface RawRunFlags {
   forks?: number | string;
   check?: boolean;
   diff?: boolean;
+  forceHandlers?: boolean;
   startAtTask?: string;
   listHosts?: boolean;
   listTasks?: boolean;
@@ -64,6 +65,7 @@ export interface RunDefaults {
   forks?: number;
   /** Roles directories from the config file (TSBM_ROLES_PATH is read by the loader itself). */
   rolesPath?: string[];
+  forceHandlers?: boolean;
 }
 
 export function buildRunOptions(
@@ -99,6 +101,7 @@ export function buildRunOptions(
     forks: raw.forks !== undefined ? parseForks(raw.forks) : (env.defaults?.forks ?? DEFAULT_FORKS),
     check: raw.check === true,
     diff: raw.diff === true,
+    ...(raw.forceHandlers === true || env.defaults?.forceHandlers === true ? { forceHandlers: true } : {}),
     listHosts: raw.listHosts === true,
     listTasks: raw.listTasks === true,
     listTags: raw.listTags === true,

@@ -60,6 +60,7 @@ export async function executePlaybook(
     forks: new Semaphore(Math.max(1, opts.forks || DEFAULT_FORKS)),
     check: opts.check,
     diff: opts.diff,
+    forceHandlers: opts.forceHandlers === true,
     verbosity: opts.verbosity,
     extraVars: opts.extraVars,
     tags: opts.tags,
@@ -96,7 +97,7 @@ export async function executePlaybook(
   let code: number = EXIT.ok;
   try {
     for (const [i, play] of playbook.plays.entries()) {
-      if (state.interrupted) {
+      if (state.interrupted || state.runStop !== undefined) {
         // Plays the run did not reach: their hosts did not get to the end of the playbook.
         for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.unfinished.add(h);
         break;

@@ -17,6 +17,8 @@ export interface RunOptions {
   forks: number;
   check: boolean;
   diff: boolean;
+  /** --force-handlers: notified handlers run on hosts that failed (a play's force_handlers wins). */
+  forceHandlers?: boolean;
   startAtTask?: string;
   listHosts: boolean;
   listTasks: boolean;

@@ -20,6 +20,8 @@ export interface RunRuntime {
   forks: Semaphore;
   check: boolean;
   diff: boolean;
+  /** --force-handlers (a play's force_handlers wins). */
+  forceHandlers: boolean;
   verbosity: number;
   extraVars: Vars;
   tags: string[];
@@ -42,7 +44,7 @@ export interface PlayRuntime extends RunRuntime {
   endPlay: boolean;
   /** Tasks before --start-at-task, skipped in this play. */
   skipTasks: Set<object>;
-  /** run_once results by step key. */
+  /** run_once results by step key, for the current serial batch. */
   runOnce: Map<string, Promise<unknown>>;
   /** task_start already emitted, by step key. */
   started: Set<string>;

@@ -66,6 +66,11 @@ export class RunState {
    * own (an interrupt, a stopped run): never reported as done.
    */
   readonly unfinished = new Set<string>();
+  /**
+   * Set when a batch failed as a whole (or over max_fail_percentage / any_errors_fatal): the run
+   * ends after that play, as ansible-playbook's does. Holds the reason.
+   */
+  runStop: string | undefined;
   /** --start-at-task not yet reached (cleared when found). */
   startAtTask: string | undefined;
 

@@ -42,6 +42,8 @@ interface Run {
   name: string;
   kw: Effective;
   noLog: boolean;
+  /** Check mode for this task: --check, unless its check_mode keyword says otherwise. */
+  check: boolean;
   started: number;
   /** Skipped because --resume found it done (its registered value was restored). */
   resumed?: boolean;
@@ -53,11 +55,16 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
   const name = pr.names.get(step.key) ?? taskName(task);
   const started = Date.now();
   const kw = effectiveKeywords(pr.play, step.chain, task);
-  const r: Run = { pr, step, task, host, name, kw, noLog: false, started };
+  const r: Run = { pr, step, task, host, name, kw, noLog: false, check: pr.check, started };
   let raw: Vars = {};
   let reg: Registered;
   try {
     raw = taskVars(pr, host, step.chain, task);
+    if (kw.checkMode !== undefined) {
+      r.check = flag(r, kw.checkMode, raw);
+      // ansible_check_mode tells the task what it is in, as in Ansible
+      if (r.check !== pr.check) raw = { ...raw, ansible_check_mode: r.check, tsbm_check_mode: r.check };
+    }
     r.noLog = flag(r, kw.noLog, raw);
     pr.bus.emit({
       type: 'host_task_start',
@@ -115,9 +122,9 @@ async function runChecked(r: Run, raw: Vars): Promise<Registered> {
   if (task.loop === undefined) {
     const no = falseCondition(r, r.kw.when, raw);
     if (no) return conditionSkip(no);
-    return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
+    return planned(r, mod) ?? (r.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
   }
-  return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
+  return planned(r, mod) ?? (r.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
 }
 
 /**
@@ -126,7 +133,7 @@ async function runChecked(r: Run, raw: Vars): Promise<Registered> {
  * its arguments (they may read results of steps that were only planned).
  */
 function planned(r: Run, mod: ModuleDef): Registered | undefined {
-  const why = r.pr.check ? r.pr.state.host(r.host).afterBoot : undefined;
+  const why = r.check ? r.pr.state.host(r.host).afterBoot : undefined;
   if (why === undefined || mod.runsOn !== 'target' || r.kw.delegateTo !== undefined) return undefined;
   return { ...skippedResult(`would run after boot: ${mod.name} (${why})`), check_after_boot: true };
 }
@@ -252,7 +259,7 @@ async function runModule(
     task: r.name,
     taskId: task.id,
     vars: lazyVars(raw, where(r), { lenient: true }),
-    check: pr.check,
+    check: r.check,
     diff: pr.diff,
     signal,
     services: pr.services,
@@ -485,7 +492,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   else status = reg.changed ? 'changed' : 'ok';
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
-  const afterBoot = pr.check ? afterBootOf(reg) : undefined;
+  const afterBoot = r.check ? afterBootOf(reg) : undefined;
   if (afterBoot !== undefined) hs.afterBoot = afterBoot;
   const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
   if (set) {

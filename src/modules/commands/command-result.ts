@@ -18,6 +18,16 @@ export async function guardCreatesRemoves(
   return undefined;
 }
 
+/**
+ * Check mode, once the creates/removes guard let the command through: with a guard it "would
+ * run" and counts changed, as ansible-playbook reports it; without one nothing could be
+ * checked, and it is skipped.
+ */
+export function checkModeResult(what: string, a: { creates?: string; removes?: string }): ModuleResult {
+  if (a.creates === undefined && a.removes === undefined) return { changed: false, skipped: true, msg: `${what} not run in check mode` };
+  return { changed: true, rc: 0, stdout: '', stderr: '', stdout_lines: [], stderr_lines: [], msg: 'Command would have run if not in check mode' };
+}
+
 function lines(s: string): string[] {
   const l = s.split('\n');
   if (l.at(-1) === '') l.pop();

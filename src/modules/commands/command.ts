@@ -2,7 +2,7 @@
 import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { defineModule } from '../../module-api/types.js';
-import { commandResult, guardCreatesRemoves } from './command-result.js';
+import { checkModeResult, commandResult, guardCreatesRemoves } from './command-result.js';
 import { splitArgs } from './split-args.js';
 
 const args = Type.Object(
@@ -49,7 +49,7 @@ export const commandModule = defineModule({
     if (argv.length === 0) throw new TsbmError('runtime', 'command is empty', { host: ctx.host, task: ctx.task });
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
-    if (ctx.check) return { changed: false, skipped: true, msg: 'command not run in check mode' };
+    if (ctx.check) return checkModeResult('command', a);
     const stdin = a.stdin === undefined ? undefined : a.stdin + (a.stdin_add_newline === false ? '' : '\n');
     const start = Date.now();
     const r = await ctx.exec(argv, {

@@ -1,7 +1,7 @@
 // shell: run a command line through sh on the target (the only module allowed a raw string).
 import { Type } from '../../schema/type-builder.js';
 import { defineModule } from '../../module-api/types.js';
-import { commandResult, guardCreatesRemoves } from './command-result.js';
+import { checkModeResult, commandResult, guardCreatesRemoves } from './command-result.js';
 
 const args = Type.Object(
   {
@@ -30,7 +30,7 @@ export const shellModule = defineModule({
   async run(ctx, a) {
     const skip = await guardCreatesRemoves(ctx, a);
     if (skip) return skip;
-    if (ctx.check) return { changed: false, skipped: true, msg: 'shell command not run in check mode' };
+    if (ctx.check) return checkModeResult('shell command', a);
     const stdin = a.stdin === undefined ? undefined : a.stdin + (a.stdin_add_newline === false ? '' : '\n');
     const start = Date.now();
     const r = await ctx.execShell(a.cmd, {

@@ -6,7 +6,7 @@ import { DEPLOYS, type Deploy, IDENTITY_MODES, type IdentityMode } from '../../m
 import { type BmcIdentity, bmcIdentity } from './bmc-identity.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import { MIB } from '../../module-api/disk.js';
-import { HostKeyError, TsbmError } from '../../errors.js';
+import { HostKeyError, TsbmError, UnreachableError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { execSteps } from '../../connection/exec-steps.js';
 import { checkIdentity, macsFromIpLink } from './identity.js';
@@ -312,7 +312,7 @@ async function waitForSsh(
     try {
       return await ctx.connect({ timeoutMs: connectS * 1000 });
     } catch (e) {
-      if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template')) {
+      if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template' || (e instanceof UnreachableError && e.setting))) {
         settingError = e;
         return null;
       }
