@@ -1,16 +1,14 @@
 // Layer rules for src/ (`npm run lint` runs `depcruise`): imports only point down the order
-// below, and there are no cycles. docs/architecture.md explains the layers; a test
+// below, and there are no cycles; the lab package (packages/lab) and tsbm meet only by name. docs/architecture.md explains the layers; a test
 // (test/unit/layers-lint.test.ts) plants an upward import and sees this config reject it.
 // Lowest first; the entries of src/ in one layer may import each other (without cycles).
 const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts', 'vault'],
   base: ['output', 'schema', 'template', 'config'],
   io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report', 'nodes'],
-  deploy: ['deploy'],
   modules: ['modules'],
   playbook: ['playbook'],
   executor: ['executor'],
-  sim: ['sim'],
   run: ['run'],
   cli: ['cli'],
 };
@@ -45,10 +43,32 @@ module.exports = {
       to: {},
     },
     ...upward,
+    {
+      name: 'tsbm-imports-lab',
+      comment: 'tsbm loads the simulated lab (packages/lab) by package name at run time, through src/inventory/sim-lab.ts only',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^packages/' },
+    },
+    {
+      name: 'lab-reaches-into-tsbm',
+      comment: 'the lab package imports tsbm by name (tsbm/lib/...), never by a relative path into src/',
+      severity: 'error',
+      from: { path: '^packages/lab/' },
+      to: { path: '^src/', dependencyTypes: ['local'] },
+    },
+    {
+      name: 'capability-imports-capability',
+      comment:
+        'a capability folder (src/modules/NAME/) imports module-api/ and the layers below, not another capability: move what both use to src/module-api/ (only the deploy preflight, which runs every capability\'s checks, and the module list import across)',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/preflight/' },
+      to: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/$1/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|packages/lab/src)/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
 export default defineConfig({
+  // Tests run tsbm and the lab package (packages/lab) from their sources, as one program: the
+  // lab's `tsbm/lib/...` imports and tsbm's `@tsbm/lab` load the same files the tests import.
+  resolve: {
+    alias: [
+      { find: /^tsbm\/lib\/(.*)\.js$/, replacement: `${here('./src/')}$1.ts` },
+      { find: /^@tsbm\/lab$/, replacement: here('./packages/lab/src/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/tree-guard.ts'],

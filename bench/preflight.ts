@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { previewInventory } from '../src/sim/lab/lab.js';
+import { previewInventory } from '../packages/lab/src/lab/lab.js';
 import { type PreflightTime, timePreflight } from './lib/preflight-time.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

@@ -75,9 +75,13 @@ export const optionsError = (message: string, hint?: string): TsbmError =>
 
 /** Raised by connections when a host cannot be reached at all (exit 4, "unreachable" in the recap). */
 export class UnreachableError extends TsbmError {
-  constructor(host: string, message: string, cause?: unknown, hint?: string) {
+  /** A setting no retry fixes (no credentials, an unusable key): waits end at once. */
+  readonly setting: boolean;
+
+  constructor(host: string, message: string, cause?: unknown, hint?: string, opts: { setting?: boolean } = {}) {
     super('unreachable', message, { host, cause, ...(hint ? { hint } : {}) });
     this.name = 'UnreachableError';
+    this.setting = opts.setting === true;
   }
 }
 

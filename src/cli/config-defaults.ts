@@ -20,6 +20,7 @@ export function runDefaults(s: Settings): RunDefaults {
   // roles_path applies only when that variable is not set, as Ansible's precedence says.
   const rolesPath = s.fromFile('roles_path');
   return {
+    ...(s.get('force_handlers') ? { forceHandlers: true } : {}),
     ...(inventory?.length ? { inventory } : {}),
     ...(forks !== undefined ? { forks } : {}),
     ...(rolesPath?.length ? { rolesPath } : {}),

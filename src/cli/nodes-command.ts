@@ -1,30 +1,19 @@
 // The work of `tsbm nodes ...`: open the node store the setting names, read or edit records.
-import { describeSource } from '../config/settings.js';
-import { TsbmError } from '../errors.js';
+import { optionsError, TsbmError } from '../errors.js';
 import { bmcLockKey } from '../journal/node-key.js';
 import { formatNodeList, formatNodeShow } from '../nodes/format.js';
 import { openNodeStore } from '../nodes/open.js';
 import { freshRecord } from '../nodes/record.js';
-import { resolveStoreSetting } from '../nodes/setting.js';
-import type { NodeRecord, NodeStore } from '../nodes/types.js';
-import { commandSettings } from './config-defaults.js';
+import { type NodeRecord, type NodeStore, PROVISION_STATES, type ProvisionState } from '../nodes/types.js';
+import { storeSettingOf } from './node-store-setting.js';
 
 interface StoreFlags {
   state?: string;
   lockDir?: string;
 }
 
-/** --state, else TSBM_STATE, else `state` in tsbm.cfg, else files in --lock-dir / lock_dir / the default. */
 async function withStore<T>(flags: StoreFlags, use: (store: NodeStore) => Promise<T>): Promise<T> {
-  const cfg = commandSettings();
-  const fromFile = cfg.fromFile('state');
-  const store = await openNodeStore(
-    resolveStoreSetting({
-      flag: flags.state,
-      lockDir: flags.lockDir ?? cfg.get('lock_dir'),
-      ...(fromFile ? { config: { value: fromFile, from: describeSource(cfg.source('state')) } } : {}),
-    }),
-  );
+  const store = await openNodeStore(storeSettingOf(flags));
   try {
     return await use(store);
   } finally {
@@ -49,6 +38,17 @@ async function find(store: NodeStore, node: string): Promise<{ record?: NodeReco
   return {};
 }
 
+/** Like find(), but a node with neither a record nor a key is refused. */
+async function found(store: NodeStore, node: string): Promise<{ record?: NodeRecord; key: string }> {
+  const { record, key } = await find(store, node);
+  if (!key) {
+    throw new TsbmError('runtime', `no node record for ${node} in ${store.where}`, {
+      hint: 'name a node tsbm has a record of (tsbm nodes list), or the node by its key (bmc:ADDRESS:PORT) or BMC address (https://ADDRESS)',
+    });
+  }
+  return { ...(record ? { record } : {}), key };
+}
+
 export async function nodesList(flags: StoreFlags & { output: string }): Promise<string> {
   return withStore(flags, async (store) => {
     const records = await store.list();
@@ -70,17 +70,34 @@ export async function nodesShow(node: string, flags: StoreFlags & { output: stri
 
 export async function nodesProtect(node: string, on: boolean, flags: StoreFlags & { reason?: string }): Promise<string> {
   return withStore(flags, async (store) => {
-    const { record, key } = await find(store, node);
-    if (!key) {
-      throw new TsbmError('runtime', `no node record for ${node} in ${store.where}`, {
-        hint: 'name a node tsbm has a record of (tsbm nodes list), or the node by its key (bmc:ADDRESS:PORT) or BMC address (https://ADDRESS)',
-      });
-    }
+    const { record, key } = await found(store, node);
     const name = record?.name ?? node;
     const next = await store.edit(key, name, (r) => {
       const { protectedReason: _, ...base } = r ?? freshRecord(key, name);
       return { ...base, protected: on, ...(on && flags.reason ? { protectedReason: flags.reason } : {}) };
     });
     return `${next.name} (${next.key}): ${on ? `protected${next.protectedReason ? ` (${next.protectedReason})` : ''}` : 'not protected'}\n`;
+  });
+}
+
+export async function nodesSetState(node: string, state: string, flags: StoreFlags & { reason?: string }): Promise<string> {
+  if (!(PROVISION_STATES as readonly string[]).includes(state)) {
+    throw optionsError(`"${state}" is not a provision state`, `one of: ${PROVISION_STATES.join(', ')}`);
+  }
+  const to = state as ProvisionState;
+  return withStore(flags, async (store) => {
+    const { record, key } = await found(store, node);
+    const name = record?.name ?? node;
+    const next = await store.edit(key, name, (r) => {
+      const { lastError: _e, activeSince: _a, ...base } = r ?? freshRecord(key, name);
+      const failed = to === 'deploy failed' || to === 'unknown';
+      return {
+        ...base,
+        provisionState: to,
+        ...(to === 'active' ? { activeSince: r?.provisionState === 'active' && r.activeSince ? r.activeSince : Date.now() } : {}),
+        ...(failed && flags.reason ? { lastError: flags.reason } : {}),
+      };
+    });
+    return `${next.name} (${next.key}): ${next.provisionState}\n`;
   });
 }

@@ -19,6 +19,7 @@ export interface RawRunFlags {
   forks?: number | string;
   check?: boolean;
   diff?: boolean;
+  forceHandlers?: boolean;
   startAtTask?: string;
   listHosts?: boolean;
   listTasks?: boolean;
@@ -65,6 +66,7 @@ export interface RunDefaults {
   forks?: number;
   /** Roles directories from the config file (TSBM_ROLES_PATH is read by the loader itself). */
   rolesPath?: string[];
+  forceHandlers?: boolean;
 }
 
 export function buildRunOptions(
@@ -101,6 +103,7 @@ export function buildRunOptions(
     check: raw.check === true,
     diff: raw.diff === true,
     ...(raw.rebuild === true ? { rebuild: true } : {}),
+    ...(raw.forceHandlers === true || env.defaults?.forceHandlers === true ? { forceHandlers: true } : {}),
     listHosts: raw.listHosts === true,
     listTasks: raw.listTasks === true,
     listTags: raw.listTags === true,

@@ -73,6 +73,7 @@ export function register(program: Command): void {
     .option('-f, --forks <n>', 'hosts worked on at once (default 50; forks in tsbm.cfg, $TSBM_FORKS)', positiveInt)
     .option('-C, --check', 'plan: report what would change; BMCs, registry and ISO are asked, nothing is changed, ramdisk steps "would run after boot"')
     .option('-D, --diff', 'show the changes made to files')
+    .option('--force-handlers', 'run notified handlers on hosts that failed too (force_handlers in tsbm.cfg; a play\'s force_handlers wins)')
     .option('--start-at-task <name>', 'start the playbook at the task with this name')
     .option('--list-hosts', 'list the hosts each play targets and exit')
     .option('--list-tasks', 'list the tasks each play runs and exit')

@@ -1,6 +1,7 @@
 // `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
 import type { Command } from 'commander';
 import { shQuote } from '../connection/quote.js';
+import { loadSimLab } from '../inventory/sim-lab.js';
 
 const DEFAULT_DIR = '.tsbm/sim';
 
@@ -63,18 +64,10 @@ An inventory can also start a lab for the length of one run: see inventory-examp
 
   labOptions(sim.command('up').description('start N simulated nodes in a background process and write an inventory for them')).action(
     async (o: LabCliOpts) => {
-      const { labUp } = await import('../sim/lab/launcher.js');
-      const rec = await labUp(toLab(o));
+      const rec = await (await loadSimLab()).labUp(toLab(o));
       process.stdout.write(
         `simulated lab up: ${rec.nodes} node(s), pid ${rec.pid}\ninventory: ${rec.inventory}\nnext: tsbm run playbooks/deploy-bootc.yml -i ${shQuote(rec.inventory)}\n`,
       );
-    },
-  );
-
-  labOptions(sim.command('serve', { hidden: true }).description('run the lab in the foreground (used by `sim up`)')).action(
-    async (o: LabCliOpts) => {
-      const { serveLab } = await import('../sim/lab/control.js');
-      await serveLab(toLab(o));
     },
   );
 
@@ -83,8 +76,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     .description('stop the simulated lab')
     .option('--dir <dir>', 'lab directory', DEFAULT_DIR)
     .action(async (o: { dir: string }) => {
-      const { labDown } = await import('../sim/lab/launcher.js');
-      process.stdout.write((await labDown(o.dir)) ? 'simulated lab stopped\n' : `no simulated lab was running in ${o.dir}\n`);
+      process.stdout.write((await (await loadSimLab()).labDown(o.dir)) ? 'simulated lab stopped\n' : `no simulated lab was running in ${o.dir}\n`);
     });
 
   sim
@@ -93,8 +85,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     .option('--dir <dir>', 'lab directory', DEFAULT_DIR)
     .option('--json', 'print JSON')
     .action(async (o: { dir: string; json?: boolean }) => {
-      const { labStatus } = await import('../sim/lab/launcher.js');
-      const rows = await labStatus(o.dir);
+      const rows = await (await loadSimLab()).labStatus(o.dir);
       if (o.json) {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;

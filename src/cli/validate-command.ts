@@ -68,7 +68,8 @@ export async function collectValidationErrors(
     if (paths.length > 0) {
       // A `tsbm_sim` inventory has hosts once its lab runs; validate starts nothing, so it checks
       // against the inventory that lab would write.
-      const { previewSimInventories } = await import('../sim/lab/auto.js');
+      const { loadSimLab } = await import('../inventory/sim-lab.js');
+      const { previewSimInventories } = await loadSimLab();
       tmp = mkdtempSync(join(tmpdir(), 'tsbm-validate-'));
       const files = await previewSimInventories(paths, tmp);
       const { addPlaybookDirVars, loadInventories } = await import('../inventory/load.js');

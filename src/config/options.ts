@@ -106,6 +106,16 @@ export const CONFIG_OPTIONS = {
     default: false,
     description: 'Ask for the vault password on the terminal.',
   }),
+  force_handlers: opt({
+    type: 'bool',
+    section: 'defaults',
+    key: 'force_handlers',
+    env: 'TSBM_FORCE_HANDLERS',
+    flag: '--force-handlers',
+    ansible: 'force_handlers',
+    default: false,
+    description: "Run notified handlers on hosts that failed too (a play's force_handlers wins).",
+  }),
   journal_dir: opt({
     type: 'path',
     section: 'defaults',

@@ -5,8 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AuthenticationType, ConnectConfig } from 'ssh2';
 import { utils } from './ssh2-lib.js';
-import { TsbmError } from '../errors.js';
+import { UnreachableError } from '../errors.js';
 import type { ConnectionSpec } from './types.js';
+
+/**
+ * No usable credentials: the host cannot be logged in to, so it is unreachable (exit 4,
+ * `ignore_unreachable` applies), as ansible-playbook finds it; no retry fixes it.
+ */
+const credentials = (host: string, message: string, hint: string): UnreachableError =>
+  new UnreachableError(host, message, undefined, hint, { setting: true });
 
 export type AuthConfig = Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'agent' | 'password' | 'authHandler'>;
 
@@ -18,28 +25,23 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
     try {
       key = readFileSync(spec.privateKeyFile);
     } catch (e) {
-      throw new TsbmError('options', `cannot read SSH private key ${spec.privateKeyFile}: ${(e as Error).message}`, {
-        host: spec.host,
-        hint: 'check ssh_private_key_file',
-      });
+      throw credentials(spec.host, `cannot read SSH private key ${spec.privateKeyFile}: ${(e as Error).message}`, 'check ssh_private_key_file');
     }
     const envName = spec.privateKeyPassphraseEnv;
     const passphrase = envName ? process.env[envName] : undefined;
     if (envName && passphrase === undefined) {
-      throw new TsbmError('options', `environment variable ${envName} (ssh_private_key_passphrase_env) is not set`, {
-        host: spec.host,
-        hint: `export ${envName} with the passphrase of ${spec.privateKeyFile}`,
-      });
+      throw credentials(spec.host, `environment variable ${envName} (ssh_private_key_passphrase_env) is not set`, `export ${envName} with the passphrase of ${spec.privateKeyFile}`);
     }
     const parsed = utils.parseKey(key, passphrase);
     if (parsed instanceof Error) {
       const encrypted = /encrypted|passphrase/i.test(parsed.message);
-      throw new TsbmError('options', `cannot use SSH private key ${spec.privateKeyFile}: ${parsed.message}`, {
-        host: spec.host,
-        hint: encrypted
+      throw credentials(
+        spec.host,
+        `cannot use SSH private key ${spec.privateKeyFile}: ${parsed.message}`,
+        encrypted
           ? 'the key is encrypted: set ssh_private_key_passphrase_env to the name of an environment variable holding its passphrase'
           : 'the file must be an OpenSSH or PEM private key',
-      });
+      );
     }
     out.privateKey = key;
     if (passphrase !== undefined) out.passphrase = passphrase;
@@ -62,10 +64,7 @@ export function authConfig(spec: ConnectionSpec): AuthConfig {
     methods.push('password');
   }
   if (methods.length === 0) {
-    throw new TsbmError('options', `no SSH credentials for ${spec.host}`, {
-      host: spec.host,
-      hint: 'set ssh_private_key_file, run an ssh-agent (SSH_AUTH_SOCK), create ~/.ssh/id_ed25519, or set ssh_password',
-    });
+    throw credentials(spec.host, `no SSH credentials for ${spec.host}`, 'set ssh_private_key_file, run an ssh-agent (SSH_AUTH_SOCK), create ~/.ssh/id_ed25519, or set ssh_password');
   }
   out.authHandler = methods;
   return out;

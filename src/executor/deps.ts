@@ -7,7 +7,7 @@ import type { LockTarget } from '../journal/node-key.js';
 import type { ModuleDef } from '../module-api/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
-import type { RoleContext, TaskNode } from '../playbook/model.js';
+import type { Handler, IncludeRoleSpec, RoleContext, TaskNode } from '../playbook/model.js';
 import type { HostEnd, NodeEnd } from '../output/host-outcome.js';
 import type { Vars } from '../types.js';
 import type { Registered } from './result.js';
@@ -124,4 +124,6 @@ export interface EngineDeps {
   modules?: (name: string) => ModuleDef | undefined;
   /** Loads an `include_tasks` file at run time (`role`: the including task's role). */
   loadTaskFile(file: string, from: SourcePos, role?: RoleContext): TaskNode[];
+  /** Loads a role at run time (`include_role` with a templated name, already rendered). */
+  loadRole?(name: string, spec: Omit<IncludeRoleSpec, 'name'>, from: SourcePos): { nodes: TaskNode[]; handlers: Handler[] };
 }

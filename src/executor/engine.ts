@@ -73,6 +73,7 @@ export async function executePlaybook(
     diff: opts.diff,
     rebuild: opts.rebuild === true,
     partial: opts.tags.length > 0 || opts.skipTags.length > 0 || opts.startAtTask !== undefined,
+    forceHandlers: opts.forceHandlers === true,
     verbosity: opts.verbosity,
     extraVars: opts.extraVars,
     tags: opts.tags,
@@ -114,7 +115,7 @@ export async function executePlaybook(
   let nodeEnds: Record<string, NodeEnd> = {};
   try {
     for (const [i, play] of playbook.plays.entries()) {
-      if (state.interrupted) {
+      if (state.interrupted || state.runStop !== undefined) {
         // Plays the run did not reach: their hosts did not get to the end of the playbook.
         const why = state.fatal ? `the run stopped before play "${play.name}": ${state.fatal.message}` : `interrupted before play "${play.name}"`;
         for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.leave(h, why);

@@ -4,12 +4,16 @@ import type { Handler } from '../playbook/model.js';
 import type { Outcome, TaskStep } from './host-walker.js';
 import type { PlayRuntime } from './play-runtime.js';
 import { runTaskGroup } from './task-group.js';
+import { forceHandlers } from './walk-env.js';
 
 let flushCount = 0;
 
 export async function flushHandlers(pr: PlayRuntime, hosts: readonly string[]): Promise<Map<string, Outcome>> {
   const out = new Map<string, Outcome>(hosts.map((h) => [h, { status: 'ok' }]));
-  const live = () => hosts.filter((h) => out.get(h)!.status === 'ok' && !pr.state.host(h).failed && !pr.state.host(h).ended);
+  // Under force_handlers a failed host runs its handlers too (an unreachable one cannot).
+  const force = forceHandlers(pr);
+  const live = () =>
+    hosts.filter((h) => out.get(h)!.status === 'ok' && (force || !pr.state.host(h).failed) && !pr.state.host(h).unreachable && !pr.state.host(h).ended);
   for (let pass = 0; pass < 10; pass++) {
     let ran = false;
     for (const [i, handler] of pr.play.handlers.entries()) {

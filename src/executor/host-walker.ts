@@ -48,6 +48,8 @@ export interface WalkEnv {
   ended(): boolean;
   /** The walk ended (ended() was true) with steps still ahead of the host (`next`, when known). */
   cut?(next?: TaskNode): void;
+  /** force_handlers: a host that failed still runs its notified handlers at its section's end. */
+  forceHandlers?: boolean;
 }
 
 const keyOf = (path: readonly number[], id: string) => `${path.join('.')}#${id}`;
@@ -64,6 +66,11 @@ export function* walkPlay(env: WalkEnv): Generator<Step, Exit, Outcome> {
     for (const s of group) {
       const st = yield* walkList(env, sections[s]!, [], [s], false);
       if (st === 'ended' && moreAfter(s)) env.cut?.();
+      if (st === 'failed' && env.forceHandlers) {
+        // As Ansible's force_handlers: the section's flush runs for the failed host too.
+        const path = [group[group.length - 1]!, Number.POSITIVE_INFINITY];
+        yield { kind: 'flush', path, key: keyOf(path, 'flush') };
+      }
       if (st !== 'ok') return st;
     }
     const last = group[group.length - 1]!;
@@ -140,9 +147,9 @@ function* walkInclude(
   const task: Task = {
     ...node,
     kind: 'task',
-    name: node.name ?? 'include_tasks', // as ansible-playbook names an unnamed include
+    name: node.name ?? (node.includeRole ? 'include_role' : 'include_tasks'), // as ansible-playbook names an unnamed include
     module: 'include_tasks',
-    args: { file: node.file },
+    args: node.includeRole ? { name: node.includeRole.name } : { file: node.file },
     argsPos: node.pos,
     notify: [],
   };
@@ -151,6 +158,8 @@ function* walkInclude(
     const out = yield step(failedResult(r.error));
     return out.status;
   }
+  // include_role counts nothing itself when it loads its role, as in ansible-playbook.
+  if (node.includeRole && !('skipped' in r)) return yield* walkList(env, r.nodes, [...chain, node], p, rescuable);
   if (env.selected(task, chain)) {
     const out = yield step('skipped' in r ? skippedResult('Conditional result was False') : { changed: false, failed: false, msg: `included: ${r.file}` });
     if (out.status !== 'ok') return out.status;

@@ -6,9 +6,11 @@ import { HelperFail } from '../template/fail.js';
 import { renderValue } from '../template/index.js';
 import type { TemplateContext } from '../template/types.js';
 import type { Vars } from '../types.js';
+import { UnsafeText } from '../util/unsafe-text.js';
 
 const hasTemplate = (v: unknown, depth = 0): boolean => {
   if (typeof v === 'string') return v.includes('{{');
+  if (v instanceof UnsafeText) return true; // rendering unwraps it to its text, unrendered
   if (depth > 20 || v === null || typeof v !== 'object') return false;
   if (Object.getPrototypeOf(v) !== Object.prototype && !Array.isArray(v)) return false;
   return Object.values(v).some((x) => hasTemplate(x, depth + 1));

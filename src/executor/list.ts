@@ -50,7 +50,7 @@ function tasksOf(play: Play, opts: RunOptions): Array<{ name: string; tags: stri
         visit(n.rescue, tags);
         visit(n.always, tags);
       } else if (n.kind === 'include_tasks') {
-        res.push({ name: n.name ?? `include_tasks: ${n.file}`, tags });
+        res.push({ name: n.name ?? (n.includeRole ? `include_role: ${n.includeRole.name}` : `include_tasks: ${n.file}`), tags });
       } else if (shouldRun([...new Set([...play.tags, ...tags])], opts)) {
         res.push({ name: n.name ?? n.module, tags });
       }

@@ -5,6 +5,7 @@
 import { bmcLockKey, type LockTarget, localLockKey, sshLockKey } from '../journal/node-key.js';
 import type { Play } from '../playbook/model.js';
 import type { Vars } from '../types.js';
+import { asData } from '../util/unsafe-text.js';
 import { lazyVars } from './lazy-vars.js';
 import type { RunRuntime } from './play-runtime.js';
 import { inventoryVars } from './task-vars.js';
@@ -19,7 +20,7 @@ export function playLevelVars(rt: RunRuntime, play: Play, host: string): { vars:
     task: {},
     facts: rt.state.host(host).facts,
     extra: rt.extraVars,
-    magic: { ...rt.inventory.magicFor(host), inventory_hostname: host, playbook_dir: rt.playbookDir },
+    magic: { ...rt.inventory.magicFor(host), inventory_hostname: asData(host), playbook_dir: rt.playbookDir },
   });
   return { vars: lazyVars(raw, { host, baseDir: play.baseDir, onSecret: (v) => rt.redactor.add(v) }, { lenient: true }), raw };
 }

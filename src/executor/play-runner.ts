@@ -3,10 +3,9 @@
 import { formatPos } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { Play, Task } from '../playbook/model.js';
-import { exceedsMaxFail, isFatal, stopBatch } from './fail-policy.js';
+import { runStopAfterBatch } from './batch-outcome.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
-import { playVars } from './task-vars.js';
 import { inShard, type Shard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
@@ -46,7 +45,8 @@ function withFactGathering(rt: RunRuntime, play: Play): Play {
 }
 
 export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | undefined, shard?: Shard): Promise<void> {
-  const play = withFactGathering(rt, loaded);
+  // Its own handler list: include_role adds the handlers of the roles it loads at run time.
+  const play = { ...withFactGathering(rt, loaded), handlers: [...loaded.handlers] };
   const targeted = playHosts(rt, play, limit, shard);
   const listed = targeted.filter((h) => {
     const s = rt.state.host(h);
@@ -103,20 +103,14 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
       leaveRest(i);
       break;
     }
+    // run_once runs once per batch, as Ansible's "on one host in each serial batch".
+    pr.runOnce.clear();
     await run(pr, batch);
-    const failed = batch.filter((h) => rt.state.host(h).failed || rt.state.host(h).unreachable);
-    // Ansible stops the play when a whole batch failed or the failure share is too high.
-    if (failed.length === batch.length) {
+    const stop = runStopAfterBatch(pr, batch, i, all.length);
+    if (stop) {
       leaveRest(i + 1);
-      break;
-    }
-    const fatal = (h: string) =>
-      isFatal(pr, play.anyErrorsFatal, h, { pos: play.keyPos.any_errors_fatal ?? play.pos, baseDir: play.baseDir }, () =>
-        playVars(pr, h),
-      );
-    if (exceedsMaxFail(pr, batch) || failed.some(fatal)) {
-      stopBatch(pr, batch);
-      leaveRest(i + 1);
+      rt.state.runStop = stop;
+      rt.bus.emit({ type: 'warning', time: Date.now(), message: stop });
       break;
     }
   }

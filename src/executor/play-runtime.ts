@@ -24,6 +24,8 @@ export interface RunRuntime {
   rebuild: boolean;
   /** --tags, --skip-tags or --start-at-task: the run does part of each play. */
   partial: boolean;
+  /** --force-handlers (a play's force_handlers wins). */
+  forceHandlers: boolean;
   verbosity: number;
   extraVars: Vars;
   tags: string[];
@@ -52,7 +54,7 @@ export interface PlayRuntime extends RunRuntime {
   endPlay: boolean;
   /** Tasks before --start-at-task, skipped in this play. */
   skipTasks: Set<object>;
-  /** run_once results by step key. */
+  /** run_once results by step key, for the current serial batch. */
   runOnce: Map<string, Promise<unknown>>;
   /** task_start already emitted, by step key. */
   started: Set<string>;

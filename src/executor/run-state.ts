@@ -73,6 +73,11 @@ export class RunState {
   readonly unfinished = new Set<string>();
   /** Why each unfinished host was left (the first reason given). */
   private readonly cut = new Map<string, string>();
+  /**
+   * Set when a batch failed as a whole (or over max_fail_percentage / any_errors_fatal): the run
+   * ends after that play, as ansible-playbook's does. Holds the reason.
+   */
+  runStop: string | undefined;
   /** --start-at-task not yet reached (cleared when found). */
   startAtTask: string | undefined;
 

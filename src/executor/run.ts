@@ -5,7 +5,7 @@ import type { ConnectionFactory } from '../connection/types.js';
 import { addPlaybookDirVars, loadInventories } from '../inventory/load.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
-import { loadPlaybook, loadTasksFile } from '../playbook/load.js';
+import { loadIncludedRole, loadPlaybook, loadTasksFile } from '../playbook/load.js';
 import type { RunHooks } from './deps.js';
 import { executePlaybook } from './engine.js';
 import { inventoryView } from './inventory-view.js';
@@ -54,6 +54,7 @@ export async function runPlaybook(opts: RunOptions, deps: RunDeps, loaded?: Load
       fresh: deps.fresh ?? connect,
       inventory: inventoryView(inv, playbook.dir, loaded?.hostVars),
       loadTaskFile: (file, from, role) => loadTasksFile(file, from, playbook.dir, role, load),
+      loadRole: (name, spec, from) => loadIncludedRole(name, spec, from, playbook.dir, load),
     },
     deps.tuning,
   );

@@ -47,6 +47,8 @@ interface Run {
   name: string;
   kw: Effective;
   noLog: boolean;
+  /** Check mode for this task: --check, unless its check_mode keyword says otherwise. */
+  check: boolean;
   started: number;
   /** Skipped because --resume found it done (its registered value was restored). */
   resumed?: boolean;
@@ -58,12 +60,17 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
   const name = pr.names.get(step.key) ?? taskName(task);
   const started = Date.now();
   const kw = effectiveKeywords(pr.play, step.chain, task);
-  const r: Run = { pr, step, task, host, name, kw, noLog: false, started };
+  const r: Run = { pr, step, task, host, name, kw, noLog: false, check: pr.check, started };
   let raw: Vars = {};
   let reg: Registered;
   const mod = (pr.deps.modules ?? getModule)(task.module);
   try {
     raw = taskVars(pr, host, step.chain, task);
+    if (kw.checkMode !== undefined) {
+      r.check = flag(r, kw.checkMode, raw);
+      // ansible_check_mode tells the task what it is in, as in Ansible
+      if (r.check !== pr.check) raw = { ...raw, ansible_check_mode: r.check, tsbm_check_mode: r.check };
+    }
     r.noLog = flag(r, kw.noLog, raw);
     pr.bus.emit({
       type: 'host_task_start',
@@ -82,7 +89,7 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       r.resumed = true;
       reg = skippedResult('done in the resumed run');
     } else {
-      if (pr.deps.hooks?.beforeTask) await barrier(r, changesNode(mod) && !pr.check);
+      if (pr.deps.hooks?.beforeTask) await barrier(r, changesNode(mod) && !r.check);
       reg = await runChecked(r, mod, raw);
     }
   } catch (e) {
@@ -113,7 +120,7 @@ async function barrier(r: Run, changes: boolean): Promise<void> {
 }
 
 async function runChecked(r: Run, mod: ModuleDef | undefined, raw: Vars): Promise<Registered> {
-  const { pr, task, step } = r;
+  const { task, step } = r;
   if (step.preset) return step.preset;
   if (!mod) {
     throw new TsbmError('runtime', `unknown module '${task.module}'`, {
@@ -124,9 +131,9 @@ async function runChecked(r: Run, mod: ModuleDef | undefined, raw: Vars): Promis
   if (task.loop === undefined) {
     const no = falseCondition(r, r.kw.when, raw);
     if (no) return conditionSkip(no);
-    return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
+    return planned(r, mod) ?? (r.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : attempts(r, mod, raw));
   }
-  return planned(r, mod) ?? (pr.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
+  return planned(r, mod) ?? (r.check && !mod.checkMode ? skippedResult(`${mod.name} does not support check mode`) : runLoop(r, mod, raw));
 }
 
 /**
@@ -135,7 +142,7 @@ async function runChecked(r: Run, mod: ModuleDef | undefined, raw: Vars): Promis
  * its arguments (they may read results of steps that were only planned).
  */
 function planned(r: Run, mod: ModuleDef): Registered | undefined {
-  const why = r.pr.check ? r.pr.state.host(r.host).afterBoot : undefined;
+  const why = r.check ? r.pr.state.host(r.host).afterBoot : undefined;
   if (why === undefined || mod.runsOn !== 'target' || r.kw.delegateTo !== undefined) return undefined;
   return { ...skippedResult(`would run after boot: ${mod.name} (${why})`), check_after_boot: true };
 }
@@ -282,7 +289,7 @@ async function runModule(
     task: r.name,
     taskId: task.id,
     vars: lazyVars(raw, where(r), { lenient: true }),
-    check: pr.check,
+    check: r.check,
     diff: pr.diff,
     signal,
     services: pr.services,
@@ -508,7 +515,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   const status = statusOf(reg, { ignoreErrors, ignoreUnreachable: r.kw.ignoreUnreachable, rescuable: step.rescuable });
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
-  const afterBoot = pr.check ? afterBootOf(reg) : undefined;
+  const afterBoot = r.check ? afterBootOf(reg) : undefined;
   if (afterBoot !== undefined) hs.afterBoot = afterBoot;
   const set = !reg.failed && !reg.unreachable ? hostVarsFrom(reg) : undefined;
   if (set) {

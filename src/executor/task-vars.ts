@@ -1,6 +1,7 @@
 // Builds the raw (unrendered) vars one task sees on one host, from the precedence layers.
 import type { Task, TaskKeywords } from '../playbook/model.js';
 import type { Vars } from '../types.js';
+import { asData } from '../util/unsafe-text.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { composeVars, hostvarsView, roleOf } from './vars.js';
 
@@ -17,7 +18,7 @@ export function inventoryVars(rt: RunRuntime, host: string): Vars {
 function magic(rt: RunRuntime, host: string, playHosts: string[]): Vars {
   return {
     ...rt.inventory.magicFor(host),
-    inventory_hostname: host,
+    inventory_hostname: asData(host),
     hostvars: hostvarsView({
       hosts: () => rt.inventory.names(),
       varsOf: (h) => hostVars(rt, h),
@@ -53,7 +54,7 @@ export function hostVars(rt: RunRuntime, host: string): Vars {
     task: {},
     facts: rt.state.host(host).facts,
     extra: rt.extraVars,
-    magic: { ...rt.inventory.magicFor(host), inventory_hostname: host },
+    magic: { ...rt.inventory.magicFor(host), inventory_hostname: asData(host) },
   });
 }
 

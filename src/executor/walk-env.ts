@@ -13,6 +13,30 @@ import { shouldRun } from './tags.js';
 import { taskVars } from './task-vars.js';
 import { roleOf } from './vars.js';
 
+/**
+ * `include_role` with a templated name, rendered for this host: the role is loaded once per
+ * play and name, and its handlers join the play's (as Ansible adds an included role's).
+ */
+function includeRole(pr: PlayRuntime, node: IncludeTasks, name: string): { nodes: TaskNode[]; file: string } {
+  const file = `role ${name}`;
+  const key = `${node.id}\0${file}`;
+  let nodes = pr.includes.get(key);
+  if (!nodes) {
+    if (!pr.deps.loadRole) throw new TsbmError('runtime', 'include_role with a templated name cannot be loaded here', { pos: node.pos });
+    const { name: _, ...spec } = node.includeRole!;
+    const loaded = pr.deps.loadRole(name, spec, node.pos);
+    nodes = loaded.nodes;
+    pr.includes.set(key, nodes);
+    pr.play.handlers.push(...loaded.handlers);
+  }
+  return { nodes, file };
+}
+
+/** The play's force_handlers, else --force-handlers (or the config's force_handlers). */
+export function forceHandlers(pr: PlayRuntime): boolean {
+  return pr.play.forceHandlers ?? pr.forceHandlers;
+}
+
 export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
   const hs = pr.state.host(host);
   return {
@@ -33,6 +57,7 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
         const vars = lazyVars(raw, where);
         const whens = [...chain.flatMap((c) => c.when), ...node.when];
         if (!whens.every((w) => evalCondition(w.expr, { ...where, vars, pos: w.pos }))) return { skipped: true };
+        if (node.includeRole) return includeRole(pr, node, renderText(node.includeRole.name, { ...where, vars }).trim());
         const rel = renderText(node.file, { ...where, vars });
         const file = isAbsolute(rel) ? rel : resolve(node.baseDir, rel);
         // Hosts including the same file share one load (the nodes are never mutated).
@@ -45,10 +70,11 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
         return { nodes, file };
       } catch (e) {
         const msg = e instanceof TsbmError ? e.oneLine() : e instanceof Error ? e.message : String(e);
-        return { error: `include_tasks: ${msg}` };
+        return { error: `${node.includeRole ? 'include_role' : 'include_tasks'}: ${msg}` };
       }
     },
     ended: () => hs.ended || pr.endPlay || pr.state.interrupted,
+    forceHandlers: forceHandlers(pr),
     cut: (next?: TaskNode) => {
       // Only the run's own stop leaves a host unfinished; end_host and end_play are its end.
       if (!pr.state.interrupted || hs.ended || pr.endPlay) return;

@@ -6,21 +6,22 @@
 // proxy mode was the first try: 2.8 fetches a blob it does not hold twice, once into its cache
 // and once streamed to the client, and once more for each client asking meanwhile.)
 // The registry's credentials (a user and password, or an identity token) stay in this process,
-// never on disk or in an argument; the ramdisks log in to the mirror with a user and password
-// made for this run (htpasswd, bcrypt).
-import { type ChildProcess, spawn } from 'node:child_process';
+// never on disk or in an argument. The mirror is read-only to the ramdisks: tsbm fills it through
+// a second, writable docker-registry on loopback (a login that never leaves this process), and
+// the ramdisks log in to the read-only one with a user and password made for this run (htpasswd,
+// bcrypt) and pull the manifest digest the fill wrote, so a leaked login changes nothing they install.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { stringify } from 'yaml';
 import { TsbmError } from '../errors.js';
 import type { RegistryCredentials } from '../http/registry-auth.js';
 import type { EndpointFor } from '../http/registry-target.js';
 import { findProgram } from '../util/find-program.js';
 import { type CopyResult, copyImage } from './oci-copy.js';
+import { type RegistryProcess, startRegistryProcess } from './registry-process.js';
 
 const MIRROR_PROGRAM = 'docker-registry';
 const MIRROR_PACKAGE_HINT =
@@ -80,19 +81,6 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason ?? new Error('aborted'));
-      },
-      { once: true },
-    );
-  });
-
 /** Waits for `p`, or rejects when `signal` aborts first (no timer left behind). */
 function untilDone<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return p;
@@ -113,79 +101,73 @@ function untilDone<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   });
 }
 
-/** Starts docker-registry as the run's mirror of one registry (filled by fill()). */
+/** A login for one of the mirror's two processes: a user and a random password, as htpasswd (bcrypt) and Basic auth. */
+function login(dir: string, name: string, username: string): { username: string; password: string; htpasswd: string; authorization: string } {
+  const password = randomBytes(18).toString('base64url');
+  const htpasswd = join(dir, `${name}.htpasswd`);
+  writeFileSync(htpasswd, `${username}:${bcrypt.hashSync(password, 10)}\n`, { mode: 0o600 });
+  return { username, password, htpasswd, authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
+/**
+ * Starts the run's mirror of one registry: two docker-registry processes on one storage. tsbm
+ * fills the image through the writable one, which listens on loopback only with a login that never
+ * leaves this process; the ramdisks pull from the read-only one (the storage's read-only
+ * maintenance mode: every PUT, POST, PATCH and DELETE is refused) on the address they reach,
+ * with a login of their own. A ramdisk's login can read the run's images and change nothing.
+ */
 export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
   const program = mirrorProgram();
-  const dir = mkdtempSync(join(tmpdir(), 'tsbm-mirror-')); // 0700: the image, and the mirror's login
+  const dir = mkdtempSync(join(tmpdir(), 'tsbm-mirror-')); // 0700: the image, and the mirror's logins
   const storage = join(dir, 'storage');
-  const username = 'tsbm';
-  const password = randomBytes(18).toString('base64url');
   const port = spec.port || (await freePort(spec.host));
   const hostPart = spec.host.includes(':') ? `[${spec.host}]` : spec.host;
   const address = `${hostPart}:${port}`;
-  writeFileSync(join(dir, 'htpasswd'), `${username}:${bcrypt.hashSync(password, 10)}\n`, { mode: 0o600 });
-  const config = {
+  const writerAddress = `127.0.0.1:${await freePort('127.0.0.1')}`;
+  const nodes = login(dir, 'nodes', 'tsbm');
+  const filler = login(dir, 'fill', 'tsbm-fill');
+  const common = (addr: string, realm: string, htpasswd: string) => ({
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
-    http: { addr: address, secret: randomBytes(24).toString('base64url') },
-    auth: { htpasswd: { realm: 'tsbm-mirror', path: join(dir, 'htpasswd') } },
-  };
-  const configFile = join(dir, 'config.yml');
-  writeFileSync(configFile, stringify(config), { mode: 0o600 });
-
-  let output = '';
-  const proc: ChildProcess = spawn(program, ['serve', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const keep = (d: Buffer) => {
-    output = (output + d.toString()).slice(-4000);
-  };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    http: { addr, secret: randomBytes(24).toString('base64url') },
+    auth: { htpasswd: { realm, path: htpasswd } },
+  });
+  const procs: RegistryProcess[] = [];
   const stopping = new AbortController();
   const stop = async () => {
     stopping.abort();
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM');
-      const hard = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(hard);
-    }
+    await Promise.all(procs.map((p) => p.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
-
-  // Up when /v2/ asks for the mirror's login.
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      await stop();
-      const said = output.split('\n').find((l) => /panic:|level=fatal|error/i.test(l))?.replace(/^time="[^"]*" /, '') ?? output.trim().split('\n').pop() ?? '';
-      throw new TsbmError('runtime', `the image mirror for ${spec.registry} (${MIRROR_PROGRAM}) did not start: ${said.slice(0, 400)}`, {
-        hint: /bind|address already in use|cannot assign/i.test(said)
-            ? `check image_mirror_address (${address}): a free port on an address of this controller`
-            : 'see the message; image_download_source: http pulls without the mirror',
-      });
-    }
-    try {
-      const r = await fetch(`http://${address}/v2/`);
-      if (r.status === 401 || r.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new TsbmError('runtime', `the image mirror for ${spec.registry} did not answer on ${address} within 30 s`, { hint: 'check image_mirror_address' });
-    }
-    await sleep(100);
+  try {
+    procs.push(
+      await startRegistryProcess(program, dir, 'fill', { ...common(writerAddress, 'tsbm-mirror-fill', filler.htpasswd), storage: { filesystem: { rootdirectory: storage } } }, writerAddress, `the image mirror for ${spec.registry} (its filling side)`),
+    );
+    procs.push(
+      await startRegistryProcess(
+        program,
+        dir,
+        'nodes',
+        {
+          ...common(address, 'tsbm-mirror', nodes.htpasswd),
+          // Read-only, and no blob descriptor cache: what the filling side wrote is read from disk.
+          storage: { filesystem: { rootdirectory: storage }, maintenance: { readonly: { enabled: true } }, cache: { blobdescriptor: '' } },
+        },
+        address,
+        `the image mirror for ${spec.registry}`,
+      ),
+    );
+  } catch (e) {
+    await stop();
+    throw e;
   }
 
-  const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   const fills = new Map<string, Promise<CopyResult>>();
   const tagArch = new Map<string, string>();
   return {
     address,
-    username,
-    password,
+    username: nodes.username,
+    password: nodes.password,
     fill(repository, reference, arch, signal, onBytes) {
       // A tag is served as one platform's manifest: nodes of another architecture would get it.
       const tagKey = `${repository}:${reference}`;
@@ -213,7 +195,7 @@ export async function startOciMirror(spec: MirrorSpec): Promise<OciMirror> {
             credentials: spec.credentials,
             tlsVerify: spec.tlsVerify,
           },
-          { baseUrl: `http://${address}`, authorization },
+          { baseUrl: `http://${writerAddress}`, authorization: filler.authorization },
           arch,
           stopping.signal,
           onBytes,

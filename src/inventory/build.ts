@@ -1,6 +1,7 @@
 // Building and finishing an Inventory: groups and hosts created on first mention, `all` and
 // `ungrouped` implicit, parent links resolved once every file is read.
 import { parseError, type SourcePos } from '../errors.js';
+import { hostNameProblem } from './host-name.js';
 import type { Inventory, InventoryGroup, InventoryHost } from './model.js';
 
 export function emptyInventory(): Inventory {
@@ -22,6 +23,8 @@ export function ensureGroup(inv: Inventory, name: string, pos?: SourcePos): Inve
 export function ensureHost(inv: Inventory, name: string, pos?: SourcePos): InventoryHost {
   let h = inv.hosts.get(name);
   if (!h) {
+    const bad = hostNameProblem(name);
+    if (bad) throw parseError(`host ${JSON.stringify(name)}: ${bad}`, pos, 'give the host a name of letters, digits, dots and dashes (put odd characters in a variable instead)');
     h = { name, vars: {}, dirVars: {}, groups: [], ...(pos ? { pos } : {}) };
     inv.hosts.set(name, h);
   }

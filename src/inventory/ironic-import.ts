@@ -3,9 +3,19 @@
 // to a tsbm YAML inventory. driver_info, instance_info and properties are carried over as
 // Ironic has them; every secret (a secret-looking name, or a value Ironic masked as "******")
 // becomes an `{{ env "NAME" }}` reference and is listed, and no secret value is ever written.
+// Ironic's data is data: every imported string that could read as a template is written with
+// YAML's `!unsafe` tag (Ansible's), which tsbm's loader (and Ansible's) hands out as the string
+// it is and never renders; nothing a value holds can undo that. Names and keys are never
+// rendered by either engine; a host name that holds `{{` reaches templates as data too
+// (inventory/vars.ts). Node names with control characters, nesting deeper than MAX_DEPTH and
+// inputs over MAX_INPUT_BYTES are refused in one line.
 import { stringify } from 'yaml';
 import { parseError } from '../errors.js';
 import { isSecretName } from '../output/redact.js';
+import { YAML_TAGS } from '../schema/yaml-tags.js';
+import { UnsafeText } from '../util/unsafe-text.js';
+import { setOwn } from '../util/own-property.js';
+import { hostNameProblem } from './host-name.js';
 
 /** What Ironic's API and client print instead of a secret. */
 const IRONIC_MASK = '******';
@@ -27,6 +37,11 @@ const LABEL_FIELDS: Record<string, string> = {
 };
 
 const CARRIED = ['driver_info', 'instance_info', 'properties'] as const;
+
+/** Deeper than any real node's fields; deeper input is refused, not recursed into. */
+const MAX_DEPTH = 32;
+/** The largest input read (a JSON text of about 100 000 real nodes). */
+const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 
 export interface ImportOptions {
   /** The group every node goes in. */
@@ -55,8 +70,16 @@ export interface ImportResult {
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const own = <T>(table: Record<string, T>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** A stream of JSON documents (one, or several printed one after another). */
 function parseDocuments(text: string, source: string): unknown[] {
+  // One document (a list, or the API's {"nodes": [...]}) is the usual case: parsed at once.
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    // several documents one after another (node show per node), or an error to place
+  }
   const docs: unknown[] = [];
   let i = 0;
   while (i < text.length) {
@@ -105,17 +128,20 @@ const HINT =
 function fieldsOf(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
-    const field = LABEL_FIELDS[k] ?? (/[A-Z ]/.test(k) ? k.toLowerCase().replace(/ /g, '_') : k);
-    out[field] = v;
+    const field = own(LABEL_FIELDS, k) ?? (/[A-Z ]/.test(k) ? k.toLowerCase().replace(/ /g, '_') : k);
+    setOwn(out, field, v);
   }
   return out;
 }
 
 function nodesOf(docs: unknown[], source: string): Record<string, unknown>[] {
   const nodes: Record<string, unknown>[] = [];
+  const add = (list: unknown[]) => {
+    for (const n of list) nodes.push(isMap(n) ? fieldsOf(n) : {});
+  };
   for (const d of docs) {
-    if (Array.isArray(d)) nodes.push(...d.map((n) => (isMap(n) ? fieldsOf(n) : {})));
-    else if (isMap(d) && Array.isArray(d.nodes)) nodes.push(...d.nodes.map((n) => (isMap(n) ? fieldsOf(n) : {})));
+    if (Array.isArray(d)) add(d);
+    else if (isMap(d) && Array.isArray(d.nodes)) add(d.nodes);
     else if (isMap(d)) nodes.push(fieldsOf(d));
     else throw parseError(`${source}: expected Ironic nodes (a JSON object or a list of them), found ${typeof d}`, undefined, HINT);
   }
@@ -143,30 +169,31 @@ function mapField(node: Record<string, unknown>, field: string, host: string, so
 }
 
 function envName(field: string, host: string, perNode: boolean): string {
-  const base = ENV_NAMES[field] ?? field.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+  const base = own(ENV_NAMES, field) ?? field.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
   return perNode ? `${base}_${host.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}` : base;
 }
 
-/** Strings that hold `{{` are escaped so tsbm's templating keeps them as Ironic has them. */
-function literal(v: unknown): unknown {
-  if (typeof v === 'string') return v.includes('{{') ? v.replace(/\{\{/g, '\\{{') : v;
-  if (Array.isArray(v)) return v.map(literal);
-  if (isMap(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literal(x)]));
-  return v;
+/** A string any template engine could read as a template (Handlebars' `{{`, Jinja's `{%` `{#`) becomes `!unsafe` data. */
+function asData(v: string): string | UnsafeText {
+  return v.includes('{') ? new UnsafeText(v) : v;
 }
 
 export function importIronicNodes(text: string, opts: ImportOptions): ImportResult {
+  if (text.length > MAX_INPUT_BYTES)
+    throw parseError(`${opts.source}: the input is larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB`, undefined, 'import the nodes in parts (baremetal node list --limit/--marker), each into its own inventory file');
   const nodes = nodesOf(parseDocuments(text, opts.source), opts.source);
   const secrets = new Map<string, ImportedSecret>();
   const notes: string[] = [];
-  const hosts: Record<string, Record<string, unknown>> = {};
+  const hosts = new Map<string, Record<string, unknown>>();
   /** Nodes a deploy must not take by surprise: an instance on them, or Ironic has them in maintenance. */
   const active: string[] = [];
   const maintenance: string[] = [];
-  let escaped = 0;
+  let tagged = 0;
 
-  /** Copies a field's tree, putting env references where secrets were. */
-  const carry = (v: unknown, path: string, host: string): unknown => {
+  /** Copies a field's tree, putting env references where secrets were and `!unsafe` on strings. */
+  const carry = (v: unknown, path: string, host: string, depth: number): unknown => {
+    if (depth > MAX_DEPTH && v !== null && typeof v === 'object')
+      throw parseError(`${opts.source}: node ${host}: ${path.split('.')[0]} nests deeper than ${MAX_DEPTH} levels`, undefined, 'no Ironic field is that deep: check the input is what `baremetal node show -f json` printed');
     if (isMap(v)) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
@@ -174,7 +201,7 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
         const masked = x === IRONIC_MASK;
         const secret = masked || (isSecretName(k) && x !== null && x !== undefined && x !== '' && typeof x !== 'boolean');
         if (!secret) {
-          out[k] = carry(x, p, host);
+          setOwn(out, k, carry(x, p, host, depth + 1));
           continue;
         }
         const env = envName(p, host, opts.perNodeSecrets);
@@ -182,26 +209,29 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
         s.hosts.push(host);
         if (!masked) s.valueInInput = true;
         secrets.set(`${env}\0${p}`, s);
-        out[k] = `{{ env "${env}" }}`;
+        setOwn(out, k, `{{ env "${env}" }}`);
       }
       return out;
     }
-    if (Array.isArray(v)) return v.map((x, i) => carry(x, `${path}.${i}`, host));
-    const l = literal(v);
-    if (l !== v) escaped++;
-    return l;
+    if (Array.isArray(v)) return v.map((x, i) => carry(x, `${path}.${i}`, host, depth + 1));
+    if (typeof v !== 'string') return v;
+    const d = asData(v);
+    if (d !== v) tagged++;
+    return d;
   };
 
   for (const node of nodes) {
     const uuid = typeof node.uuid === 'string' ? node.uuid : undefined;
     const name = typeof node.name === 'string' && node.name ? node.name : uuid;
     if (!name) throw parseError(`${opts.source}: a node without a name or UUID`, undefined, HINT);
-    if (hosts[name]) throw parseError(`${opts.source}: node ${name} appears twice`, undefined, 'give each node once');
+    const bad = hostNameProblem(name);
+    if (bad) throw parseError(`${opts.source}: node ${JSON.stringify(name)}: ${bad}`, undefined, 'rename the node in Ironic (baremetal node set --name), or remove it from the input');
+    if (hosts.has(name)) throw parseError(`${opts.source}: node ${name} appears twice`, undefined, 'give each node once');
     const vars: Record<string, unknown> = {};
-    if (uuid) vars.ironic_uuid = uuid;
+    if (uuid) vars.ironic_uuid = asData(uuid);
     for (const f of CARRIED) {
       const m = mapField(node, f, name, opts.source);
-      if (Object.keys(m).length) vars[f] = carry(m, f, name);
+      if (Object.keys(m).length) vars[f] = carry(m, f, name, 1);
     }
     const di = (vars.driver_info ?? {}) as Record<string, unknown>;
     if (!di.redfish_address) {
@@ -211,23 +241,23 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
     // The ramdisk ISO a Redfish virtual-media boot uses, when Ironic has it as a URL.
     const iso = [di.redfish_deploy_iso, di.deploy_iso].find((x) => typeof x === 'string' && /^(https?:\/\/|\/)/.test(x));
     if (iso) vars.ramdisk_iso = iso;
-    hosts[name] = vars;
+    hosts.set(name, vars);
     if (node.provision_state === 'active') active.push(name);
     if (node.maintenance === true || node.maintenance === 'True' || node.maintenance === 'true') maintenance.push(name);
   }
 
-  const names = Object.keys(hosts);
-  const noIso = names.filter((h) => hosts[h]!.ramdisk_iso === undefined);
+  const names = [...hosts.keys()];
+  const noIso = names.filter((h) => hosts.get(h)!.ramdisk_iso === undefined);
   if (noIso.length)
     notes.push(`ramdisk_iso is not known for ${listOf(noIso)}: set it (a URL the BMC can fetch, or a local ISO path) in the inventory or group_vars/${opts.group}.yml`);
-  const noImage = names.filter((h) => !(hosts[h]!.instance_info as Record<string, unknown> | undefined)?.image_source);
+  const noImage = names.filter((h) => !(hosts.get(h)!.instance_info as Record<string, unknown> | undefined)?.image_source);
   if (noImage.length) notes.push(`instance_info.image_source is not set for ${listOf(noImage)}: set it (oci://registry/path:tag) before a deploy`);
   if (active.length || maintenance.length) {
     const which = [active.length ? `${listOf(active)} ${active.length === 1 ? 'has' : 'have'} an instance in Ironic (group ironic_active)` : '', maintenance.length ? `${listOf(maintenance)} ${maintenance.length === 1 ? 'is' : 'are'} in maintenance (group ironic_maintenance)` : ''].filter(Boolean);
     notes.push(`${which.join('; ')}: a deploy wipes what is on a disk; leave them out with --limit '${opts.group}:!ironic_active:!ironic_maintenance' until you mean to`);
   }
   notes.push('ssh_host (the address the ramdisk gets), ssh_user and ssh_private_key_file say how tsbm reaches each ramdisk: Ironic does not know them; set them');
-  if (escaped) notes.push(`${escaped} value(s) hold "{{": written as "\\{{" so tsbm uses them as Ironic has them instead of templating them`);
+  if (tagged) notes.push(`${tagged} value(s) hold "{": written with YAML's !unsafe tag, so neither tsbm nor Ansible ever renders them as templates`);
 
   const secretList = [...secrets.values()].sort((a, b) => a.env.localeCompare(b.env) || a.field.localeCompare(b.field));
   const header = [
@@ -238,11 +268,11 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
     ...(notes.length ? ['Still to do:', ...notes.map((n) => `  - ${n}`)] : []),
   ];
   const children: Record<string, unknown> = { [opts.group]: { hosts } };
-  const names0 = (list: string[]) => ({ hosts: Object.fromEntries(list.map((h) => [h, null])) });
+  const names0 = (list: string[]) => ({ hosts: new Map(list.map((h) => [h, null])) });
   if (active.length) children.ironic_active = names0(active);
   if (maintenance.length) children.ironic_maintenance = names0(maintenance);
   const doc = { all: { children } };
-  const yaml = `${header.map((l) => `# ${l}`.trimEnd()).join('\n')}\n${stringify(doc, { lineWidth: 0 })}`;
+  const yaml = `${header.map((l) => `# ${l}`.trimEnd()).join('\n')}\n${stringify(doc, { lineWidth: 0, customTags: YAML_TAGS })}`;
   return { yaml, hosts: names, secrets: secretList, notes };
 }
 

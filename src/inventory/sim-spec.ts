@@ -1,5 +1,5 @@
 // An inventory that says `tsbm_sim: {nodes: 3}` asks for a simulated lab for the length of one
-// run (src/sim/lab/auto.ts starts it). This is the one place that recognises such an inventory:
+// run (packages/lab/src/lab/auto.ts starts it). This is the one place that recognises such an inventory:
 // `tsbm run` asks it whether to start a lab, `tsbm validate` whether the hosts are known yet.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';

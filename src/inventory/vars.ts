@@ -10,6 +10,7 @@ import { ensureImplicitLocalhost } from './load.js';
 import type { Inventory, InventoryHost } from './model.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 import { assignVars } from '../util/merge-vars.js';
+import { asData } from '../util/unsafe-text.js';
 
 function hostOrThrow(inv: Inventory, host: string): InventoryHost {
   ensureImplicitLocalhost(inv, host);
@@ -64,12 +65,25 @@ function groupsMap(inv: Inventory): Record<string, string[]> {
   return groups;
 }
 
+/** Whether any host or group name holds `{{` (cached by the inventory's size, as groupsMap is). */
+const templatedNames = new WeakMap<Inventory, { key: string; any: boolean }>();
+function namesHoldTemplates(inv: Inventory): boolean {
+  const key = `${inv.hosts.size}/${inv.groups.size}`;
+  const hit = templatedNames.get(inv);
+  if (hit && hit.key === key) return hit.any;
+  const any = [...inv.hosts.keys(), ...inv.groups.keys()].some((n) => n.includes('{{'));
+  templatedNames.set(inv, { key, any });
+  return any;
+}
+
 export function magicVars(inv: Inventory, host: string): Vars {
   const h = hostOrThrow(inv, host);
-  return {
+  const magic: Vars = {
     inventory_hostname: h.name,
     inventory_hostname_short: h.name.split('.')[0],
     group_names: h.groups.filter((g) => g !== 'all' && g !== 'ungrouped').sort(),
     groups: groupsMap(inv),
   };
+  // Names are data: one that holds `{{` reaches templates as the text it is, never rendered.
+  return namesHoldTemplates(inv) ? asData(magic) : magic;
 }

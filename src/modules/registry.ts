@@ -1,43 +1,44 @@
 // The module list: every module tsbm knows, one line each. The loader, the executor,
 // `tsbm modules` and the build (schemas/, dist/validators/) find modules only through here.
-// A module is one file (src/modules/NAME.ts) whose definition is data next to its run(); what
-// run() needs beyond small helpers (the Redfish client, templates, the config drive, HTTP) it
-// imports inside run(), so loading this list stays cheap and a run loads only the code of the
-// modules its playbook uses (test/unit/module-registry.test.ts keeps that honest).
+// A module is one file (src/modules/CAPABILITY/NAME.ts) whose definition is data next to its
+// run(), importing what run() needs at the top. Loading stays lazy in one place: the build turns
+// this list into one file of plain definitions (scripts/module-list.mjs) whose run() imports the
+// module's file the first time a task runs it, so start-up reads no module file and a run loads
+// only the modules its playbook uses (test/integration/module-list.test.ts keeps that honest).
 // Add a module: its file, and one line here.
 import type { ModuleDef } from '../module-api/types.js';
-import { anacondaWaitModule } from './anaconda_wait.js';
-import { assertModule } from './assert.js';
-import { bootcInstallModule } from './bootc_install.js';
-import { commandModule } from './command.js';
-import { configdriveWriteModule } from './configdrive_write.js';
-import { copyModule } from './copy.js';
-import { debugModule } from './debug.js';
-import { deployPreflightModule } from './deploy_preflight.js';
-import { eraseDiskMetadataModule } from './erase_disk_metadata.js';
-import { factsModule } from './facts.js';
-import { failModule } from './fail.js';
-import { fileModule } from './file.js';
-import { gatherFactsModule } from './gather_facts.js';
-import { imageWriteModule } from './image_write.js';
-import { installerBootModule } from './installer_boot.js';
-import { kickstartMediaModule } from './kickstart_media.js';
-import { metaModule } from './meta.js';
-import { pauseModule } from './pause.js';
-import { podmanPullModule } from './podman_pull.js';
-import { redfishBootDeviceModule } from './redfish_boot_device.js';
-import { redfishPowerModule } from './redfish_power.js';
-import { redfishEndSafeModule } from './redfish_end_safe.js';
-import { rootDeviceModule } from './root_device.js';
-import { setFactModule } from './set_fact.js';
-import { shellModule } from './shell.js';
-import { slurpModule } from './slurp.js';
-import { statModule } from './stat.js';
-import { templateModule } from './template.js';
-import { vmediaBootModule } from './vmedia_boot.js';
-import { waitAgentModule } from './wait_agent.js';
-import { waitForModule } from './wait_for.js';
-import { waitForConnectionModule } from './wait_for_connection.js';
+import { anacondaWaitModule } from './anaconda/anaconda_wait.js';
+import { assertModule } from './flow/assert.js';
+import { bootcInstallModule } from './bootc/bootc_install.js';
+import { commandModule } from './commands/command.js';
+import { configdriveWriteModule } from './configdrive/configdrive_write.js';
+import { copyModule } from './files/copy.js';
+import { debugModule } from './flow/debug.js';
+import { deployPreflightModule } from './preflight/deploy_preflight.js';
+import { eraseDiskMetadataModule } from './disk/erase_disk_metadata.js';
+import { factsModule } from './facts/facts.js';
+import { failModule } from './flow/fail.js';
+import { fileModule } from './files/file.js';
+import { gatherFactsModule } from './facts/gather_facts.js';
+import { imageWriteModule } from './image/image_write.js';
+import { installerBootModule } from './anaconda/installer_boot.js';
+import { kickstartMediaModule } from './anaconda/kickstart_media.js';
+import { metaModule } from './flow/meta.js';
+import { pauseModule } from './flow/pause.js';
+import { podmanPullModule } from './bootc/podman_pull.js';
+import { redfishBootDeviceModule } from './redfish/redfish_boot_device.js';
+import { redfishPowerModule } from './redfish/redfish_power.js';
+import { redfishEndSafeModule } from './redfish/redfish_end_safe.js';
+import { rootDeviceModule } from './disk/root_device.js';
+import { setFactModule } from './flow/set_fact.js';
+import { shellModule } from './commands/shell.js';
+import { slurpModule } from './files/slurp.js';
+import { statModule } from './files/stat.js';
+import { templateModule } from './files/template.js';
+import { vmediaBootModule } from './redfish/vmedia_boot.js';
+import { waitAgentModule } from './ramdisk/wait_agent.js';
+import { waitForModule } from './flow/wait_for.js';
+import { waitForConnectionModule } from './flow/wait_for_connection.js';
 
 const MODULES: readonly ModuleDef[] = [
   anacondaWaitModule,

@@ -134,7 +134,12 @@ export class EtcdNodeStore implements NodeStore {
     }
     w.on('delete', (kv) => {
       const key = kv.key.toString().slice(LOCKS.length);
-      for (const l of this.#leases) if (l.key === key) l.lose('its lock in etcd was deleted (the lease expired, or it was removed)');
+      // Only a deletion after the lock was taken: an earlier holding's release (this store took
+      // the node again since) arrives late, or again when the watch reconnects.
+      const at = BigInt(kv.mod_revision);
+      for (const l of this.#leases) {
+        if (l.key === key && at > BigInt(l.fence)) l.lose('its lock in etcd was deleted (the lease expired, or it was removed)');
+      }
     });
     // A broken watch is re-established by the client; losing etcd is the watchdog's to report.
     w.on('error', () => undefined);

@@ -2,6 +2,8 @@
 // remote argv logging) passes text and values through one Redactor.
 
 import { MIN_SECRET_LENGTH, SecretIndex } from './secret-index.js';
+import { UnsafeText } from '../util/unsafe-text.js';
+import { setOwn } from '../util/own-property.js';
 
 const SECRET_NAME = /(password|secret|token|pull_secret|passphrase|_pass)$/i;
 export const MASK = '********';
@@ -58,13 +60,14 @@ export class Redactor {
   redactDeep<T>(value: T, depth = 0): T {
     if (depth > 50) return value;
     if (typeof value === 'string') return this.redact(value) as T;
+    if (value instanceof UnsafeText) return this.redact(value.text) as T;
     if (Array.isArray(value)) return value.map((v) => this.redactDeep(v, depth + 1)) as T;
     if (value && typeof value === 'object' && !(value instanceof Buffer)) {
       const out: Record<string, unknown> = {};
       const src = value as Record<string, unknown>;
       for (const k of Object.keys(src)) {
         const v = src[k];
-        out[k] = isSecretName(k) && v !== undefined && v !== null && v !== '' ? MASK : this.redactDeep(v, depth + 1);
+        setOwn(out, k, isSecretName(k) && v !== undefined && v !== null && v !== '' ? MASK : this.redactDeep(v, depth + 1));
       }
       return out as T;
     }

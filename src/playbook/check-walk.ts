@@ -12,7 +12,7 @@ export interface FoundString {
   condition: boolean;
 }
 
-const CONDITION_KEYS = new Set(['when', 'until', 'failed_when', 'changed_when', 'any_errors_fatal']);
+const CONDITION_KEYS = new Set(['when', 'until', 'failed_when', 'changed_when', 'any_errors_fatal', 'check_mode']);
 /** Child task lists are walked as nodes of their own, not as strings of their parent. */
 const CHILD_KEYS = new Set(['block', 'rescue', 'always']);
 /** Module arguments that are conditions too (bare expressions, like `when`). */

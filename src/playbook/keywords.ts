@@ -262,6 +262,21 @@ export const KEYWORDS = {
     inherit: 'innermost',
     unset: false,
   }),
+  check_mode: def({
+    schema: Type.Union([Type.Boolean(), Type.String()], {
+      description:
+        'true: only report what would change, even without --check; false: run for real, even under --check (a condition is evaluated per host).',
+    }),
+    where: ALL,
+    templated: true,
+    inherit: 'innermost',
+  }),
+  force_handlers: def({
+    schema: Bool('Run notified handlers on a host even after it failed (as --force-handlers does for every play).'),
+    where: ['play'],
+    templated: false,
+    inherit: 'own',
+  }),
   resume: def({
     schema: Type.Union([Type.Literal('rerun'), Type.Literal('skip')], {
       description: 'On --resume: `skip` a task that already succeeded (default), or `rerun` it every time.',

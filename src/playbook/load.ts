@@ -7,11 +7,12 @@ import { allModules, getModule } from '../modules/registry.js';
 import { checkAt } from '../schema/ajv.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import { attempt, type LoadContext, type LoadOptions } from './context.js';
-import type { Expr, Play, Playbook, RoleContext, TaskNode } from './model.js';
+import type { Expr, Handler, Play, Playbook, RoleContext, TaskNode } from './model.js';
 import { parsePlay } from './play.js';
 import { envRolesPath } from './roles.js';
 import { importPlaybookSchema } from './schema.js';
-import { loadTaskFileInto } from './task.js';
+import { loadRole, loadTaskFileInto } from './task.js';
+import type { Vars } from '../types.js';
 import { isMapping, isTemplated, toExprs, toStringList } from './values.js';
 
 export type { LoadOptions } from './context.js';
@@ -119,6 +120,27 @@ function importPlaybook(
     }
   }
   return plays;
+}
+
+/**
+ * Loads a role at run time (`include_role` with a templated name): `name` is already rendered,
+ * `from` is the include's position (its file is where roles/ beside it are looked for).
+ */
+export function loadIncludedRole(
+  name: string,
+  spec: { tasksFrom?: string; vars?: Vars },
+  from: SourcePos,
+  playbookDir: string,
+  opts: LoadOptions = {},
+): { nodes: TaskNode[]; handlers: Handler[] } {
+  const ctx = makeContext(from.file, opts);
+  ctx.rootDir = playbookDir;
+  ctx.chain = [];
+  // Every position of the role's entry is the include's: it has no YAML of its own.
+  const src: YamlSource = { file: from.file, value: undefined, pos: () => from, keyPos: () => from };
+  const loaded = loadRole(ctx, src, [], { role: name }, spec.tasksFrom);
+  if (spec.vars) loaded.block.vars = { ...spec.vars, ...loaded.block.vars };
+  return { nodes: [loaded.block], handlers: loaded.handlers };
 }
 
 /**

@@ -56,6 +56,16 @@ export interface IncludeTasks extends TaskKeywords {
   kind: 'include_tasks';
   id: string;
   file: string;
+  /** `include_role` with a templated name: the role is found and loaded when reached, per host. */
+  includeRole?: IncludeRoleSpec;
+}
+
+export interface IncludeRoleSpec {
+  /** The role name as written (a template). */
+  name: string;
+  tasksFrom?: string;
+  /** Role parameters (`vars:` inside include_role). */
+  vars?: Vars;
 }
 
 export type TaskNode = Task | Block | IncludeTasks;

@@ -218,7 +218,8 @@ function parseIncludeTasks(
 
 /**
  * `import_role` (and `include_role` with a literal name, treated the same way): the role's
- * tasks inlined as a block carrying its RoleContext; its handlers join the play's.
+ * tasks inlined as a block carrying its RoleContext; its handlers join the play's. An
+ * `include_role` with a templated name stays a node the executor loads when it is reached.
  */
 function parseImportRole(
   ctx: LoadContext,
@@ -226,7 +227,7 @@ function parseImportRole(
   path: PathSeg[],
   raw: Record<string, unknown>,
   origKey: Record<string, string>,
-): Block {
+): Block | IncludeTasks {
   const key = 'import_role' in raw ? 'import_role' : 'include_role';
   fail(
     checkAt(key === 'import_role' ? importRoleSchema : includeRoleSchema, raw, src, path, label(raw, key)),
@@ -234,11 +235,10 @@ function parseImportRole(
   const spec = raw[key] as { name: string; tasks_from?: string; vars?: Record<string, unknown> };
   const keyPath = [...path, origKey[key] ?? key];
   if (isTemplated(spec.name)) {
-    throw parseError(
-      `${key} needs a literal role name`,
-      src.pos([...keyPath, 'name']),
-      'write the role name',
-    );
+    if (key === 'import_role') {
+      throw parseError('import_role needs a literal role name (it is inlined when the playbook loads)', src.pos([...keyPath, 'name']), 'use include_role for a templated name');
+    }
+    return includeRoleNode(ctx, src, path, raw, spec);
   }
   const loaded = loadRole(ctx, src, keyPath, { role: spec.name }, spec.tasks_from);
   ctx.playHandlers?.push(...loaded.handlers);
@@ -255,6 +255,29 @@ function parseImportRole(
   };
   rememberSource(block, src, path);
   return block;
+}
+
+/** `include_role` with a templated name: loaded when reached (the executor renders the name per host). */
+function includeRoleNode(
+  ctx: LoadContext,
+  src: YamlSource,
+  path: PathSeg[],
+  raw: Record<string, unknown>,
+  spec: { name: string; tasks_from?: string; vars?: Record<string, unknown> },
+): IncludeTasks {
+  const node: IncludeTasks = {
+    ...keywords(ctx, src, path, raw),
+    kind: 'include_tasks',
+    id: taskId(ctx, src, path),
+    file: '',
+    includeRole: {
+      name: spec.name,
+      ...(spec.tasks_from !== undefined ? { tasksFrom: spec.tasks_from } : {}),
+      ...(spec.vars ? { vars: spec.vars } : {}),
+    },
+  };
+  rememberSource(node, src, path);
+  return node;
 }
 
 function parseTask(

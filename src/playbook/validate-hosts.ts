@@ -19,6 +19,7 @@ import {
 } from '../template/static-eval.js';
 import type { Vars } from '../types.js';
 import { assignVars, MERGED_MAPPINGS } from '../util/merge-vars.js';
+import { asData } from '../util/unsafe-text.js';
 import type { Expr, Play, RoleContext, TaskKeywords } from './model.js';
 
 /** What the per-host checks need from an inventory. */
@@ -168,7 +169,7 @@ export class HostChecker {
     const hostView = (h: string): StaticView => ({
       staticView: true,
       get: (k) => {
-        if (k === 'inventory_hostname') return h;
+        if (k === 'inventory_hostname') return asData(h);
         const m = this.magic(h);
         if (Object.hasOwn(m, k)) return m[k];
         if (dynamic.has(k) || k === 'facts' || k === 'ansible_facts') return UNKNOWN;
@@ -203,7 +204,7 @@ export class HostChecker {
     role: RoleContext | undefined,
     hostvars: StaticView,
   ): unknown {
-    if (name === 'inventory_hostname') return host;
+    if (name === 'inventory_hostname') return asData(host);
     const magic = this.magic(host);
     if (Object.hasOwn(magic, name)) return magic[name];
     switch (name) {

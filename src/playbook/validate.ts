@@ -196,7 +196,8 @@ class Checker {
       const inner: Scope = { dynamic: outer.dynamic, chain };
       for (const c of [...b.block, ...b.rescue, ...b.always]) this.node(c, inner);
     }
-    if (n.kind === 'include_tasks') this.include(n.file, n.pos, n, { dynamic: outer.dynamic, chain });
+    // (an include_role with a templated name is found when the run reaches it)
+    if (n.kind === 'include_tasks' && !n.includeRole) this.include(n.file, n.pos, n, { dynamic: outer.dynamic, chain });
     // What a task registers or sets is visible to every later task of the play.
     if (n.kind === 'task') {
       if (n.register) outer.dynamic.add(n.register);
@@ -254,7 +255,9 @@ class Checker {
       : n.kind === 'task'
         ? `task ${n.module}`
         : n.kind === 'include_tasks'
-          ? `include_tasks ${printable(n.file)}`
+          ? n.includeRole
+            ? `include_role ${printable(n.includeRole.name)}`
+            : `include_tasks ${printable(n.file)}`
           : 'this block';
     this.hostChecks.node(this.current.play, this.current.hosts, { what, first, whens, strings }, scope, hosts);
   }

@@ -4,8 +4,10 @@
 // options error (exit 5) naming the argument; YAML errors in @files also name file:line:col.
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { YAML_TAGS } from '../schema/yaml-tags.js';
 import { TsbmError } from '../errors.js';
 import { loadYamlFile } from '../schema/yaml-source.js';
+import { decryptVaultScalars } from '../schema/yaml-vault.js';
 import type { Vars } from '../types.js';
 import { assignVars } from '../util/merge-vars.js';
 
@@ -65,9 +67,17 @@ export function parseKeyValues(arg: string): Vars {
 }
 
 function parseInline(arg: string): Vars {
-  const doc = parseDocument(arg, { uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(arg, { uniqueKeys: true, prettyErrors: false, customTags: YAML_TAGS });
   const err = doc.errors[0];
   if (err) throw bad(arg, `not valid JSON/YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+  if (arg.includes('!vault')) {
+    try {
+      decryptVaultScalars(doc, (offset) => ({ file: '--extra-vars', line: 1, col: offset + 1 }));
+    } catch (e) {
+      if (!(e instanceof TsbmError)) throw e;
+      throw new TsbmError('options', `in --extra-vars: ${e.message}`, e.hint ? { hint: e.hint } : {});
+    }
+  }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });
   if (!isPlainObject(value)) throw bad(arg, 'must be an object');
   return value;

@@ -1,17 +1,15 @@
 // The simulated lab a `tsbm_sim` inventory asks for: started for the length of one run and
-// stopped at its end. The lab code (BMCs, SSH server, ISO reader) is only loaded when an
+// stopped at its end. The lab package (BMCs, SSH server, ISO reader) is only loaded when an
 // inventory mentions one.
 import { TsbmError } from '../errors.js';
+import { loadSimLab, type PreparedInventories } from '../inventory/sim-lab.js';
 import { simSpecOf } from '../inventory/sim-spec.js';
 
-export interface RunLab {
-  inventories: string[];
-  stop(): Promise<void>;
-}
+export type RunLab = PreparedInventories;
 
 export async function startRunLab(inventories: string[]): Promise<RunLab> {
   if (!inventories.some((p) => simSpecOf(p) !== undefined)) return { inventories, stop: async () => {} };
-  return (await import('../sim/lab/auto.js')).startSimInventories(inventories);
+  return (await loadSimLab()).startSimInventories(inventories);
 }
 
 /**

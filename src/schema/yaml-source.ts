@@ -1,8 +1,9 @@
 // Loads YAML while keeping positions, so every later error (schema, template, runtime) can
 // point at file:line:col. Shared by the inventory, playbook, vars_files and role loaders.
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node, type ScalarTag } from 'yaml';
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Node } from 'yaml';
 import { parseError, type SourcePos } from '../errors.js';
+import { YAML_TAGS } from './yaml-tags.js';
 import { decryptVaultScalars, decryptVaultedFile, isVaulted } from './yaml-vault.js';
 
 export type PathSeg = string | number;
@@ -24,14 +25,12 @@ const FRIENDLY: Record<string, string> = {
   BAD_INDENT: 'bad indentation',
 };
 
-/** Ansible Vault's `!vault |` scalars are read as text, then decrypted (yaml-vault.ts). */
-const VAULT_TAG: ScalarTag = { tag: '!vault', resolve: (s: string) => s };
-
 export function parseYamlText(text: string, file: string): YamlSource {
   // A wholly vaulted file (ansible-vault encrypt) is its plaintext, decrypted in memory.
   if (isVaulted(text)) return decryptVaultedFile(text, file, parseYamlText);
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true, customTags: [VAULT_TAG] });
+  // (`!vault |` scalars are read as their vault text, then decrypted: yaml-vault.ts)
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, merge: true, customTags: YAML_TAGS });
   const at = (offset: number): SourcePos => {
     const { line, col } = lc.linePos(offset);
     return { file, line, col };

@@ -1,6 +1,7 @@
 // Variable lookup used by every rewritten path expression. Own properties only (no prototype
 // access), and a name missing from the current block context falls back to the root vars, so
 // `{{#each disks}}{{name}} {{inventory_hostname}}{{/each}}` works as it would in Ansible.
+import { UnsafeText } from '../util/unsafe-text.js';
 import { UndefinedVarFail } from './fail.js';
 
 const MISSING: unique symbol = Symbol('missing');
@@ -21,7 +22,8 @@ function walk(start: unknown, parts: readonly string[]): { value: unknown; missi
   for (let i = 0; i < parts.length; i++) {
     const next = step(cur, parts[i]!);
     if (next === MISSING) return { value: undefined, missingAt: i };
-    cur = next;
+    // `!unsafe` text read raw (hostvars): its string, never rendered.
+    cur = next instanceof UnsafeText ? next.text : next;
   }
   return { value: cur, missingAt: -1 };
 }

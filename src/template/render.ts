@@ -1,5 +1,7 @@
-// Rendering values: strings through the template engine, containers deeply, everything else
-// untouched. A value that is one `{{ expression }}` keeps the expression's type.
+// Rendering values: strings through the template engine, containers deeply, `!unsafe` text as
+// the string it holds (never rendered), everything else untouched. A value that is one `{{ expression }}` keeps the expression's type.
+import { UnsafeText } from '../util/unsafe-text.js';
+import { setOwn } from '../util/own-property.js';
 import { compileTemplate } from './engine.js';
 import { toTemplateError } from './errors.js';
 import type { TemplateContext } from './types.js';
@@ -26,11 +28,12 @@ export function renderText(s: string, ctx: TemplateContext): string {
 
 export function renderValue(value: unknown, ctx: TemplateContext, depth = 0): unknown {
   if (typeof value === 'string') return renderString(value, ctx);
+  if (value instanceof UnsafeText) return value.text; // data (`!unsafe`): never rendered
   if (depth > 100 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => renderValue(v, ctx, depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
     return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, ctx, depth + 1);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, renderValue(v, ctx, depth + 1));
   return out;
 }

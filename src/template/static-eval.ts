@@ -11,6 +11,8 @@ import { HELPERS } from './helpers/index.js';
 import type { HelperDef } from './helpers/define.js';
 import { singleMustacheIndex } from './rewrite.js';
 import { truthy } from './truthy.js';
+import { UnsafeText } from '../util/unsafe-text.js';
+import { setOwn } from '../util/own-property.js';
 
 type Program = hbs.AST.Program;
 type Expr = hbs.AST.Expression;
@@ -78,6 +80,7 @@ function concrete(v: unknown, depth = 0): boolean {
 
 function hasTemplate(v: unknown, depth = 0): boolean {
   if (typeof v === 'string') return v.includes('{{');
+  if (v instanceof UnsafeText) return true;
   if (depth > 20 || v === null || typeof v !== 'object' || isStaticView(v)) return false;
   return Object.values(v).some((x) => hasTemplate(x, depth + 1));
 }
@@ -127,10 +130,11 @@ export class StaticEvaluator {
   /** Every string in a value (module arguments, loop), each rendered. */
   deep(v: unknown, depth = 0): unknown {
     if (typeof v === 'string') return this.value(v);
+    if (v instanceof UnsafeText) return v.text;
     if (v === null || typeof v !== 'object' || depth > 64) return v;
     if (Array.isArray(v)) return v.map((x) => this.deep(x, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = this.deep(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, this.deep(x, depth + 1));
     return out;
   }
 
@@ -291,10 +295,11 @@ export class StaticEvaluator {
 
   private renderRaw(v: unknown, via: string[], depth = 0): unknown {
     if (typeof v === 'string') return v.includes('{{') ? this.program(v, { ...TOP, via }) : v;
+    if (v instanceof UnsafeText) return v.text;
     if (v === null || typeof v !== 'object' || depth > 64 || isStaticView(v)) return v;
     if (Array.isArray(v)) return v.map((x) => this.renderRaw(x, via, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = this.renderRaw(x, via, depth + 1);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, this.renderRaw(x, via, depth + 1));
     return out;
   }
 }
@@ -302,6 +307,7 @@ export class StaticEvaluator {
 /** One key further, as src/template/lookup.ts steps (own properties only, `length` of strings). */
 function step(obj: unknown, key: string): unknown {
   if (obj === UNKNOWN) return UNKNOWN;
+  if (obj instanceof UnsafeText) return key === 'length' ? obj.text.length : MISSING;
   if (isStaticView(obj)) return obj.get(key);
   if (obj === null || obj === undefined) return MISSING;
   if (typeof obj === 'string') return key === 'length' ? obj.length : MISSING;

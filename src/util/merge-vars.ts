@@ -3,6 +3,7 @@
 // mappings merge key by key, as Ironic's own fields do when a node is patched. Credentials can
 // then live once in group_vars/all while each host gives only its BMC address.
 import type { Vars } from '../types.js';
+import { setOwn } from './own-property.js';
 
 /** Variables that merge key by key across layers (one level deep; anything else replaces). */
 export const MERGED_MAPPINGS: ReadonlySet<string> = new Set(['driver_info', 'instance_info', 'properties']);
@@ -19,7 +20,7 @@ export function assignVars(out: Vars, layer: Vars): Vars {
   for (const k of Object.keys(layer)) {
     const v = layer[k];
     const old = MERGED_MAPPINGS.has(k) ? out[k] : undefined;
-    out[k] = old !== undefined && isPlainMap(old) && isPlainMap(v) ? { ...old, ...v } : v;
+    setOwn(out, k, old !== undefined && isPlainMap(old) && isPlainMap(v) ? { ...old, ...v } : v);
   }
   return out;
 }

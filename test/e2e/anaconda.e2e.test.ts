@@ -10,10 +10,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKickstart } from '../../src/deploy/kickstart-parse.js';
-import { buildKickstart, planSource } from '../../src/deploy/kickstart-plan.js';
-import { buildOemdrvIso } from '../../src/deploy/oemdrv.js';
-import { waitForInstall } from '../../src/deploy/install-wait.js';
+import { parseKickstart } from '../../src/modules/anaconda/kickstart-parse.js';
+import { buildKickstart, planSource } from '../../src/modules/anaconda/kickstart-plan.js';
+import { buildOemdrvIso } from '../../src/modules/anaconda/oemdrv.js';
+import { waitForInstall } from '../../src/modules/anaconda/install-wait.js';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
 import { InstallCallbacks, type Registration } from '../../src/http/install-callbacks.js';
 import { createLoopDisk, detachAll, assertOwnLoop } from './lab/loopdisk.js';

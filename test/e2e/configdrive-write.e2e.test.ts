@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { localConnection } from '../../src/connection/local.js';
 import { buildIso } from '../../src/configdrive/iso9660.js';
 import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
-import { configdriveWriteModule } from '../../src/modules/configdrive_write.js';
+import { configdriveWriteModule } from '../../src/modules/configdrive/configdrive_write.js';
 import { assertOwnLoop, createLoopDisk, detachAll, readAt, sgdiskOwn } from './lab/loopdisk.js';
 import { haveTool, isRoot, sh } from './lab/run.js';
 import { testContext } from './lab/module-context.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSsh, type SshConnection } from '../../src/connection/ssh.js';
 import type { ConnectionSpec } from '../../src/connection/types.js';
 import { UnreachableError } from '../../src/errors.js';
-import { factsModule } from '../../src/modules/facts.js';
+import { factsModule } from '../../src/modules/facts/facts.js';
 import { runModule, testContext } from '../helpers/ssh-module-context.js';
 import { type Netns, createNetns, destroyAllNetns } from './lab/netns.js';
 import { haveTool, isRoot, sh } from './lab/run.js';

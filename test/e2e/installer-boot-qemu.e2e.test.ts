@@ -9,9 +9,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildStandaloneGrub, controllerGrub, type EspFile, operatorEspFiles } from '../../src/deploy/efi-loader.js';
-import { installerCmdline, installerGrubCfg } from '../../src/deploy/installer-boot.js';
-import { buildInstallerBootIso } from '../../src/deploy/installer-boot-iso.js';
+import { buildStandaloneGrub, controllerGrub, type EspFile, operatorEspFiles } from '../../src/modules/anaconda/efi-loader.js';
+import { installerCmdline, installerGrubCfg } from '../../src/modules/anaconda/installer-boot.js';
+import { buildInstallerBootIso } from '../../src/modules/anaconda/installer-boot-iso.js';
 import { busyboxInitramfs } from './lab/initramfs.js';
 import { haveTool, isRoot, sh } from './lab/run.js';
 

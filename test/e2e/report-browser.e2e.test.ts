@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { writeRunReport } from '../../src/report/write.js';
 import { DEPLOY, runTsbm, spawnTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { fleetJournal, writeJournal } from '../helpers/fleet-journal.js';

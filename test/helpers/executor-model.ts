@@ -1,6 +1,6 @@
 // Hand-built playbook models and a tiny inventory for executor unit tests, plus a runner that
 // collects every event.
-import { commandModule } from '../../src/modules/command.js';
+import { commandModule } from '../../src/modules/commands/command.js';
 import { getModule } from '../../src/modules/registry.js';
 import type { ModuleDef } from '../../src/module-api/types.js';
 import type { EngineDeps, InventoryView, RunHooks } from '../../src/executor/deps.js';

@@ -3,7 +3,7 @@
 // new Ids, listed in the Systems collection and in the Chassis' and Manager's links.
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { MOCKUPS_DIR } from '../../src/sim/lab/package-paths.js';
+import { MOCKUPS_DIR } from '../../packages/lab/src/lab/package-paths.js';
 
 type Json = Record<string, unknown>;
 const link = (path: string) => ({ '@odata.id': path });

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConnectionSpec } from '../../src/connection/types.js';
-import { generateSshKeyPair, type SshKeyType } from '../../src/sim/ssh/keys.js';
-import { type SshServerHandle, type SshServerOptions, startSshServer } from '../../src/sim/ssh/server.js';
+import { generateSshKeyPair, type SshKeyType } from '../../packages/lab/src/ssh/keys.js';
+import { type SshServerHandle, type SshServerOptions, startSshServer } from '../../packages/lab/src/ssh/server.js';
 
 export interface SshHost {
   spec: ConnectionSpec;
@@ -29,7 +29,7 @@ export type SshHostOptions = Partial<Omit<SshServerOptions, 'hostKeys' | 'author
   extraAuthorizedKeys?: string[];
 };
 
-/** A fresh key pair that ssh2 can parse (see src/sim/ssh/keys.ts). */
+/** A fresh key pair that ssh2 can parse (see packages/lab/src/ssh/keys.ts). */
 export function generateKey(type: SshKeyType = 'ed25519'): { private: string; public: string } {
   return generateSshKeyPair(type);
 }

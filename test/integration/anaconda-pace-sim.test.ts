@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TsbmEvent } from '../../src/output/events.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { resultsOf, runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

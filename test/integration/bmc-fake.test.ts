@@ -4,7 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { MOCKUPS } from './redfish-helpers.js';
 

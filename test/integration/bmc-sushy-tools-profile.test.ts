@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import { MOCKUPS_DIR } from '../../src/sim/lab/package-paths.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import { MOCKUPS_DIR } from '../../packages/lab/src/lab/package-paths.js';
 import { DEPLOY, ROOT, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { closeAfterEach, driverInfo, makeCtx } from './redfish-helpers.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmc, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { MOCKUPS } from './redfish-helpers.js';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfigDrive } from '../../src/configdrive/source.js';
 import { downloadWithResume } from '../../src/images/download.js';
-import { selfSignedCert } from '../../src/sim/bmc/tls.js';
+import { selfSignedCert } from '../../packages/lab/src/bmc/tls.js';
 import { MIB } from '../../src/util/limits.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

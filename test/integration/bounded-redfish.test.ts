@@ -3,7 +3,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
 import { MIB } from '../../src/util/limits.js';
 import { heldNow, retained } from '../helpers/heap.js';
 import { makeCtx, type TestCtx } from './redfish-helpers.js';

@@ -6,12 +6,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import type { SimNode } from '../../src/sim/lab/node.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import type { SimNode } from '../../packages/lab/src/lab/node.js';
 import { type CliRun, DEPLOY, failuresOf, ROOT, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { type ImageServer, serveFiles, sha } from '../helpers/image-fixture.js';
 import { scratchDirs } from '../helpers/scratch.js';
-import { SIM_INSTALLER_FILES } from '../../src/sim/installer/installer-iso.js';
+import { SIM_INSTALLER_FILES } from '../../packages/lab/src/installer/installer-iso.js';
 
 const scratch = scratchDirs();
 const PB = (name: string) => join(ROOT, 'playbooks', name);

@@ -11,7 +11,7 @@ import { execSteps, type StepsOptions } from '../../src/connection/exec-steps.js
 import type { ExecOptions, ExecResult } from '../../src/connection/types.js';
 import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
 import { type Placement, placeConfigDrive } from '../../src/configdrive/placement.js';
-import { createPartition } from '../../src/deploy/configdrive-partition.js';
+import { createPartition } from '../../src/modules/configdrive/configdrive-partition.js';
 import { createHash } from 'node:crypto';
 
 const MiB = 1024 * 1024;

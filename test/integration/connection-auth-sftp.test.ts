@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client, type SFTPWrapper, utils } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSsh } from '../../src/connection/ssh.js';
-import { startSshServer } from '../../src/sim/ssh/server.js';
+import { startSshServer } from '../../packages/lab/src/ssh/server.js';
 import { generateKey, startSshHost } from '../helpers/ssh-host.js';
 
 const haveAgent = spawnSync('sh', ['-c', 'command -v ssh-agent && command -v ssh-add']).status === 0;

@@ -11,7 +11,7 @@ import { ConnectionPool } from '../../src/executor/connection-pool.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
 import { INLINE_PID_PRELUDE, PID_PRELUDE, SH_SCRIPT_PID_PRELUDE, stripPidPrelude } from '../../src/connection/remote-pid.js';
 import { openSsh, SshConnection } from '../../src/connection/ssh.js';
-import { shellExecHandler } from '../../src/sim/ssh/exec.js';
+import { shellExecHandler } from '../../packages/lab/src/ssh/exec.js';
 import { pooledRandomBytesServed, pooledRandomFill } from '../../src/util/pooled-random.js';
 import { type SshHost, generateKey, startSshHost } from '../helpers/ssh-host.js';
 import { scratchDirs } from '../helpers/scratch.js';
@@ -461,7 +461,7 @@ describe('jump host', () => {
       // One known_hosts for both; the jump host accepts the same client key.
       const kh = path.join(target.dir, 'kh-both');
       writeFileSync(kh, readFileSync(target.spec.knownHostsFile!, 'utf8') + readFileSync(jump.spec.knownHostsFile!, 'utf8'));
-      const jumpServer2 = await (await import('../../src/sim/ssh/server.js')).startSshServer({
+      const jumpServer2 = await (await import('../../packages/lab/src/ssh/server.js')).startSshServer({
         hostKeys: [readFileSync(path.join(jump.dir, 'id_client'))], // any key works as a host key
         authorizedKeys: [target.clientPublicKey],
       });

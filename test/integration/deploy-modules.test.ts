@@ -1,16 +1,16 @@
 // The deploy modules against a simulated ramdisk over real SSH: one node of the simulated lab,
-// with the lab's ramdisk tools (src/sim/ramdisk) on its PATH (deploy-sim-context.ts).
+// with the lab's ramdisk tools (packages/lab/ramdisk) on its PATH (deploy-sim-context.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootcInstallModule } from '../../src/modules/bootc_install.js';
-import { rememberImageSize, sizesFromManifest } from '../../src/deploy/image-size-known.js';
+import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
+import { rememberImageSize, sizesFromManifest } from '../../src/modules/bootc/image-size-known.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
-import { podmanPullModule } from '../../src/modules/podman_pull.js';
-import { rootDeviceModule } from '../../src/modules/root_device.js';
-import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { podmanPullModule } from '../../src/modules/bootc/podman_pull.js';
+import { rootDeviceModule } from '../../src/modules/disk/root_device.js';
+import { waitAgentModule } from '../../src/modules/ramdisk/wait_agent.js';
 import { onNode, ranSteps, type SimNode, type SimNodeOptions, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Sup3r-s3cret-pw';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localConnection } from '../../src/connection/local.js';
-import { podmanPullModule } from '../../src/modules/podman_pull.js';
+import { podmanPullModule } from '../../src/modules/bootc/podman_pull.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
 

@@ -5,8 +5,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultSecretDir } from '../../src/deploy/secret-dir.js';
-import { podmanPullModule } from '../../src/modules/podman_pull.js';
+import { defaultSecretDir } from '../../src/modules/bootc/secret-dir.js';
+import { podmanPullModule } from '../../src/modules/bootc/podman_pull.js';
 import { onNode, ranSteps, type SimNode, startSimNode } from './deploy-sim-context.js';
 
 const PASSWORD = 'Sup3r-s3cret-pw';

@@ -1,6 +1,6 @@
 // Test harness for the deploy modules: one simulated ramdisk node as the lab (`tsbm sim`) runs
 // it, without the BMC: an in-process SSH server whose commands run with the lab's ramdisk tools
-// (src/sim/ramdisk/bin, and the partitioning stand-ins in src/sim/ramdisk/standin, which record
+// (packages/lab/ramdisk/bin, and the partitioning stand-ins in packages/lab/ramdisk/standin, which record
 // what they ran) first on PATH, paths under /dev, /run, /tmp, /etc, /var, /sys and /proc mapped
 // into the node's sandbox directory, SFTP served from it; and a ModuleContext over a real SSH
 // connection that records every event, so tests can check argv, files and secrecy end to end.
@@ -12,15 +12,15 @@ import { openSsh } from '../../src/connection/ssh.js';
 import type { Connection } from '../../src/connection/types.js';
 import type { ModuleContext, ModuleDef, ModuleResult, ProgressUpdate } from '../../src/module-api/types.js';
 import { Redactor } from '../../src/output/redact.js';
-import { sandboxCommand } from '../../src/sim/lab/command-rewrite.js';
-import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../src/sim/lab/package-paths.js';
-import { shellExecHandler } from '../../src/sim/ssh/exec.js';
+import { sandboxCommand } from '../../packages/lab/src/lab/command-rewrite.js';
+import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../packages/lab/src/lab/package-paths.js';
+import { shellExecHandler } from '../../packages/lab/src/ssh/exec.js';
 import type { Vars } from '../../src/types.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 import { execSteps } from '../../src/connection/exec-steps.js';
-import { splitArgs } from '../../src/modules/lib/split-args.js';
+import { splitArgs } from '../../src/modules/commands/split-args.js';
 
-/** The registry and image the node's podman knows (the lab's catalogue format, src/sim/ramdisk/bin/README.md). */
+/** The registry and image the node's podman knows (the lab's catalogue format, packages/lab/ramdisk/bin/README.md). */
 const SIM_REGISTRY = '10.88.0.1:5001';
 const SIM_REF = `${SIM_REGISTRY}/bootc/test:1`;
 
@@ -71,7 +71,7 @@ export interface SimNode {
   close(): Promise<void>;
 }
 
-/** The node's sandbox with its disk, node.env and the registry's catalogue (as src/sim/lab/node.ts lays it out). */
+/** The node's sandbox with its disk, node.env and the registry's catalogue (as packages/lab/src/lab/node.ts lays it out). */
 function layOut(root: string, o: SimNodeOptions): void {
   for (const d of ['dev', 'run', 'tmp', 'etc/containers', 'var/lib/containers/sim-images', 'sys/class/dmi/id', 'proc', 'sim/images']) {
     mkdirSync(path.join(root, d), { recursive: true });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { failuresOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 import { flushFaultRows, tryFault } from '../helpers/fault-table.js';
 

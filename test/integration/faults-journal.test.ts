@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bmcLockKey } from '../../src/journal/node-key.js';
 import { readJournal } from '../../src/journal/reader.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { DEPLOY, failuresOf, runTsbm, spawnTsbm, stateArgs, locksLeft } from '../helpers/fault-cli.js';
 import { flushFaultRows, recordFault, tryFault } from '../helpers/fault-table.js';
 

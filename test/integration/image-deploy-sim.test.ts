@@ -8,8 +8,8 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultsOf, runEvents } from '../helpers/run-events.js';
-import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { readDiskLayout } from '../../packages/lab/src/lab/disk-layout.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import {
   buildGptImage,
   type ImageServer,

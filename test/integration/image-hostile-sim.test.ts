@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TsbmEvent } from '../../src/output/events.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { type HostileImage, hostileQcow2s, SECRET_MARKER, SECRET_OFFSET, sizeBomb } from '../helpers/hostile-images.js';
 import { buildGptImage, type ImageServer, MARKER, MARKER_OFFSET, readAt, serveFiles, sha, type TestImage } from '../helpers/image-fixture.js';
 import { resultsOf, runEvents } from '../helpers/run-events.js';

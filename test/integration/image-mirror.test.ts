@@ -10,11 +10,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registriesConf } from '../../src/deploy/containers-conf.js';
-import { downloadSource, imageMirrorFor } from '../../src/deploy/image-mirror.js';
-import { parseImageSource } from '../../src/deploy/image-ref.js';
+import { registriesConf } from '../../src/modules/bootc/containers-conf.js';
+import { downloadSource, imageMirrorFor } from '../../src/modules/bootc/image-mirror.js';
+import { parseImageSource } from '../../src/module-api/image-ref.js';
 import { type OciMirror, startOciMirror } from '../../src/images/oci-mirror.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { haveTool } from '../e2e/lab/run.js';
 import { startTokenRegistry, type TokenRegistry } from '../e2e/lab/token-registry.js';
 import { DEPLOY, failuresOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';
@@ -273,6 +273,34 @@ describe.skipIf(!canRegistry)(
       expect(Buffer.from(await layer.arrayBuffer()).equals(single.layer)).toBe(true);
       // Without the run's login the mirror serves nothing.
       expect((await fetch(`http://${mirror.address}/v2/os/bootc/manifests/v1`)).status).toBe(401);
+    });
+
+    it("the nodes' login can only pull: a PUT of a manifest, a blob upload and a DELETE are refused, the tag still serves the filled digest", async () => {
+      const filled = await mirror.fill('os/bootc', 'v1', 'amd64');
+      const auth = { authorization: `Basic ${Buffer.from(`${mirror.username}:${mirror.password}`).toString('base64')}` };
+      const other = Buffer.from(JSON.stringify({ ...JSON.parse(single.manifest.toString('utf8')), annotations: { evil: 'yes' } }));
+      const put = await fetch(`http://${mirror.address}/v2/os/bootc/manifests/v1`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+        body: other,
+      });
+      expect(put.status).toBe(405);
+      const newTag = await fetch(`http://${mirror.address}/v2/os/bootc/manifests/evil`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+        body: other,
+      });
+      expect(newTag.status).toBe(405);
+      const upload = await fetch(`http://${mirror.address}/v2/os/bootc/blobs/uploads/`, { method: 'POST', headers: auth });
+      expect(upload.status).toBe(405);
+      for (const path of [`/v2/os/bootc/manifests/${filled.digest}`, `/v2/os/bootc/blobs/${sha(single.layer)}`]) {
+        const del = await fetch(`http://${mirror.address}${path}`, { method: 'DELETE', headers: auth });
+        expect(del.status, path).toBe(405);
+      }
+      const m = await fromMirror('/v2/os/bootc/manifests/v1', 'application/vnd.oci.image.manifest.v1+json');
+      expect(m.headers.get('docker-content-digest')).toBe(filled.digest);
+      expect((await fromMirror(`/v2/os/bootc/manifests/${filled.digest}`, 'application/vnd.oci.image.manifest.v1+json')).status).toBe(200);
+      expect((await fromMirror(`/v2/os/bootc/blobs/${sha(single.layer)}`)).status).toBe(200);
     });
 
     it("a multi-arch index by tag: only the nodes' platform is fetched, its manifest served under the tag", async () => {

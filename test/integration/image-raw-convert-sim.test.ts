@@ -8,7 +8,7 @@ import { closeSync, openSync, readdirSync, readFileSync, truncateSync, writeFile
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { buildGptImage, type ImageServer, imageDataSha, partitionDataSha, serveFiles, type TestImage } from '../helpers/image-fixture.js';
 import { resultsOf, runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';

@@ -3,7 +3,7 @@
 // the pull secret handed out once, the disk question, a kickstart served at a fixed path until
 // the installer starts, and many nodes at once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeRefusals, installerLines, waitForInstall } from '../../src/deploy/install-wait.js';
+import { describeRefusals, installerLines, waitForInstall } from '../../src/modules/anaconda/install-wait.js';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
 import { InstallCallbacks, MAX_CALLBACK_BODY, type Registration } from '../../src/http/install-callbacks.js';
 

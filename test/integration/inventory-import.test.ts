@@ -11,7 +11,9 @@ import { parse } from 'yaml';
 import { TsbmError } from '../../src/errors.js';
 import { importIronicNodes } from '../../src/inventory/ironic-import.js';
 import { loadInventories } from '../../src/inventory/load.js';
+import { YAML_TAGS } from '../../src/schema/yaml-tags.js';
 import { inventoryVarsFor } from '../../src/inventory/vars.js';
+import { parseYamlText } from '../../src/schema/yaml-source.js';
 import { renderValue } from '../../src/template/index.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
@@ -21,7 +23,7 @@ const scratch = scratchDirs();
 const opts = { group: 'baremetal', perNodeSecrets: false, source: 'nodes.json' };
 const read = (f: string) => readFileSync(join(FX, f), 'utf8');
 type Hosts = Record<string, Record<string, Record<string, unknown>>>;
-const hostsOf = (yaml: string): Hosts => parse(yaml).all.children.baremetal.hosts;
+const hostsOf = (yaml: string): Hosts => parse(yaml, { customTags: YAML_TAGS }).all.children.baremetal.hosts;
 /** The API's field for each node, from the --long listing (labels as keys). */
 const longNodes = (JSON.parse(read('node-list-long.json')) as Record<string, unknown>[]).map((n) => ({
   name: n.Name as string | null,
@@ -65,19 +67,20 @@ describe('tsbm inventory import --from-ironic', () => {
     expect(r.yaml).toMatch(/^# {3}BMC_PASSWORD: driver_info\.redfish_password \(rack1-node01, rack1-node02, c3d4e5f6-/m);
     expect(r.notes.join('\n')).toMatch(/ssh_host/);
     // nodes with an instance, or in maintenance, are grouped and named so a deploy can leave them out
-    const all = parse(r.yaml).all.children;
+    const all = parse(r.yaml, { customTags: YAML_TAGS }).all.children;
     expect(Object.keys(all.ironic_active.hosts)).toEqual(['rack1-node01', 'rack1-node02']);
     expect(Object.keys(all.ironic_maintenance.hosts)).toEqual(['c3d4e5f6-0718-4293-a4b5-c6d7e8f90a33']);
     expect(r.notes.join('\n')).toMatch(/rack1-node01, rack1-node02 have an instance in Ironic \(group ironic_active\); c3d4e5f6-\S+ is in maintenance \(group ironic_maintenance\): a deploy wipes what is on a disk; leave them out with --limit 'baremetal:!ironic_active:!ironic_maintenance'/);
   });
 
-  it('a value holding "{{" is kept as Ironic has it: tsbm renders it back to the same text', () => {
+  it('a value holding "{{" is kept as Ironic has it: written !unsafe, tsbm reads it back as the same text, unrendered', () => {
     const r = importIronicNodes(read('node-list-long.json'), opts);
     const raw = longNodes[1]!.instance_info.kernel_args;
-    const written = hostsOf(r.yaml)['rack1-node02']!.instance_info!.kernel_args;
-    expect(written).not.toBe(raw);
+    expect(r.yaml).toContain(`kernel_args: !unsafe ${JSON.stringify(raw)}`);
+    const doc = parseYamlText(r.yaml, 'inv.yml').value as { all: { children: { baremetal: { hosts: Hosts } } } };
+    const written = doc.all.children.baremetal.hosts['rack1-node02']?.instance_info?.kernel_args;
     expect(renderValue(written, { vars: {}, baseDir: '/' })).toBe(raw);
-    expect(r.notes.join('\n')).toMatch(/1 value\(s\) hold "\{\{"/);
+    expect(r.notes.join('\n')).toMatch(/1 value\(s\) hold "\{": written with YAML's !unsafe tag/);
   });
 
   it('node show -f json, node after node, and the API\'s {"nodes": [...]}: the same hosts and vars', () => {

@@ -2,7 +2,7 @@
 // a trivial module is added that way, the copy is built, and the module shows up in
 // `tsbm modules`, in its own schema file and in the playbook schema, and runs in a playbook.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,8 @@ const copy = mkdtempSync(join(tmpdir(), 'tsbm-addmod-'));
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 const MODULE = `// hello: says hello (a test module).
-import { defineModule } from '../module-api/types.js';
-import { Type } from '../schema/type-builder.js';
+import { defineModule } from '../../module-api/types.js';
+import { Type } from '../../schema/type-builder.js';
 
 export const helloModule = defineModule({
   name: 'hello',
@@ -34,17 +34,18 @@ function tsbm(args: string[]) {
 
 beforeAll(() => {
   for (const p of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'scripts', 'src']) {
-    cpSync(join(root, p), join(copy, p), { recursive: true, filter: (s) => !s.includes('/src/sim/mockups/') });
+    cpSync(join(root, p), join(copy, p), { recursive: true });
   }
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-  // The two changes: the file, and its line in the list.
-  writeFileSync(join(copy, 'src', 'modules', 'hello.ts'), MODULE);
+  // The two changes: the file (in a capability folder of its own), and its line in the list.
+  mkdirSync(join(copy, 'src', 'modules', 'greetings'));
+  writeFileSync(join(copy, 'src', 'modules', 'greetings', 'hello.ts'), MODULE);
   const list = join(copy, 'src', 'modules', 'registry.ts');
   const text = readFileSync(list, 'utf8');
   writeFileSync(
     list,
     text
-      .replace(/^(import \{ \w+ \} from '\.\/\w+\.js';\n)/m, "import { helloModule } from './hello.js';\n$1")
+      .replace(/^(import \{ \w+ \} from '\.\/\w+\/\w+\.js';\n)/m, "import { helloModule } from './greetings/hello.js';\n$1")
       .replace(/^(const MODULES: readonly ModuleDef\[\] = \[\n)/m, '$1  helloModule,\n'),
   );
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: copy, stdio: 'pipe' });

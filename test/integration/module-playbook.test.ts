@@ -8,7 +8,7 @@ import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
 import { baseOptions } from '../helpers/executor-model.js';
-import { shellExecHandler } from '../../src/sim/ssh/exec.js';
+import { shellExecHandler } from '../../packages/lab/src/ssh/exec.js';
 import { type SshHost, startSshHost } from '../helpers/ssh-host.js';
 
 let hosts: SshHost[] = [];

@@ -148,6 +148,19 @@ describe.each([files, ...(ETCD ? [etcdKind] : [])])('node store contract: $name'
     await again.release();
   });
 
+  it('a node taken again right after its release is not lost because of that release', async () => {
+    const { a } = await fresh();
+    for (let i = 0; i < 5; i++) {
+      const first = await a.acquire(t('n1'), `run-${i}`);
+      await first.release();
+      const again = await a.acquire(t('n1'), `run-${i}b`);
+      await new Promise((r) => setTimeout(r, 150));
+      expect(again.lease('n1')!.lost.aborted, `round ${i}`).toBe(false);
+      await a.check(again.lease('n1')!);
+      await again.release();
+    }
+  });
+
   it('reads, writes and lists records; the store sets version and time', async () => {
     const { a, b } = await fresh();
     expect(await a.get('n1')).toBeUndefined();

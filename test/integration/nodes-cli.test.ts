@@ -74,6 +74,18 @@ describe.each(settings())('tsbm nodes on %s', (setting) => {
     await store.close();
     expect((await tsbm(['unprotect', 'node01', '--state', setting])).stdout).toBe('node01 (bmc:10.0.0.5:443): not protected\n');
   });
+
+  it('sets a provision state by hand: the error goes with a state that is no longer failed, a bad state is exit 5', async () => {
+    expect((await tsbm(['set-state', 'node02', 'available', '--state', setting])).stdout).toBe('node02 (bmc:10.0.0.6:443): available\n');
+    const shown = JSON.parse((await tsbm(['show', 'node02', '-o', 'json', '--state', setting])).stdout);
+    expect(shown).toMatchObject({ provisionState: 'available', runId: 'run-1' });
+    expect(shown.lastError).toBeUndefined();
+    await tsbm(['set-state', 'node02', 'unknown', '--reason', 'BMC replaced', '--state', setting]);
+    expect(JSON.parse((await tsbm(['show', 'node02', '-o', 'json', '--state', setting])).stdout)).toMatchObject({ provisionState: 'unknown', lastError: 'BMC replaced' });
+    const bad = await tsbm(['set-state', 'node02', 'deployed', '--state', setting]);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toMatch(/^tsbm: error: "deployed" is not a provision state \(one of: available, deploying, active, deploy failed, undeploying, unknown\)/);
+  });
 });
 
 describe('tsbm nodes: store settings that cannot work', () => {

@@ -9,7 +9,7 @@ import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OciMirror, startOciMirror } from '../../src/images/oci-mirror.js';
-import { selfSignedCert } from '../../src/sim/bmc/tls.js';
+import { selfSignedCert } from '../../packages/lab/src/bmc/tls.js';
 import { haveTool } from '../e2e/lab/run.js';
 import { OCI_MANIFEST, type OciTestImage, ociImage, sha } from '../helpers/oci-image.js';
 

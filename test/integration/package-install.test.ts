@@ -1,8 +1,8 @@
 // tsbm as users install it: the `npm pack` tarball, installed with `npm install -g` into a
 // temporary prefix, run from a directory that has nothing to do with the checkout. The
 // tarball must hold everything a run needs (compiled code, precompiled validators, schemas,
-// playbooks, example inventories, the lab's vendor trees and ramdisk tools, the spawner
-// sources, the report's page assets) and nothing of the tests.
+// playbooks, example inventories, the report's page assets, and the lab package bundled inside:
+// its code, vendor trees, ramdisk tools and spawner source) and nothing of the tests.
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,9 +26,11 @@ beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('run `npm run build` first');
   // The build already ran (npm test builds); --ignore-scripts packs that build as it is.
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv, maxBuffer: 64 << 20 });
-  const info = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  const info = JSON.parse(packed.stdout) as { filename: string }[];
   tarball = join(dir, info[0]!.filename);
-  files = info[0]!.files.map((f) => f.path);
+  // The tarball's own listing: npm's --json list masks path segments that look like tokens (a
+  // mockup's UUID-named System shows as ***).
+  files = (await run('tar', ['-tzf', tarball], { maxBuffer: 64 << 20 })).stdout.split('\n').filter((f) => f && !f.endsWith('/')).map((f) => f.replace(/^package\//, ''));
   // Dependencies come from the npm cache when it has them, else from the registry.
   await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', tarball], { cwd: dir, env: npmEnv, maxBuffer: 64 << 20, timeout: 300_000 });
 }, 360_000);
@@ -48,9 +50,17 @@ describe('the npm pack tarball, installed globally', () => {
     for (const f of ts) expect(has, f).toContain(f.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js'));
     expect(files.filter((f) => f.startsWith('dist/validators/')).length).toBeGreaterThan(10);
     // data read at run time from the package: every tracked file of these
-    for (const d of ['playbooks', 'inventory-examples', 'schemas', 'src/sim/mockups', 'src/sim/ramdisk', 'src/report/client'])
+    for (const d of ['playbooks', 'inventory-examples', 'schemas', 'src/report/client'])
       for (const f of tracked(d)) expect(has, f).toContain(f);
-    for (const f of ['src/sim/ssh/spawner.c', 'src/sim/ssh/spawner.pl']) expect(has, f).toContain(f);
+    // the simulated lab, a package of its own, ships inside tsbm's: its code, vendor trees,
+    // ramdisk tools and spawner source, and none of its TypeScript sources
+    const lab = 'node_modules/@tsbm/lab/';
+    for (const f of tracked('packages/lab/src').filter((p) => p.endsWith('.ts')))
+      expect(has, f).toContain(f.replace(/^packages\/lab\/src\//, `${lab}dist/`).replace(/\.ts$/, '.js'));
+    for (const d of ['packages/lab/mockups', 'packages/lab/ramdisk', 'packages/lab/package.json', 'packages/lab/src/ssh/spawner.c'])
+      for (const f of tracked(d)) expect(has, f).toContain(f.replace(/^packages\/lab\//, lab));
+    expect(files.filter((f) => f.startsWith(lab) && f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('node_modules/') && !f.startsWith(lab)), 'only the lab is bundled').toEqual([]);
     expect(files.filter((f) => /^(test|bench|\.ci)\//.test(f) || f.endsWith('.test.js'))).toEqual([]);
   });
 

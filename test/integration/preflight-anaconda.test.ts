@@ -5,7 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PreflightPlan, type PreflightServices, type Problem, runPreflight } from '../../src/deploy/preflight.js';
+import type { Problem } from '../../src/module-api/preflight-problem.js';
+import { type PreflightPlan, type PreflightServices, runPreflight } from '../../src/modules/preflight/preflight.js';
 import { CheckClient } from '../../src/http/check-client.js';
 import { type ImageServer, serveFiles } from '../helpers/image-fixture.js';
 import { scratchDirs } from '../helpers/scratch.js';

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PreflightPlan, runPreflight } from '../../src/deploy/preflight.js';
+import { type PreflightPlan, runPreflight } from '../../src/modules/preflight/preflight.js';
 import { CheckClient } from '../../src/http/check-client.js';
 
 let server: Server;

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import type { SimNode } from '../../src/sim/lab/node.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import type { SimNode } from '../../packages/lab/src/lab/node.js';
 import { type CliRun, DEPLOY, failuresOf, ROOT, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 
 const PREFLIGHT = 'Check the node before touching it (BMC, image, ISO)';

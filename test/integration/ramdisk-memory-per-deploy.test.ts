@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { buildGptImage, type ImageServer, imageDeployInventory, serveFiles, type TestImage } from '../helpers/image-fixture.js';
 import { resultsOf, runEvents } from '../helpers/run-events.js';
 

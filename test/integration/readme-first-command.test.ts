@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
+import { readDiskLayout } from '../../packages/lab/src/lab/disk-layout.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);

@@ -4,12 +4,12 @@ import { getEventListeners } from 'node:events';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { Transport } from '../../src/redfish/transport.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

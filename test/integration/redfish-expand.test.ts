@@ -8,7 +8,7 @@ import { findSystem } from '../../src/redfish/discovery.js';
 import { collectionMembers } from '../../src/redfish/expand.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { macAddresses } from '../../src/redfish/power.js';
-import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx, TREES } from './redfish-helpers.js';
 

@@ -2,13 +2,13 @@
 // of times and then fail clearly; task monitors are followed or time out; a BMC that ignores
 // the boot override is caught by the read-back.
 import { describe, expect, it } from 'vitest';
-import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
 import { postReset, resetAction } from '../../src/redfish/power.js';
-import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 
 const IMAGE = 'http://10.0.0.1:8080/ramdisk.iso';

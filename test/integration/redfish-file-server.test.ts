@@ -5,10 +5,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
-import type { BootInfo } from '../../src/sim/bmc/state.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
+import type { BootInfo } from '../../packages/lab/src/bmc/state.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
 import { endpointFromDriverInfo } from '../../src/redfish/endpoint.js';
 import { makeCtx, type TestCtx } from './redfish-helpers.js';
 

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/executor/run.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
 import { Redactor } from '../../src/output/redact.js';
-import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
-import type { BootInfo } from '../../src/sim/bmc/state.js';
+import { type FakeBmc, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
+import type { BootInfo } from '../../packages/lab/src/bmc/state.js';
 import { MOCKUPS } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

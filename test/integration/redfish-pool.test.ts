@@ -4,10 +4,10 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
 import { findSystem } from '../../src/redfish/discovery.js';
 import { redfishClientFor } from '../../src/redfish/pool.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx, TestServices } from './redfish-helpers.js';
 

@@ -4,11 +4,11 @@
 // looks at a change of a kind this BMC made before only shortly before it is due. A BMC that
 // ignores a change is still caught, from its own answer.
 import { describe, expect, it } from 'vitest';
-import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
-import { startFakeBmc } from '../../src/sim/bmc/server.js';
-import type { BmcFaults } from '../../src/sim/bmc/faults.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
+import { startFakeBmc } from '../../packages/lab/src/bmc/server.js';
+import type { BmcFaults } from '../../packages/lab/src/bmc/faults.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 
 const track = closeAfterEach();

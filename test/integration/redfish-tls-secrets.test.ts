@@ -2,11 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
 import { MASK } from '../../src/output/redact.js';
-import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmc, type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { driverInfo, MOCKUPS, makeCtx, type TestCtx } from './redfish-helpers.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

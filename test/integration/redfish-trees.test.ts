@@ -2,10 +2,10 @@
 // with session and Basic auth and with ETags required. Where a tree lacks something, the
 // clear error is asserted.
 import { describe, expect, it } from 'vitest';
-import { redfishBootDeviceModule } from '../../src/modules/redfish_boot_device.js';
-import { redfishPowerModule } from '../../src/modules/redfish_power.js';
-import { vmediaBootModule } from '../../src/modules/vmedia_boot.js';
-import { type FakeBmcOptions, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { redfishBootDeviceModule } from '../../src/modules/redfish/redfish_boot_device.js';
+import { redfishPowerModule } from '../../src/modules/redfish/redfish_power.js';
+import { vmediaBootModule } from '../../src/modules/redfish/vmedia_boot.js';
+import { type FakeBmcOptions, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { closeAfterEach, driverInfo, MOCKUPS, makeCtx } from './redfish-helpers.js';
 import { writeFileSync, } from 'node:fs';
 import { join } from 'node:path';

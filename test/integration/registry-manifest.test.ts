@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckClient } from '../../src/http/check-client.js';
 import { type ManifestQuery, resolveManifest } from '../../src/http/oci-manifest.js';
 import { probeUrl } from '../../src/http/url-probe.js';
-import { selfSignedCert } from '../../src/sim/bmc/tls.js';
-import { SIM_IMAGES, SIM_REGISTRY } from '../../src/sim/lab/images.js';
-import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from '../../src/sim/lab/registry-server.js';
+import { selfSignedCert } from '../../packages/lab/src/bmc/tls.js';
+import { SIM_IMAGES, SIM_REGISTRY } from '../../packages/lab/src/lab/images.js';
+import { SIM_ISO_PATH, type SimRegistry, startSimRegistry } from '../../packages/lab/src/lab/registry-server.js';
 
 const AUTH = 'tsbm:lab-pull-pw';
 const client = new CheckClient();

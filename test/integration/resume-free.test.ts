@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/journal/reader.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { type CliRun, DEPLOY, runTsbm, spawnTsbm, stateArgs, locksLeft } from '../helpers/fault-cli.js';
 
 const INSTALL = 'Install the image to the root disk';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { type CliRun, DEPLOY, ROOT, runTsbm, spawnTsbm, stateArgs } from '../helpers/fault-cli.js';
 
 const UNDEPLOY = join(ROOT, 'playbooks', 'undeploy.yml');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/journal/reader.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { DEPLOY, runTsbm, spawnTsbm, stateArgs, locksLeft } from '../helpers/fault-cli.js';
 import { flushFaultRows, tryFault } from '../helpers/fault-table.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { type CliRun, DEPLOY, runTsbm } from '../helpers/fault-cli.js';
 
 let lab: Lab;

@@ -1,4 +1,4 @@
-// The fake BMC's certificates are issued in-process (src/sim/bmc/x509.ts), with no openssl
+// The fake BMC's certificates are issued in-process (packages/lab/src/bmc/x509.ts), with no openssl
 // program: a CA and a server certificate it signs. They must satisfy Node's TLS client and, where
 // installed, strict independent verifiers (openssl verify -x509_strict, Python's
 // VERIFY_X509_STRICT, which refuses a leaf without an authority key identifier).
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { selfSignedCert, type SelfSignedCert } from '../../src/sim/bmc/tls.js';
+import { selfSignedCert, type SelfSignedCert } from '../../packages/lab/src/bmc/tls.js';
 import { findProgram } from '../../src/util/find-program.js';
 
 const OPENSSL = findProgram('openssl');

@@ -1,4 +1,4 @@
-// The simulated `bootc install to-disk` (src/sim/ramdisk/bin/sim-bootc, sourced by the simulated
+// The simulated `bootc install to-disk` (packages/lab/ramdisk/bin/sim-bootc, sourced by the simulated
 // podman) writes its GPT with sfdisk (as bootc does) once per lab, disk size and root size, and
 // copies that table from the lab's cache ($TSBM_SIM_CACHE) onto every later node's disk: fewer
 // processes per node in the 1000-node lab. It never runs sgdisk (whose sync and one-second sleep
@@ -27,12 +27,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceStandins } from '../helpers/force-standins.js';
-import { runSfdisk } from '../../src/sim/gpt/sfdisk-run.js';
-import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
-import { SIM_IMAGES } from '../../src/sim/lab/images.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import type { SimNode } from '../../src/sim/lab/node.js';
-import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../src/sim/lab/package-paths.js';
+import { runSfdisk } from '../../packages/lab/src/gpt/sfdisk-run.js';
+import { readDiskLayout } from '../../packages/lab/src/lab/disk-layout.js';
+import { SIM_IMAGES } from '../../packages/lab/src/lab/images.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import type { SimNode } from '../../packages/lab/src/lab/node.js';
+import { RAMDISK_TOOLS_DIR, STANDIN_DIR } from '../../packages/lab/src/lab/package-paths.js';
 
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));

@@ -1,6 +1,6 @@
-// The curl stand-in (src/sim/curl) against a local HTTP server, and against the real curl where
+// The curl stand-in (packages/lab/src/curl) against a local HTTP server, and against the real curl where
 // installed: the same exit code, output and file for each way the product's image deploys call
-// curl (src/deploy/image-fetch.ts, image-stream.ts): GET to stdout, HEAD with redirects, a
+// curl (src/modules/image/image-fetch.ts, image-stream.ts): GET to stdout, HEAD with redirects, a
 // resumed download to a file with retries, HTTP errors, a cut transfer, a refused connection,
 // a time limit. The URL always comes as a `-K -` config line on stdin, as the product sends it.
 // And the anaconda kickstart callbacks' POSTs (-X, -H, --data-binary), the URL in argv as there.
@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCurl } from '../../src/sim/curl/curl-run.js';
+import { runCurl } from '../../packages/lab/src/curl/curl-run.js';
 import { findProgram } from '../../src/util/find-program.js';
 
 const CURL = findProgram('curl', ['/usr/bin', '/bin']);
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const WRAPPER = join(ROOT, 'src/sim/ramdisk/standin/curl');
+const WRAPPER = join(ROOT, 'packages/lab/ramdisk/standin/curl');
 const BODY = randomBytes(3 * 1024 * 1024 + 17);
 
 let dir: string;
@@ -280,7 +280,7 @@ describe('the curl stand-in', () => {
     expect(cfg).toBe(2);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'dist/sim/curl/curl-cli.js')))('the ramdisk wrapper runs it where forced (or where the machine has no curl) (needs npm run build)', async () => {
+  it.skipIf(!existsSync(join(ROOT, 'packages/lab/dist/curl/curl-cli.js')))('the ramdisk wrapper runs it where forced (or where the machine has no curl) (needs npm run build)', async () => {
     const r = await run(WRAPPER, ['-fsSL', '-K', '-'], `url = "${base}/img"\n`, {
       PATH: '/usr/bin:/bin',
       TSBM_SIM_STANDINS: 'curl',

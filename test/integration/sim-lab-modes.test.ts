@@ -3,8 +3,8 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import { makeLabDir } from '../../src/sim/lab/private-dir.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import { makeLabDir } from '../../packages/lab/src/lab/private-dir.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const scratch = scratchDirs();

@@ -28,7 +28,7 @@ describe('sim up', () => {
     const deadline = Date.now() + 5000;
     let alive = '';
     do {
-      alive = spawnSync('pgrep', ['-f', `sim serve --dir ${dir}`], { encoding: 'utf8' }).stdout.trim();
+      alive = spawnSync('pgrep', ['-f', `serve-main.js ${dir}`], { encoding: 'utf8' }).stdout.trim();
     } while (alive && Date.now() < deadline && !spawnSync('sleep', ['0.2']).error);
     expect(alive).toBe('');
   });

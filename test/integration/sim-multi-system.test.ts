@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multiSystemMockup } from '../helpers/multi-system-mockup.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 
 const exec = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..', '..');

@@ -1,4 +1,4 @@
-// The sfdisk and partx stand-ins (src/sim/gpt) against util-linux's own on twin disk files:
+// The sfdisk and partx stand-ins (packages/lab/src/gpt) against util-linux's own on twin disk files:
 // the same exit code and the same resulting table, as the real sfdisk and partx read it back,
 // and the stand-ins reading any disk as the real ones do. Then what the stand-ins refuse (they
 // say so, by name) and the ramdisk wrappers' choice between the real tool and the stand-in.
@@ -7,8 +7,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runPartx } from '../../src/sim/gpt/partx-run.js';
-import { runSfdisk } from '../../src/sim/gpt/sfdisk-run.js';
+import { runPartx } from '../../packages/lab/src/gpt/partx-run.js';
+import { runSfdisk } from '../../packages/lab/src/gpt/sfdisk-run.js';
 import { findProgram } from '../../src/util/find-program.js';
 
 const SYSTEM = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
@@ -16,8 +16,8 @@ const SFDISK = findProgram('sfdisk', SYSTEM);
 const PARTX = findProgram('partx', SYSTEM);
 const SGDISK = findProgram('sgdisk', SYSTEM);
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const STANDIN = join(ROOT, 'src/sim/ramdisk/standin');
-const BUILT = ['sfdisk', 'partx'].every((t) => existsSync(join(ROOT, `dist/sim/gpt/${t}-cli.js`)));
+const STANDIN = join(ROOT, 'packages/lab/ramdisk/standin');
+const BUILT = ['sfdisk', 'partx'].every((t) => existsSync(join(ROOT, `packages/lab/dist/gpt/${t}-cli.js`)));
 const GIB = 1024 ** 3;
 const PARTX_COLUMNS = 'NR,START,END,SECTORS,SIZE,NAME,UUID,TYPE,FLAGS,SCHEME';
 

@@ -16,12 +16,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runSgdisk } from '../../src/sim/gpt/sgdisk-run.js';
+import { runSgdisk } from '../../packages/lab/src/gpt/sgdisk-run.js';
 
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const WRAPPER = join(ROOT, 'src/sim/ramdisk/standin/sgdisk');
-const CLI = join(ROOT, 'dist/sim/gpt/sgdisk-cli.js');
+const WRAPPER = join(ROOT, 'packages/lab/ramdisk/standin/sgdisk');
+const CLI = join(ROOT, 'packages/lab/dist/gpt/sgdisk-cli.js');
 
 let dir: string;
 beforeEach(() => {

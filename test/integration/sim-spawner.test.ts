@@ -1,15 +1,15 @@
 // The lab's spawner processes: commands started there behave like children of the lab (stdin,
 // stdout, stderr, exit status, signals, process-group kill), and the lab itself forks nothing.
-// Every case runs against the three spawners: C (the default where a compiler exists), perl
-// and node. Then: how the C spawner is built, cached, and given up for perl.
+// Every case runs against both spawners: C (the default where a compiler exists) and its node
+// fallback. Then: how the C spawner is built, cached, and given up for node.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshExecProcess } from '../../src/sim/ssh/exec.js';
-import { cSpawnerBinary, type SpawnerKind } from '../../src/sim/ssh/spawner-helpers.js';
-import { SpawnerPool } from '../../src/sim/ssh/spawner-pool.js';
+import type { SshExecProcess } from '../../packages/lab/src/ssh/exec.js';
+import { cSpawnerBinary, type SpawnerKind } from '../../packages/lab/src/ssh/spawner-helpers.js';
+import { SpawnerPool } from '../../packages/lab/src/ssh/spawner-pool.js';
 
 interface Ran {
   code: number | null;
@@ -40,6 +40,11 @@ function collect(p: SshExecProcess, input?: string): Promise<Ran> {
   });
 }
 
+/** Polls until the condition holds (or 30 s pass: the assertion after it then says what did not happen). */
+async function until(cond: () => boolean): Promise<void> {
+  for (const end = Date.now() + 30_000; !cond() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** How many processes run exactly this command line (distinct sleep lengths keep the cases apart). */
 function countRunning(commandLine: string): string {
   return execFileSync('sh', ['-c', `ps -eo args | grep -cx "${commandLine}" || true`], {
@@ -53,18 +58,17 @@ function helpers(p: SpawnerPool): ChildProcess[] {
 
 async function startPool(kind: SpawnerKind, count: number): Promise<SpawnerPool> {
   const p = await SpawnerPool.start(count, kind);
-  if (!p) throw new Error(`no ${kind} spawner: perl missing, or dist/ not built (\`npm run build\`)`);
+  if (!p) throw new Error(`no ${kind} spawner: packages/lab/dist not built (\`npm run build\`)`);
   return p;
 }
 
 /** The one thing that skips: the C spawner on a machine without a working C compiler. */
 const cBinary = cSpawnerBinary();
-const noCompiler = 'no C compiler (cc or gcc) on PATH, or it cannot build src/sim/ssh/spawner.c';
+const noCompiler = 'no C compiler (cc or gcc) on PATH, or it cannot build packages/lab/src/ssh/spawner.c';
 if (!cBinary) console.warn(`sim-spawner: the C spawner's cases are skipped: ${noCompiler}`);
 
 const kinds = [
   { kind: 'c', title: cBinary ? 'c' : `c, SKIPPED: ${noCompiler}` },
-  { kind: 'perl', title: 'perl' },
   { kind: 'node', title: 'node' },
 ] as const;
 
@@ -196,21 +200,22 @@ describe.each(kinds)('lab spawner pool ($title)', ({ kind }) => {
     const helper = helpers(p)[0]!.pid!;
     const proc = p.spawn('/bin/sh', ['-c', 'sleep 31.7'], { env });
     proc.stdin?.end();
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => (proc as { pid?: number }).pid !== undefined);
     await p.close();
-    await new Promise((r) => setTimeout(r, 300));
+    // However loaded the machine, both go (waited for, not timed: a slow exit is no failure).
+    await until(() => countRunning('sleep 31.7') === '0' && !running(helper));
     expect(countRunning('sleep 31.7')).toBe('0');
     expect(running(helper)).toBe(false);
   });
 
   it('a lab that dies takes its spawners and their commands with it', async () => {
     // A lab of its own (from dist) that starts a command, prints its spawner's pid and waits.
-    const pool = new URL('../../dist/sim/ssh/spawner-pool.js', import.meta.url).href;
+    const pool = new URL('../../packages/lab/dist/ssh/spawner-pool.js', import.meta.url).href;
     const script = `const { SpawnerPool } = await import(${JSON.stringify(pool)});
       const p = await SpawnerPool.start(1, ${JSON.stringify(kind)});
       const c = p.spawn('/bin/sh', ['-c', 'sleep 31.5'], { env: { PATH: '/usr/bin:/bin' } });
       c.stdin.end();
-      setTimeout(() => console.log(p.workers[0].process.pid), 300);`;
+      const t = setInterval(() => { if (c.pid !== undefined) { clearInterval(t); console.log(p.workers[0].process.pid); } }, 20);`;
     const lab = spawn(process.execPath, ['--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -225,16 +230,14 @@ describe.each(kinds)('lab spawner pool ($title)', ({ kind }) => {
     } finally {
       lab.kill('SIGKILL');
     }
-    for (let i = 0; i < 50 && (running(helper) || countRunning('sleep 31.5') !== '0'); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => !running(helper) && countRunning('sleep 31.5') === '0');
     expect(running(helper)).toBe(false);
     expect(countRunning('sleep 31.5')).toBe('0');
   });
 });
 
 describe('the C spawner build', () => {
-  const dist = new URL('../../dist/sim/ssh/spawner-helpers.js', import.meta.url).href;
+  const dist = new URL('../../packages/lab/dist/ssh/spawner-helpers.js', import.meta.url).href;
   let dir: string;
   let realCc: string | undefined;
 
@@ -301,12 +304,12 @@ describe('the C spawner build', () => {
     expect(readdirSync(join(cache, 'tsbm'))).toEqual([basename(first.binary)]); // no temp file left
   });
 
-  it('falls back to perl when the compiler fails, whether or not c was asked for', () => {
+  it('falls back to node when the compiler fails, whether or not c was asked for', () => {
     const { bin, log } = fakeCc('broken', 'echo "cc: broken" >&2; exit 1');
     const cache = join(dir, 'cache2');
     const path = `${bin}:${process.env.PATH}`;
-    expect(inFreshProcess(cache, path).kind).toBe('perl');
-    expect(inFreshProcess(cache, path, 'c').kind).toBe('perl');
+    expect(inFreshProcess(cache, path).kind).toBe('node');
+    expect(inFreshProcess(cache, path, 'c').kind).toBe('node');
     expect(readFileSync(log, 'utf8')).toBe('run\nrun\n'); // once per process, not per call
     expect(readdirSync(join(cache, 'tsbm'))).toEqual([]); // nothing half-written is left to run
   });

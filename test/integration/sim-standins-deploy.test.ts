@@ -1,6 +1,6 @@
 // The simulated deploy on a machine without gdisk's sgdisk nor util-linux's sfdisk and partx
 // (a minimal Debian has only partx): TSBM_SIM_STANDINS=all makes the ramdisk's sgdisk, sfdisk
-// and partx tsbm's TypeScript stand-ins (src/sim/gpt) even here. The simulated bootc partitions
+// and partx tsbm's TypeScript stand-ins (packages/lab/src/gpt) even here. The simulated bootc partitions
 // with sfdisk (or copies the lab's template), configdrive_write reads the table with sfdisk
 // --json and partx and appends config-2 with sfdisk --append; a bootc deploy runs no sgdisk at
 // all. The resulting disks must read back right with the lab's GPT reader and, where installed,
@@ -14,13 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { forceStandins } from '../helpers/force-standins.js';
 import { buildGptImage, imageDataSha, type ImageServer, partitionDataSha, serveFiles } from '../helpers/image-fixture.js';
-import { readDiskLayout } from '../../src/sim/lab/disk-layout.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { readDiskLayout } from '../../packages/lab/src/lab/disk-layout.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const TSBM = join(ROOT, 'bin', 'tsbm.js');
-const CLIS = [...['sgdisk', 'sfdisk', 'partx'].map((t) => join(ROOT, 'dist', 'sim', 'gpt', `${t}-cli.js`)), join(ROOT, 'dist', 'sim', 'curl', 'curl-cli.js')];
+const CLIS = [...['sgdisk', 'sfdisk', 'partx'].map((t) => join(ROOT, 'packages', 'lab', 'dist', 'gpt', `${t}-cli.js`)), join(ROOT, 'packages', 'lab', 'dist', 'curl', 'curl-cli.js')];
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));
 

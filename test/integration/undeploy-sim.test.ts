@@ -6,9 +6,9 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Partition } from '../../src/sim/lab/disk-layout.js';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
-import type { SimNode } from '../../src/sim/lab/node.js';
+import type { Partition } from '../../packages/lab/src/lab/disk-layout.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
+import type { SimNode } from '../../packages/lab/src/lab/node.js';
 import { type CliRun, DEPLOY, ROOT, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 
 const UNDEPLOY = join(ROOT, 'playbooks', 'undeploy.yml');

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lazyVars } from '../../src/executor/lazy-vars.js';
-import { type FakeBmc, startFakeBmc } from '../../src/sim/bmc/server.js';
+import { type FakeBmc, startFakeBmc } from '../../packages/lab/src/bmc/server.js';
 import { runEvents } from '../helpers/run-events.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import { MOCKUPS } from './redfish-helpers.js';

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, startLab } from '../../src/sim/lab/lab.js';
+import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
 import { DEPLOY, firstFailuresOf, runTsbm, stateArgs } from '../helpers/fault-cli.js';
 
 /** A loopback port nothing listens on (taken, then let go). */

@@ -4,7 +4,7 @@
 // sectors, so a 4Kn disk is where mixing the two would go wrong.
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../src/connection/types.js';
-import { createPartition } from '../../src/deploy/configdrive-partition.js';
+import { createPartition } from '../../src/modules/configdrive/configdrive-partition.js';
 import { parseSfdiskJson } from '../../src/configdrive/partition-table.js';
 import { type Placement, placeConfigDrive } from '../../src/configdrive/placement.js';
 import { TsbmError } from '../../src/errors.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execSteps } from '../../src/connection/exec-steps.js';
 import { localConnection } from '../../src/connection/local.js';
-import { configDrivePartitions, writeAndReadBack } from '../../src/deploy/configdrive-disk-io.js';
+import { configDrivePartitions, writeAndReadBack } from '../../src/modules/configdrive/configdrive-disk-io.js';
 import { scratchDirs } from '../helpers/scratch.js';
 import type { Partition } from '../../src/configdrive/partition-table.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';

@@ -5,7 +5,7 @@ import {
   isNotBootcImage,
   selinuxActive,
   sfdiskPartitions,
-} from '../../src/deploy/bootc-argv.js';
+} from '../../src/modules/bootc/bootc-argv.js';
 
 const base = {
   ref: 'reg/img:1',

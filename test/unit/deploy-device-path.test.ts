@@ -2,10 +2,10 @@
 // argument schema, like the other disk modules, and again at run time for a device that came
 // from a registered root_device result (the ramdisk's own lsblk, which the schema never sees).
 import { describe, expect, it } from 'vitest';
-import { devicePathProblem } from '../../src/deploy/device-path.js';
+import { devicePathProblem } from '../../src/module-api/device-path.js';
 import { validateArgs } from '../../src/executor/validate-args.js';
-import { bootcInstallModule } from '../../src/modules/bootc_install.js';
-import { imageWriteModule } from '../../src/modules/image_write.js';
+import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
+import { imageWriteModule } from '../../src/modules/image/image_write.js';
 import type { ModuleContext, ModuleDef } from '../../src/module-api/types.js';
 import type { Task } from '../../src/playbook/model.js';
 

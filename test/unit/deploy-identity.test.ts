@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkIdentity, macsFromIpLink } from '../../src/deploy/identity.js';
+import { checkIdentity, macsFromIpLink } from '../../src/modules/ramdisk/identity.js';
 
 const U = '4c4c4544-0042-3510-8052-b2c04f4e4b32';
 const M = '52:54:00:aa:bb:01';

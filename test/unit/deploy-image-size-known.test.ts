@@ -2,7 +2,7 @@
 // check: an image manifest's own size, an index resolved per architecture (one fetch each for
 // the run), and nothing when the controller cannot tell (the pull then probes on the ramdisk).
 import { describe, expect, it } from 'vitest';
-import { knownImageSize, rememberImageSize, sizesFromManifest } from '../../src/deploy/image-size-known.js';
+import { knownImageSize, rememberImageSize, sizesFromManifest } from '../../src/modules/bootc/image-size-known.js';
 
 const signal = new AbortController().signal;
 const image = (layers: number[]) => JSON.stringify({ schemaVersion: 2, config: { size: 1000 }, layers: layers.map((size) => ({ size })) });

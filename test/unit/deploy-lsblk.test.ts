@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCandidate, parseLsblk } from '../../src/deploy/lsblk.js';
+import { isCandidate, parseLsblk } from '../../src/module-api/lsblk.js';
 
 describe('lsblk JSON across util-linux versions', () => {
   it('new style: numbers and booleans, padded vendor', () => {

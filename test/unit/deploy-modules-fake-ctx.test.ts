@@ -2,12 +2,12 @@
 // SELinux decisions, and errors that name the host.
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../src/connection/types.js';
-import { TsbmError } from '../../src/errors.js';
-import { bootcInstallModule } from '../../src/modules/bootc_install.js';
-import { podmanPullModule } from '../../src/modules/podman_pull.js';
-import { rootDeviceModule } from '../../src/modules/root_device.js';
+import { TsbmError, UnreachableError } from '../../src/errors.js';
+import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
+import { podmanPullModule } from '../../src/modules/bootc/podman_pull.js';
+import { rootDeviceModule } from '../../src/modules/disk/root_device.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
-import { waitAgentModule } from '../../src/modules/wait_agent.js';
+import { waitAgentModule } from '../../src/modules/ramdisk/wait_agent.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 
 type Script = Array<[RegExp, Partial<ExecResult>]>;
@@ -248,7 +248,7 @@ describe('podman_pull and wait_agent check mode', () => {
     const { ctx } = fakeCtx([]);
     for (const e of [
       new TsbmError('parse', 'host node1: ssh_transfer_method must be smart, sftp or piped, got "bogus"', { hint: 'fix ssh_transfer_method in the inventory or host_vars' }),
-      new TsbmError('options', "cannot read SSH private key /nope: ENOENT: no such file or directory, open '/nope'"),
+      new UnreachableError('node1', "cannot read SSH private key /nope: ENOENT: no such file or directory, open '/nope'", undefined, 'check ssh_private_key_file', { setting: true }),
     ]) {
       let attempts = 0;
       const bad = {

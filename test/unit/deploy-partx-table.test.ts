@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PARTX_UNIT_BYTES, parsePartxPairs, partxArgv } from '../../src/deploy/partx-table.js';
+import { PARTX_UNIT_BYTES, parsePartxPairs, partxArgv } from '../../src/module-api/partx-table.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const tool = (name: string) =>

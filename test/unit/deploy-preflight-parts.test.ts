@@ -2,10 +2,10 @@
 // coordinates, which pull-secret entry applies, registry_endpoints, and the ranges an erase
 // zeroes.
 import { describe, expect, it } from 'vitest';
-import { ERASE_SPAN_BYTES, eraseRanges, verifyArgv, zeroArgv } from '../../src/deploy/erase-plan.js';
-import { coordinatesOf, parseImageSource } from '../../src/deploy/image-ref.js';
-import { buildAuthFile, loginFor } from '../../src/deploy/pull-secret.js';
-import { parseRegistryEndpoints, RegistryEndpointsError } from '../../src/deploy/registry-endpoints.js';
+import { ERASE_SPAN_BYTES, eraseRanges, verifyArgv, zeroArgv } from '../../src/modules/disk/erase-plan.js';
+import { coordinatesOf, parseImageSource } from '../../src/module-api/image-ref.js';
+import { buildAuthFile, loginFor } from '../../src/module-api/pull-secret.js';
+import { parseRegistryEndpoints, RegistryEndpointsError } from '../../src/modules/bootc/registry-endpoints.js';
 import { parseChallenge } from '../../src/http/registry-auth.js';
 
 const MiB = 1024 * 1024;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { registriesConf } from '../../src/deploy/containers-conf.js';
-import { parseManifest, withDigest } from '../../src/deploy/image-size.js';
-import { parseImageSource } from '../../src/deploy/image-ref.js';
-import { memAvailableBytes, neededBytes } from '../../src/deploy/memory.js';
-import { helpHasFlag, parsePodmanVersion } from '../../src/deploy/podman-version.js';
-import { buildAuthFile } from '../../src/deploy/pull-secret.js';
+import { registriesConf } from '../../src/modules/bootc/containers-conf.js';
+import { parseManifest, withDigest } from '../../src/modules/bootc/image-size.js';
+import { parseImageSource } from '../../src/module-api/image-ref.js';
+import { memAvailableBytes, neededBytes } from '../../src/module-api/memory.js';
+import { helpHasFlag, parsePodmanVersion } from '../../src/module-api/podman-version.js';
+import { buildAuthFile } from '../../src/module-api/pull-secret.js';
 
 describe('image_source', () => {
   it.each([
@@ -88,7 +88,7 @@ describe('memory and podman probes', () => {
 
 describe("podman 4.3's manifest inspect error", () => {
   it('yields the quoted manifest', async () => {
-    const { quotedManifest } = await import('../../src/deploy/image-size.js');
+    const { quotedManifest } = await import('../../src/modules/bootc/image-size.js');
     const err =
       'Error: parsing manifest blob "{\\"schemaVersion\\":2,\\"config\\":{\\"size\\":409},\\"layers\\":[{\\"size\\":158}]}" as a "application/vnd.oci.image.manifest.v1+json": Treating single images as manifest lists is not implemented';
     const text = quotedManifest(err);
@@ -102,7 +102,7 @@ describe("podman 4.3's manifest inspect error", () => {
 
 describe('pull --retry-delay from the podman version wait_agent read', () => {
   it('5.0 and later have it, 4.x not; unreadable text decides nothing', async () => {
-    const { pullHasRetryDelay } = await import('../../src/deploy/podman-version.js');
+    const { pullHasRetryDelay } = await import('../../src/module-api/podman-version.js');
     expect(pullHasRetryDelay('podman version 5.0.0')).toBe(true);
     expect(pullHasRetryDelay('podman version 5.2.2')).toBe(true);
     expect(pullHasRetryDelay('podman version 4.9.4')).toBe(false);

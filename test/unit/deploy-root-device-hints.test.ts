@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Disk, GIB } from '../../src/deploy/disk.js';
-import { HintError, chooseRootDevice, hintMatches, parseHints } from '../../src/deploy/root-device-hints.js';
+import { type Disk, GIB } from '../../src/module-api/disk.js';
+import { HintError, chooseRootDevice, hintMatches, parseHints } from '../../src/module-api/root-device-hints.js';
 
 const disk = (over: Partial<Disk>): Disk => ({
   name: '/dev/sda',

@@ -3,7 +3,7 @@
 // do not read back as zeros fail the host with what to do.
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../src/connection/types.js';
-import { eraseDiskMetadataModule } from '../../src/modules/erase_disk_metadata.js';
+import { eraseDiskMetadataModule } from '../../src/modules/disk/erase_disk_metadata.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';
 

@@ -1,17 +1,17 @@
 // Pure rules of image deploys: what image_write accepts, how it reads the stream script's
 // summary and curl's exit codes, the qcow2 memory check, progress text and LRU choices.
 import { describe, expect, it } from 'vitest';
-import { parseContentLength } from '../../src/deploy/image-fetch.js';
-import { progressUpdate } from '../../src/deploy/image-progress.js';
-import { memoryVerdict } from '../../src/deploy/image-qcow2.js';
-import { displayUrl, planImage, urlSecrets } from '../../src/deploy/image-source.js';
+import { parseContentLength } from '../../src/modules/image/image-fetch.js';
+import { progressUpdate } from '../../src/module-api/image-progress.js';
+import { memoryVerdict } from '../../src/modules/image/image-qcow2.js';
+import { displayUrl, planImage, urlSecrets } from '../../src/module-api/image-source.js';
 import {
   curlRetryable,
   lastDdBytes,
   parseStreamOutput,
   STREAM_SCRIPT,
   streamArgv,
-} from '../../src/deploy/image-stream.js';
+} from '../../src/modules/image/image-stream.js';
 import { chooseEvictions } from '../../src/images/lru.js';
 
 const H256 = 'a'.repeat(64);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecOptions, ExecResult } from '../../src/connection/types.js';
 import { TsbmError } from '../../src/errors.js';
-import { imageWriteModule } from '../../src/modules/image_write.js';
+import { imageWriteModule } from '../../src/modules/image/image_write.js';
 import type { ModuleContext } from '../../src/module-api/types.js';
 import { qcow2Header } from '../helpers/image-headers.js';
 import { stepsOneByOne } from '../helpers/steps-one-by-one.js';

@@ -11,7 +11,7 @@ import { buildFat } from '../../src/configdrive/fat.js';
 import { fatFile, isFat, readFatFiles } from '../../src/configdrive/fat-read.js';
 import { buildIso } from '../../src/configdrive/iso9660.js';
 import { readIsoFiles } from '../../src/configdrive/iso9660-read.js';
-import { buildStandaloneGrub, controllerGrub, EFI_LOADER_PATH, operatorEspFiles } from '../../src/deploy/efi-loader.js';
+import { buildStandaloneGrub, controllerGrub, EFI_LOADER_PATH, operatorEspFiles } from '../../src/modules/anaconda/efi-loader.js';
 import {
   grubLinuxLine,
   INSTALLER_BOOT_LABEL,
@@ -20,8 +20,8 @@ import {
   installerGrubCfg,
   isRemoteStage2,
   planInstallerBoot,
-} from '../../src/deploy/installer-boot.js';
-import { buildInstallerBootIso } from '../../src/deploy/installer-boot-iso.js';
+} from '../../src/modules/anaconda/installer-boot.js';
+import { buildInstallerBootIso } from '../../src/modules/anaconda/installer-boot-iso.js';
 
 const have = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 const run = (argv: string[]) => {

@@ -5,12 +5,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TsbmError } from '../../src/errors.js';
-import { checkKickstart } from '../../src/deploy/kickstart-check.js';
-import { parseKickstart, splitWords } from '../../src/deploy/kickstart-parse.js';
-import { buildKickstart, chooseInstallDisk, planSource } from '../../src/deploy/kickstart-plan.js';
-import { authorizedKeyList } from '../../src/deploy/kickstart-render.js';
-import { planKickstartSource, sourceLine } from '../../src/deploy/kickstart-source.js';
-import { parseHints } from '../../src/deploy/root-device-hints.js';
+import { checkKickstart } from '../../src/modules/anaconda/kickstart-check.js';
+import { parseKickstart, splitWords } from '../../src/modules/anaconda/kickstart-parse.js';
+import { buildKickstart, chooseInstallDisk, planSource } from '../../src/modules/anaconda/kickstart-plan.js';
+import { authorizedKeyList } from '../../src/modules/anaconda/kickstart-render.js';
+import { planKickstartSource, sourceLine } from '../../src/modules/anaconda/kickstart-source.js';
+import { parseHints } from '../../src/module-api/root-device-hints.js';
 
 const TEMPLATE_FILE = path.resolve(import.meta.dirname, '../../playbooks/templates/ks.cfg.hbs');
 const TEMPLATE = readFileSync(TEMPLATE_FILE, 'utf8');

@@ -1,7 +1,7 @@
 // `npm run lint` runs dependency-cruiser with .dependency-cruiser.cjs over src/: imports point
 // only down the layers and there are no cycles. Here the same command runs over small trees
-// made for the purpose: one that respects the layers passes; planting an upward import, a cycle
-// or a directory no layer owns makes it fail, naming the rule.
+// made for the purpose: one that respects the layers passes; planting an upward import, a cycle,
+// a directory no layer owns or an import between two capability folders makes it fail, naming the rule.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,5 +61,18 @@ describe('layer rules (dependency-cruiser in npm run lint)', () => {
     expect(r.out).toMatch(/layer-util-imports-up: src\/util\/wait\.ts → src\/modules\/command\.ts/);
     expect(r.out).toMatch(/no-cycles: src\/modules\/(a|b)\.ts/);
     expect(r.out).toMatch(/no-unknown-layer: src\/misc\/x\.ts/);
+  });
+
+  it('fail when one capability folder imports another, pass for module-api and the preflight', () => {
+    const caps = {
+      ...base,
+      'src/module-api/disk.ts': "import { wait } from '../util/wait.js';\nexport const disk = wait;\n",
+      'src/modules/bootc/bootc_install.ts': "import { disk } from '../../module-api/disk.js';\nexport const install = disk;\n",
+      'src/modules/preflight/deploy_preflight.ts': "import { install } from '../bootc/bootc_install.js';\nexport const pre = install;\n",
+    };
+    expect(lint(caps).code).toBe(0);
+    const r = lint({ ...caps, 'src/modules/image/image_write.ts': "import { install } from '../bootc/bootc_install.js';\nexport const write = install;\n" });
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/capability-imports-capability: src\/modules\/image\/image_write\.ts → src\/modules\/bootc\/bootc_install\.ts/);
   });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { FACTS_SCRIPT, parseFacts } from '../../src/modules/lib/facts-script.js';
+import { FACTS_SCRIPT, parseFacts } from '../../src/modules/facts/facts-script.js';
 
 const sample = [
   '',

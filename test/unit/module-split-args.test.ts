@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TsbmError } from '../../src/errors.js';
 import { quoteArgv } from '../../src/connection/quote.js';
-import { splitArgs } from '../../src/modules/lib/split-args.js';
-import { parseMode } from '../../src/modules/lib/file-mode.js';
+import { splitArgs } from '../../src/modules/commands/split-args.js';
+import { parseMode } from '../../src/modules/files/file-mode.js';
 
 describe('splitArgs', () => {
   it('splits like sh words, without expansions', () => {

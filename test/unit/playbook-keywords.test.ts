@@ -136,6 +136,7 @@ describe('inheritance from the table', () => {
       'run_once',
       'timeout',
       'any_errors_fatal',
+      'check_mode',
       'resume',
     ]);
   });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEPLOYS, type Deploy } from '../../src/deploy/arg-names.js';
+import { DEPLOYS, type Deploy } from '../../src/module-api/arg-names.js';
 import {
   type Need,
   allNeeds,
@@ -10,7 +10,7 @@ import {
   degradedNote,
   judgeContract,
   needsFor,
-} from '../../src/deploy/ramdisk-contract.js';
+} from '../../src/modules/ramdisk/ramdisk-contract.js';
 
 const names = (needs: Need[]) => needs.flatMap((n) => n.anyOf);
 const withConfigDrive = { instance_info: { configdrive: { meta_data: { hostname: 'n' } } } };

@@ -17,7 +17,7 @@ import { followTask, TaskMonitorTimeout } from '../../src/redfish/task-monitor.j
 import type { RedfishResponse } from '../../src/redfish/transport.js';
 import { insertBody } from '../../src/redfish/virtual-media.js';
 import type { MediaSlot } from '../../src/redfish/discovery.js';
-import { FaultInjector } from '../../src/sim/bmc/faults.js';
+import { FaultInjector } from '../../packages/lab/src/bmc/faults.js';
 
 const res = (status: number, body?: Record<string, unknown>, headers: Record<string, string> = {}): RedfishResponse => ({ status, headers, body });
 

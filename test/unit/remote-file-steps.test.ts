@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { quoteArgv } from '../../src/connection/quote.js';
-import { STDIN_FILE_FAILED, withStdinFile, writeFileStep } from '../../src/deploy/remote-file-steps.js';
+import { STDIN_FILE_FAILED, withStdinFile, writeFileStep } from '../../src/modules/bootc/remote-file-steps.js';
 
 const shells = ['/bin/sh', '/bin/dash', '/bin/bash', '/bin/busybox'].filter((s) => existsSync(s));
 const run = (shell: string, argv: string[], input = '') => {

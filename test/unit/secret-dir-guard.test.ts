@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { quoteArgv } from '../../src/connection/quote.js';
-import { onlyInFreshDir } from '../../src/deploy/secret-dir.js';
+import { onlyInFreshDir } from '../../src/modules/bootc/secret-dir.js';
 
 const shells = ['/bin/dash', '/bin/bash', '/bin/busybox'].filter((s) => existsSync(s));
 let dir = '';

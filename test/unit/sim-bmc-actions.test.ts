@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findAction, type Json, loadTree, normPath } from '../../src/sim/bmc/state.js';
+import { findAction, type Json, loadTree, normPath } from '../../packages/lab/src/bmc/state.js';
 import { MOCKUPS } from '../integration/redfish-helpers.js';
 
 /** Every action target in tree order, the first resource naming a target winning. */

@@ -1,6 +1,6 @@
 // The fake BMC's ETags: one serialization gives both the tag and the body that carries it.
 import { describe, expect, it } from 'vitest';
-import { etagOf, taggedJson } from '../../src/sim/bmc/state.js';
+import { etagOf, taggedJson } from '../../packages/lab/src/bmc/state.js';
 
 describe('taggedJson', () => {
   it('the body is the resource plus @odata.etag, and the tag ignores an old tag', () => {

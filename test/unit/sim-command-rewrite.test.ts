@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxCommand } from '../../src/sim/lab/command-rewrite.js';
-import { faultsFor, parseFaultSpec } from '../../src/sim/lab/faults.js';
+import { sandboxCommand } from '../../packages/lab/src/lab/command-rewrite.js';
+import { faultsFor, parseFaultSpec } from '../../packages/lab/src/lab/faults.js';
 
 const R = '/lab/nodes/node01/root';
 

@@ -11,9 +11,9 @@ import {
   lastInFree,
   parseSectorValue,
   totalFree,
-} from '../../src/sim/gpt/allocate.js';
-import { ieeeSize } from '../../src/sim/gpt/print.js';
-import { type GptTable, newTable } from '../../src/sim/gpt/table.js';
+} from '../../packages/lab/src/gpt/allocate.js';
+import { ieeeSize } from '../../packages/lab/src/gpt/print.js';
+import { type GptTable, newTable } from '../../packages/lab/src/gpt/table.js';
 
 const DISK = 204800; // a 100 MiB disk: usable 34..204766
 

@@ -5,11 +5,11 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, truncateSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crc32 } from '../../src/sim/gpt/crc32.js';
-import { loadTable, openDisk, writeTable } from '../../src/sim/gpt/disk-file.js';
-import { bytesToGuid, guidToBytes, randomGuid } from '../../src/sim/gpt/guid.js';
-import { type GptTable, newTable, SECTOR } from '../../src/sim/gpt/table.js';
-import { typeCodeOf, typeGuidFor } from '../../src/sim/gpt/type-codes.js';
+import { crc32 } from '../../packages/lab/src/gpt/crc32.js';
+import { loadTable, openDisk, writeTable } from '../../packages/lab/src/gpt/disk-file.js';
+import { bytesToGuid, guidToBytes, randomGuid } from '../../packages/lab/src/gpt/guid.js';
+import { type GptTable, newTable, SECTOR } from '../../packages/lab/src/gpt/table.js';
+import { typeCodeOf, typeGuidFor } from '../../packages/lab/src/gpt/type-codes.js';
 
 const SFDISK = ['/usr/sbin/sfdisk', '/sbin/sfdisk'].find((p) => existsSync(p));
 const SGDISK = ['/usr/sbin/sgdisk', '/sbin/sgdisk'].find((p) => existsSync(p));

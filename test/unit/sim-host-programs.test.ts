@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COREUTILS, hostProgramsError, missingHostPrograms } from '../../src/sim/lab/host-programs.js';
+import { COREUTILS, hostProgramsError, missingHostPrograms } from '../../packages/lab/src/lab/host-programs.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,4 +1,4 @@
-// The simulated ramdisk tools' shared shell library (src/sim/ramdisk/bin/lib.sh), run by the
+// The simulated ramdisk tools' shared shell library (packages/lab/ramdisk/bin/lib.sh), run by the
 // machine's /bin/sh as the tools run it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const LIB = resolve(import.meta.dirname, '../../src/sim/ramdisk/bin/lib.sh');
+const LIB = resolve(import.meta.dirname, '../../packages/lab/ramdisk/bin/lib.sh');
 const root = mkdtempSync(join(tmpdir(), 'tsbm-simlib-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPlainShellWord as isShellSafePath } from '../../src/connection/quote.js';
-import { nodeDirFor } from '../../src/sim/lab/shell-safe-dir.js';
+import { nodeDirFor } from '../../packages/lab/src/lab/shell-safe-dir.js';
 import { scratchDirs } from '../helpers/scratch.js';
 
 const scratchDir = scratchDirs();

@@ -5,6 +5,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TsbmError } from '../../src/errors.js';
+import { parseExtraVarsArg } from '../../src/run/extra-vars.js';
 import { parseYamlText } from '../../src/schema/yaml-source.js';
 import { decryptEnvelope } from '../../src/vault/decrypt.js';
 import { isVaulted, parseEnvelope } from '../../src/vault/format.js';
@@ -135,6 +136,13 @@ describe('YAML with vaulted values', () => {
     } catch (e) {
       expect((e as TsbmError).oneLine()).toMatch(/^host_vars\/node1\.yml:1:1: the vaulted file needs a vault password/);
     }
+  });
+
+  it('an inline -e object may hold a `!vault` value (flow style); without a password it is an -e error', () => {
+    const quoted = JSON.stringify(scalarOf('string-1.1.yml'));
+    expect(() => parseExtraVarsArg(`{"bmc_password": !vault ${quoted}}`)).toThrow(/^in --extra-vars: the vaulted value \(!vault\) needs a vault password/);
+    vaultKeyring.set([MAIN]);
+    expect(parseExtraVarsArg(`{"bmc_password": !vault ${quoted}}`)).toEqual({ bmc_password: 'Sup3r-BMC-pw!' });
   });
 
   it('`!vault` on a mapping is refused at its position', () => {

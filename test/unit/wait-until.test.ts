@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { firstPollAfterMs, powerPollPauseMs } from '../../src/redfish/power-wait.js';
 import { stalledAfterMs, waitUntil, WaitTimeoutError } from '../../src/util/wait.js';
-import { sshWaitProgress } from '../../src/deploy/ssh-wait-words.js';
+import { sshWaitProgress } from '../../src/modules/ramdisk/ssh-wait-words.js';
 
 afterEach(() => {
   vi.useRealTimers();

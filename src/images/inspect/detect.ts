@@ -1,7 +1,7 @@
 // The image inspector: an image's format read from its first bytes (HEADER_BYTES of them), never
 // from its name or what anyone declared, with the virtual size its header claims and whatever
 // would make qemu-img read other files. Pure: the controller reads the bytes from a file, a
-// ramdisk sends them over the connection (src/deploy/image-inspect.ts); both judge them here.
+// ramdisk sends them over the connection (src/modules/image/image-inspect.ts); both judge them here.
 import { hasMagic } from './bytes.js';
 import { partitionTable } from './partition-table.js';
 import { parseQcow2, QCOW2_MAGIC } from './qcow2.js';

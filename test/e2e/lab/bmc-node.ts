@@ -3,15 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FakeBmc, startFakeBmc } from '../../../src/sim/bmc/server.js';
-import type { PowerDelay } from '../../../src/sim/bmc/state.js';
+import { type FakeBmc, startFakeBmc } from '../../../packages/lab/src/bmc/server.js';
+import type { PowerDelay } from '../../../packages/lab/src/bmc/state.js';
 import { type LoopDisk, createLoopDisk } from './loopdisk.js';
 import { type Netns, createNetns } from './netns.js';
 import { prepareDropbear } from './dropbear.js';
 import { repoRoot } from './run.js';
 import { type Sshd, prepareSshd } from './sshd.js';
 
-const MOCKUP = join(repoRoot(), 'src/sim/mockups/dmtf-public-rackmount1');
+const MOCKUP = join(repoRoot(), 'packages/lab/mockups/dmtf-public-rackmount1');
 
 export interface BmcNode {
   name: string;

@@ -36,7 +36,7 @@ export const haveTool = (tool: string): boolean =>
  */
 export function repoRoot(from = import.meta.dirname): string {
   for (let d = from; ; d = dirname(d)) {
-    if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'src', 'sim', 'mockups'))) return d;
+    if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'packages', 'lab', 'mockups'))) return d;
     if (dirname(d) === d) throw new Error(`lab: no tsbm checkout above ${from}`);
   }
 }
