@@ -9,6 +9,8 @@ import { redactor } from './context.js';
 import { checkOutputFile } from './output-file.js';
 import { buildRunOptions, type RawRunFlags } from './run-options.js';
 import { commandSettings, runDefaults } from './config-defaults.js';
+import { describeSource } from '../config/settings.js';
+import { type NodeStoreSetting, resolveStoreSetting } from '../nodes/setting.js';
 import type { VaultFlags } from './vault-options.js';
 
 /** After the run, a straggling socket must not keep the process alive for long. */
@@ -38,6 +40,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     verbosity,
     journalDir,
     lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
+    state: nodeStoreSetting(flags, cfg),
     ...(resume ? { resume } : {}),
     ...(report ? { report } : {}),
     redactor,
@@ -59,10 +62,11 @@ function journalSettings(flags: Record<string, unknown>, configured: string | un
 function resumeSettings(flags: Record<string, unknown>, journalDir: string | undefined): RunRequest['resume'] {
   if (typeof flags.resume !== 'string') {
     if (flags.force) throw optionsError('--force only applies with --resume', 'add --resume RUN, or drop --force');
+    if (flags.retryFailed) throw optionsError('--retry-failed only applies with --resume', 'add --resume RUN (a new run runs every host anyway)');
     return undefined;
   }
   if (flags.journal === false || !journalDir) throw optionsError('--resume needs the run journal', 'drop --no-journal');
-  return { run: flags.resume, force: flags.force === true };
+  return { run: flags.resume, force: flags.force === true, retryFailed: flags.retryFailed === true };
 }
 
 /** `--report FILE`: the HTML report, written from the run journal when the run ends. */
@@ -71,4 +75,14 @@ function reportSettings(flags: Record<string, unknown>): string | undefined {
   if (flags.journal === false) throw optionsError('--report is built from the run journal', 'drop --no-journal');
   checkOutputFile('--report', flags.report);
   return flags.report;
+}
+
+/** --state, else $TSBM_STATE, else `state` in tsbm.cfg, else files in the lock directory (as `tsbm nodes`). */
+function nodeStoreSetting(flags: Record<string, unknown>, cfg: ReturnType<typeof commandSettings>): NodeStoreSetting {
+  const fromFile = cfg.fromFile('state');
+  return resolveStoreSetting({
+    flag: typeof flags.state === 'string' ? flags.state : undefined,
+    lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
+    ...(fromFile ? { config: { value: fromFile, from: describeSource(cfg.source('state')) } } : {}),
+  });
 }

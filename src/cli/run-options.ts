@@ -10,6 +10,7 @@ import { DEFAULT_FORKS } from '../executor/options.js';
 
 /** The flags as commander hands them over (repeatable ones as arrays). */
 export interface RawRunFlags {
+  rebuild?: boolean;
   inventory?: string[];
   limit?: string[];
   tags?: string[];
@@ -101,6 +102,7 @@ export function buildRunOptions(
     forks: raw.forks !== undefined ? parseForks(raw.forks) : (env.defaults?.forks ?? DEFAULT_FORKS),
     check: raw.check === true,
     diff: raw.diff === true,
+    ...(raw.rebuild === true ? { rebuild: true } : {}),
     ...(raw.forceHandlers === true || env.defaults?.forceHandlers === true ? { forceHandlers: true } : {}),
     listHosts: raw.listHosts === true,
     listTasks: raw.listTasks === true,

@@ -2,6 +2,7 @@
 // imported only when the command runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { addVaultOptions } from './vault-options.js';
+import { STATE_OPTION_HELP } from './nodes.js';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -36,7 +37,11 @@ JSON Lines with --output json (schema: schemas/events.json). -v shows module arg
 Ctrl-C (or SIGTERM) stops scheduling new tasks and lets running ones finish (exit 99);
 press it again to quit at once. A --limit that matches no host, or an empty one, is an error (exit 1).
 
---resume continues the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
+--resume continues what the run left unfinished, nothing else: hosts that failed stay failed
+(--retry-failed runs them again from the start of the play), a host the run ended safe after
+an interrupt (powered off, media ejected) starts again from the start, and the others go on
+where they stopped. A cleanup (rescue) step is never "done" for a failure of the resumed run.
+It is the same run: its --limit, --tags, --skip-tags, --start-at-task, --shard,
 --check and --diff come back from the journal (giving different ones is refused, exit 5), and
 a check run resumes only in check mode. A run against a tsbm_sim inventory (a lab for one run)
 cannot be resumed: its lab is gone; use tsbm sim up for a lab that outlives a run. The journal holds extra vars by name and salted hash,
@@ -91,11 +96,14 @@ export function register(program: Command): void {
       'continue a run (id from `tsbm runs list`, or "last") with its options: skip what completed, restore registered values',
     )
     .option('--force', 'with --resume: resume even though the playbook, inventory or extra-var values changed')
+    .option('--retry-failed', 'with --resume: run the hosts that failed again, from the start of the play (else they stay failed)')
     .option('--roles-path <dirs>', 'where roles are found after roles/ beside the playbook (DIR:DIR, repeatable; also $TSBM_ROLES_PATH)', collect)
     .option('--shard <i/n>', 'only the hosts in slice I of N (stable hash of the host name; see docs/ci.md)')
     .option('--journal-dir <dir>', 'where the run journal is written (see tsbm runs; default .tsbm/runs; journal_dir in tsbm.cfg, $TSBM_JOURNAL_DIR)')
-    .option('--no-journal', 'do not write a run journal (and take no node locks)')
-    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)');
+    .option('--no-journal', 'do not write a run journal (node locks and records are still taken and kept)')
+    .option('--lock-dir <dir>', 'where node locks are kept (default: see below; lock_dir in tsbm.cfg, $TSBM_LOCK_DIR)')
+    .option('--state <setting>', STATE_OPTION_HELP)
+    .option('--rebuild', 'a deploy may reinstall nodes that are active (their records say so); protected nodes are still refused');
   addVaultOptions(run)
     .addHelpText('after', EXAMPLES)
     .action(async (playbook: string, flags: Record<string, unknown>, cmd: Command) => {

@@ -13,6 +13,9 @@ import { DEFAULT_FORKS, type ExecutorTuning, type RunOptions } from './options.j
 import type { RunRuntime } from './play-runtime.js';
 import { playHosts, runPlay } from './play-runner.js';
 import { RunState } from './run-state.js';
+import { Interrupted } from './task-status.js';
+import { settleNodes } from './settle.js';
+import type { NodeEnd } from '../output/host-outcome.js';
 import { Semaphore } from '../util/semaphore.js';
 import { tasksBefore } from './start-at.js';
 import { unmatchedTags } from './tags.js';
@@ -30,13 +33,19 @@ export async function executePlaybook(
   const { bus, redactor } = deps;
   redactor.addFromVars(opts.extraVars);
   const state = new RunState();
-  const restore = deps.hooks?.restore;
-  if (restore) {
+  const hooks = deps.hooks;
+  if (hooks?.restore || hooks?.staysFailed) {
     state.onNewHost = (h) => {
-      const saved = restore(h.name);
+      const saved = hooks.restore?.(h.name);
       if (saved) {
         redactor.addFromVars(saved);
         Object.assign(h.facts, saved);
+      }
+      // Failed in the run this one resumes: it stays failed, and no play runs it.
+      const failure = hooks.staysFailed?.(h.name);
+      if (failure !== undefined) {
+        h.everFailed = true;
+        h.failure = failure;
       }
     };
   }
@@ -46,7 +55,9 @@ export async function executePlaybook(
     state.startAtTask = opts.startAtTask;
   }
   const abort = new AbortController();
-  setMaxListeners(0, abort.signal); // one listener per running task; forks may be in the hundreds
+  const interrupt = new AbortController();
+  // one listener per running task; forks may be in the hundreds
+  setMaxListeners(0, abort.signal, interrupt.signal);
   const services = new RunServicesImpl(playbook.dir);
   const pool = new ConnectionPool(deps.connect);
   const rt: RunRuntime = {
@@ -60,6 +71,8 @@ export async function executePlaybook(
     forks: new Semaphore(Math.max(1, opts.forks || DEFAULT_FORKS)),
     check: opts.check,
     diff: opts.diff,
+    rebuild: opts.rebuild === true,
+    partial: opts.tags.length > 0 || opts.skipTags.length > 0 || opts.startAtTask !== undefined,
     forceHandlers: opts.forceHandlers === true,
     verbosity: opts.verbosity,
     extraVars: opts.extraVars,
@@ -67,17 +80,21 @@ export async function executePlaybook(
     skipTags: opts.skipTags,
     playbookDir: playbook.dir,
     taskAbort: abort.signal,
+    interrupt: interrupt.signal,
     ...(tuning.untilDelayMs !== undefined ? { untilDelayMs: tuning.untilDelayMs } : {}),
     invVars: new Map(),
     scanned: new WeakSet(),
+    nodeFacts: new Map(),
+    lastPlay: new Map(),
   };
 
   // SIGINT: stop scheduling now; running tasks get a grace period, then their signal aborts.
   let grace: NodeJS.Timeout | undefined;
   const onInterrupt = () => {
     state.interrupted = true;
-    bus.emit({ type: 'warning', time: Date.now(), message: 'interrupted: no new tasks will start' });
-    grace = setTimeout(() => abort.abort(new Error('interrupted')), tuning.interruptGraceMs ?? 10_000);
+    bus.emit({ type: 'warning', time: Date.now(), message: 'interrupted: no new tasks will start; waits stop now, running steps that change nodes may finish' });
+    interrupt.abort(new Interrupted('interrupted (Ctrl-C)'));
+    grace = setTimeout(() => abort.abort(new Interrupted('interrupted: the grace period after Ctrl-C ended')), tuning.interruptGraceMs ?? 10_000);
   };
   if (deps.signal?.aborted) onInterrupt();
   else deps.signal?.addEventListener('abort', onInterrupt, { once: true });
@@ -95,15 +112,18 @@ export async function executePlaybook(
   warnUnmatchedTags(playbook, opts, (message) => bus.emit({ type: 'warning', time: Date.now(), message }));
 
   let code: number = EXIT.ok;
+  let nodeEnds: Record<string, NodeEnd> = {};
   try {
     for (const [i, play] of playbook.plays.entries()) {
       if (state.interrupted || state.runStop !== undefined) {
         // Plays the run did not reach: their hosts did not get to the end of the playbook.
-        for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.unfinished.add(h);
+        const why = state.fatal ? `the run stopped before play "${play.name}": ${state.fatal.message}` : `interrupted before play "${play.name}"`;
+        for (const p of playbook.plays.slice(i)) for (const h of playHosts(rt, p, opts.limit, opts.shard)) state.leave(h, why);
         break;
       }
       await runPlay(rt, play, opts.limit, opts.shard);
     }
+    nodeEnds = await settleNodes(rt);
   } catch (e) {
     // An engine bug or an operator error outside any task (e.g. a bad host pattern).
     code = e instanceof TsbmError ? e.exitCode : EXIT.unexpected;
@@ -128,27 +148,13 @@ export async function executePlaybook(
     else if (hs.some((h) => h.everFailed)) code = EXIT.hostFailed;
   }
   const durationMs = Date.now() - started;
-  bus.emit({ type: 'recap', time: Date.now(), stats, durationMs });
-  const unfinished = unfinishedHosts(state);
+  const hosts = state.ends();
+  for (const [h, node] of Object.entries(nodeEnds)) if (hosts[h]) hosts[h] = { ...hosts[h]!, node };
+  bus.emit({ type: 'recap', time: Date.now(), stats, durationMs, hosts });
+  // `unfinished` as well as the recap's outcomes: journals are read by older versions too.
+  const unfinished = Object.keys(hosts).filter((h) => hosts[h]!.outcome === 'unfinished').sort();
   bus.emit({ type: 'run_end', time: Date.now(), exitCode: code, durationMs, ...(unfinished.length ? { unfinished } : {}) });
   return code;
-}
-
-/**
- * Hosts that did not get to the end of the playbook for a reason other than their own
- * failure: left by an interrupt or a stopped run, with handlers still to run, or taken out
- * by max_fail_percentage / any_errors_fatal. `tsbm runs show` never calls them done.
- */
-function unfinishedHosts(state: RunState): string[] {
-  const out = new Set<string>();
-  for (const h of state.unfinished) out.add(h);
-  for (const h of state.hosts.values()) {
-    if (h.stopped || (state.interrupted && h.notified.size > 0)) out.add(h.name);
-  }
-  return [...out].filter((h) => {
-    const s = state.hosts.get(h);
-    return !s?.everFailed && !s?.everUnreachable;
-  }).sort();
 }
 
 /** A --tags or --skip-tags value no task carries: a warning naming the tags there are. */

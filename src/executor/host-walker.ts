@@ -28,14 +28,15 @@ interface FlushStep {
 export type Step = TaskStep | FlushStep;
 
 export interface Outcome {
-  status: 'ok' | 'failed' | 'unreachable';
+  /** interrupted: the run stopped the task (Ctrl-C); the host goes no further, not even into always. */
+  status: 'ok' | 'failed' | 'unreachable' | 'interrupted';
   /** An action a controller module asked for (meta: flush_handlers, ...). */
   meta?: string;
   /** The task was skipped on this host (a false condition), not run nor done in an earlier run. */
   notRun?: boolean;
 }
 
-export type Exit = 'ok' | 'failed' | 'unreachable' | 'ended';
+export type Exit = 'ok' | 'failed' | 'unreachable' | 'interrupted' | 'ended';
 
 export interface WalkEnv {
   play: Play;
@@ -45,8 +46,8 @@ export interface WalkEnv {
   include(node: IncludeTasks, chain: readonly TaskKeywords[]): { nodes: TaskNode[]; file: string } | { skipped: true } | { error: string };
   /** end_host / end_play / interrupt. */
   ended(): boolean;
-  /** The walk ended (ended() was true) with steps still ahead of the host. */
-  cut?(): void;
+  /** The walk ended (ended() was true) with steps still ahead of the host (`next`, when known). */
+  cut?(next?: TaskNode): void;
   /** force_handlers: a host that failed still runs its notified handlers at its section's end. */
   forceHandlers?: boolean;
 }
@@ -92,11 +93,11 @@ function* walkList(
   rescuable: boolean,
 ): Generator<Step, Exit, Outcome> {
   for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
     if (env.ended()) {
-      env.cut?.();
+      env.cut?.(node);
       return 'ended';
     }
-    const node = nodes[i]!;
     const more = i < nodes.length - 1;
     const p = [...path, i];
     if (node.kind === 'task') {
@@ -128,7 +129,7 @@ function* walkBlock(
   let st = yield* walkList(env, b.block, ch, [...p, 0], rescuable || b.rescue.length > 0);
   if (st === 'failed' && b.rescue.length > 0) st = yield* walkList(env, b.rescue, ch, [...p, 1], rescuable);
   if (st === 'ended' && b.always.length > 0) env.cut?.();
-  if (st === 'unreachable' || st === 'ended') return st;
+  if (st === 'unreachable' || st === 'interrupted' || st === 'ended') return st;
   const after = yield* walkList(env, b.always, ch, [...p, 2], rescuable);
   return after !== 'ok' ? after : st;
 }

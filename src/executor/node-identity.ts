@@ -11,7 +11,7 @@ import type { RunRuntime } from './play-runtime.js';
 import { inventoryVars } from './task-vars.js';
 import { composeVars } from './vars.js';
 
-function playLevelVars(rt: RunRuntime, play: Play, host: string): { vars: Vars; raw: Vars } {
+export function playLevelVars(rt: RunRuntime, play: Play, host: string): { vars: Vars; raw: Vars } {
   const raw = composeVars({
     inventory: inventoryVars(rt, host),
     play: play.vars,

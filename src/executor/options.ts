@@ -17,6 +17,8 @@ export interface RunOptions {
   forks: number;
   check: boolean;
   diff: boolean;
+  /** `--rebuild`: a deploy may reinstall nodes that are active (protected ones are still refused). */
+  rebuild?: boolean;
   /** --force-handlers: notified handlers run on hosts that failed (a play's force_handlers wins). */
   forceHandlers?: boolean;
   startAtTask?: string;

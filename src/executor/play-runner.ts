@@ -4,13 +4,14 @@ import { formatPos } from '../errors.js';
 import { getModule } from '../modules/registry.js';
 import type { Play, Task } from '../playbook/model.js';
 import { runStopAfterBatch } from './batch-outcome.js';
-import { lockTargets } from './node-identity.js';
 import type { PlayRuntime, RunRuntime } from './play-runtime.js';
 import { batches } from './serial.js';
 import { inShard, type Shard } from './shard.js';
 import { tasksBefore } from './start-at.js';
 import { runFree } from './strategy-free.js';
 import { runLinear } from './strategy-linear.js';
+import { announceResume } from './resume-note.js';
+import { enterPlay } from './play-entry.js';
 
 export function playHosts(rt: RunRuntime, play: Play, limit: string | undefined, shard?: Shard): string[] {
   let hosts = rt.inventory.select(play.hosts).filter((h) => inShard(h, shard));
@@ -46,23 +47,14 @@ function withFactGathering(rt: RunRuntime, play: Play): Play {
 export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | undefined, shard?: Shard): Promise<void> {
   // Its own handler list: include_role adds the handlers of the roles it loads at run time.
   const play = { ...withFactGathering(rt, loaded), handlers: [...loaded.handlers] };
-  const hosts = playHosts(rt, play, limit, shard).filter((h) => {
+  const targeted = playHosts(rt, play, limit, shard);
+  const listed = targeted.filter((h) => {
     const s = rt.state.host(h);
     return !s.everFailed && !s.everUnreachable && !s.stopped;
   });
-  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts, pos: play.pos, strategy: play.strategy });
-  if (rt.deps.hooks?.beforePlay && hosts.length > 0) {
-    try {
-      await rt.deps.hooks.beforePlay(lockTargets(rt, play, hosts));
-    } catch (e) {
-      // e.g. a node locked by another run: nothing of this run may touch any node
-      rt.state.fatal = e instanceof Error ? e : new Error(String(e));
-      rt.state.interrupted = true;
-      for (const h of hosts) rt.state.unfinished.add(h);
-      rt.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${rt.state.fatal.message}` });
-      return;
-    }
-  }
+  rt.bus.emit({ type: 'play_start', time: Date.now(), play: play.name, hosts: listed, pos: play.pos, strategy: play.strategy });
+  const hosts = await enterPlay(rt, play, listed, targeted);
+  if (!hosts) return;
   rt.redactor.addFromVars(play.vars);
   for (const f of play.varsFiles) rt.redactor.addFromVars(f);
 
@@ -72,10 +64,6 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     if (!r.found) return; // the start task is in a later play
     skipTasks = r.skip;
     rt.state.startAtTask = undefined;
-  }
-  if (hosts.length === 0) {
-    rt.bus.emit({ type: 'warning', time: Date.now(), message: `play '${play.name}': no hosts matched` });
-    return;
   }
   const pr: PlayRuntime = {
     ...rt,
@@ -89,6 +77,12 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     includes: new Map(),
     magic: new Map(),
   };
+  for (const h of rt.nodeFacts.keys()) if (targeted.includes(h)) rt.lastPlay.set(h, pr);
+  announceResume(pr, hosts, targeted.filter((h) => !hosts.includes(h)));
+  if (hosts.length === 0) {
+    if (listed.length === 0) rt.bus.emit({ type: 'warning', time: Date.now(), message: `play '${play.name}': no hosts matched` });
+    return;
+  }
   for (const h of hosts) {
     const s = rt.state.host(h);
     s.failed = false;
@@ -102,7 +96,8 @@ export async function runPlay(rt: RunRuntime, loaded: Play, limit: string | unde
     if (pr.endPlay) break;
     // Batches the run stops before (interrupted, or a whole batch failed) never ran this play.
     const leaveRest = (from: number) => {
-      for (const h of all.slice(from).flat()) rt.state.unfinished.add(h);
+      const why = rt.state.interrupted ? 'interrupted before its serial batch' : `not started: play "${play.name}" stopped before its serial batch`;
+      for (const h of all.slice(from).flat()) rt.state.leave(h, why);
     };
     if (rt.state.interrupted) {
       leaveRest(i);

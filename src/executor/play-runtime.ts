@@ -4,7 +4,7 @@ import type { Redactor } from '../output/redact.js';
 import type { Play, TaskNode } from '../playbook/model.js';
 import type { Vars } from '../types.js';
 import type { ConnectionPool } from './connection-pool.js';
-import type { EngineDeps, InventoryView } from './deps.js';
+import type { EngineDeps, InventoryView, NodeFacts } from './deps.js';
 import type { RunState } from './run-state.js';
 import type { Semaphore } from '../util/semaphore.js';
 import type { RunServicesImpl } from './services.js';
@@ -20,6 +20,10 @@ export interface RunRuntime {
   forks: Semaphore;
   check: boolean;
   diff: boolean;
+  /** --rebuild: active nodes may be deployed again (protected ones still may not). */
+  rebuild: boolean;
+  /** --tags, --skip-tags or --start-at-task: the run does part of each play. */
+  partial: boolean;
   /** --force-handlers (a play's force_handlers wins). */
   forceHandlers: boolean;
   verbosity: number;
@@ -29,11 +33,17 @@ export interface RunRuntime {
   playbookDir: string;
   /** Aborts running tasks (fires a grace period after an interrupt). */
   taskAbort: AbortSignal;
+  /** Fires at the interrupt itself: waits and pauses end at once (tasks that change nodes get the grace period). */
+  interrupt: AbortSignal;
   untilDelayMs?: number;
   /** Vars objects already scanned for secret-named values. */
   scanned: WeakSet<object>;
   /** Memoized inventory vars per host. */
   invVars: Map<string, Vars>;
+  /** Each host's node as its last play's variables describe it (the node record's facts). */
+  nodeFacts: Map<string, NodeFacts>;
+  /** Each host's last play, for the steps the run takes on it after the plays (settle). */
+  lastPlay: Map<string, PlayRuntime>;
 }
 
 export interface PlayRuntime extends RunRuntime {

@@ -14,6 +14,7 @@ import { applyFailPolicy, isFatal } from './fail-policy.js';
 import { taskVars } from './task-vars.js';
 import { effectiveKeywords } from './keywords.js';
 import { FreeBarrier } from './free-barrier.js';
+import { stepWhy } from './walk-env.js';
 
 export async function runFree(pr: PlayRuntime, batch: readonly string[]): Promise<void> {
   const barrier = new FreeBarrier(batch, () => pr.endPlay || pr.state.interrupted);
@@ -36,7 +37,7 @@ export async function runFree(pr: PlayRuntime, batch: readonly string[]): Promis
             if (pr.endPlay) break;
           }
           if (pr.state.interrupted) {
-            pr.state.unfinished.add(h); // a step was left to run
+            pr.state.leave(h, stepWhy(pr, step)); // a step was left to run
             break;
           }
           const res = step.kind === 'task' ? await runTaskGroup(pr, step, [h]) : await flushHandlers(pr, [h]);

@@ -7,6 +7,7 @@ import type { PlayRuntime } from './play-runtime.js';
 import { runTaskGroup } from './task-group.js';
 import { walkEnv } from './walk-env.js';
 import { applyFailPolicy } from './fail-policy.js';
+import { stepWhy } from './walk-env.js';
 
 type Walker = Generator<Step, unknown, Outcome>;
 
@@ -42,7 +43,7 @@ export async function runLinear(pr: PlayRuntime, batch: readonly string[]): Prom
       for (const h of hosts) advance(h, outcomes.get(h) ?? { status: 'ok' });
     }
     // Hosts with steps left when the run was interrupted did not finish the play.
-    if (pr.state.interrupted) for (const h of next.keys()) pr.state.unfinished.add(h);
+    if (pr.state.interrupted) for (const [h, s] of next) pr.state.leave(h, stepWhy(pr, s));
   } finally {
     for (const w of walkers.values()) w.return(undefined);
   }

@@ -42,7 +42,7 @@ export async function runTaskGroup(
     hosts.map(async (h) => {
       const s = own?.get(h) ?? step;
       if (runOnce) out.set(h, await runOnceFor(pr, s, h));
-      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted(pr, h) : runTaskOnHost(pr, s, h))));
+      else out.set(h, await pr.forks.run(() => (pr.state.interrupted ? notStarted(pr, s, h) : runTaskOnHost(pr, s, h))));
     }),
   );
   return out;
@@ -61,8 +61,8 @@ function displayName(pr: PlayRuntime, step: TaskStep, host: string | undefined):
 }
 
 // A host still waiting for a fork when the operator interrupts does not start the task.
-const notStarted = async (pr: PlayRuntime, host: string): Promise<Outcome> => {
-  pr.state.unfinished.add(host);
+const notStarted = async (pr: PlayRuntime, step: TaskStep, host: string): Promise<Outcome> => {
+  pr.state.leave(host, `interrupted before "${pr.names.get(step.key) ?? taskName(step.task)}"`);
   return { status: 'ok' };
 };
 

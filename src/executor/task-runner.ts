@@ -2,6 +2,7 @@
 // ignore_errors, register, notify, no_log, check mode, delegation. Returns the outcome the
 // host walker needs; everything else goes out as events and into the host's state.
 import { rerunNeeded } from './resume-plan.js';
+import { inRescue } from './rescue-section.js';
 import type { ConnectionSpec, ExecOptions } from '../connection/types.js';
 import { formatPos, TsbmError } from '../errors.js';
 import { getModule } from '../modules/registry.js';
@@ -13,6 +14,7 @@ import { evalCondition, renderValue } from '../template/index.js';
 import type { TemplateContext } from '../template/types.js';
 import type { Vars } from '../types.js';
 import { sleep } from '../util/wait.js';
+import { Interrupted, interruptedResult, isInterrupt, isUnreachable, NodeNotHeld, Stopped, statusOf, unreachableResult, walkOutcome } from './task-status.js';
 import { LOCALHOST, localSpec } from './connection-pool.js';
 import type { Outcome, TaskStep } from './host-walker.js';
 import { type Effective, effectiveKeywords } from './keywords.js';
@@ -33,6 +35,9 @@ import { hostVars, taskVars } from './task-vars.js';
 import { validateArgs } from './validate-args.js';
 
 export const taskName = (t: Task): string => t.name ?? t.module;
+
+/** Whether a task of this module may change the node it runs for (module-api's `changesNode`). */
+const changesNode = (mod: ModuleDef | undefined): boolean => mod?.changesNode !== false;
 
 interface Run {
   pr: PlayRuntime;
@@ -58,6 +63,7 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
   const r: Run = { pr, step, task, host, name, kw, noLog: false, check: pr.check, started };
   let raw: Vars = {};
   let reg: Registered;
+  const mod = (pr.deps.modules ?? getModule)(task.module);
   try {
     raw = taskVars(pr, host, step.chain, task);
     if (kw.checkMode !== undefined) {
@@ -74,7 +80,8 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       taskId: task.id,
       args: r.noLog ? 'censored (no_log)' : task.args,
     });
-    const completed = pr.deps.hooks?.completed;
+    // A cleanup step (a rescue) of an earlier run is never done for a failure of this one.
+    const completed = inRescue(step.chain, task) ? undefined : pr.deps.hooks?.completed;
     if (
       completed?.(host, task.id) &&
       (kw.resume !== 'rerun' || !rerunNeeded(pr.play, task, host, completed, pr.deps.modules ?? getModule))
@@ -82,37 +89,39 @@ export async function runTaskOnHost(pr: PlayRuntime, step: TaskStep, host: strin
       r.resumed = true;
       reg = skippedResult('done in the resumed run');
     } else {
-      if (pr.deps.hooks?.beforeTask) await barrier(r);
-      reg = await runChecked(r, raw);
+      if (pr.deps.hooks?.beforeTask) await barrier(r, changesNode(mod) && !r.check);
+      reg = await runChecked(r, mod, raw);
     }
   } catch (e) {
-    reg = e instanceof Stopped ? skippedResult(e.message) : errorResult(e);
+    reg = e instanceof NodeNotHeld ? failedResult(e.message) : e instanceof Stopped ? skippedResult(e.message) : errorResult(e);
   }
   return finish(r, raw, reg);
 }
 
-class Stopped extends Error {}
-
-/** The journal's barrier; when it fails the run stops (nothing unrecorded may happen). */
-async function barrier(r: Run): Promise<void> {
+/**
+ * The run's hooks before a task starts: the journal's barrier (when it fails the run stops:
+ * nothing unrecorded may happen) and, before a step that changes the node, the check that this
+ * run still holds it (when not, this host stops: NodeNotHeld).
+ */
+async function barrier(r: Run, changes: boolean): Promise<void> {
   try {
-    await r.pr.deps.hooks!.beforeTask!(r.host, r.task.id);
+    await r.pr.deps.hooks!.beforeTask!(r.host, r.task.id, { changesNode: changes });
   } catch (e) {
+    if (e instanceof NodeNotHeld) throw e;
     const st = r.pr.state;
     if (!st.fatal) {
       st.fatal = e instanceof Error ? e : new Error(String(e));
       st.interrupted = true;
       r.pr.bus.emit({ type: 'warning', time: Date.now(), message: `run stopped: ${st.fatal.message}` });
     }
-    st.unfinished.add(r.host);
+    st.leave(r.host, `not started: ${st.fatal!.message}`);
     throw new Stopped(`not started: ${st.fatal!.message}`);
   }
 }
 
-async function runChecked(r: Run, raw: Vars): Promise<Registered> {
-  const { pr, task, step } = r;
+async function runChecked(r: Run, mod: ModuleDef | undefined, raw: Vars): Promise<Registered> {
+  const { task, step } = r;
   if (step.preset) return step.preset;
-  const mod = (pr.deps.modules ?? getModule)(task.module);
   if (!mod) {
     throw new TsbmError('runtime', `unknown module '${task.module}'`, {
       pos: task.pos,
@@ -152,7 +161,7 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
   const results: Registered[] = [];
   for (let i = 0; i < items.length; i++) {
     if (pr.state.interrupted) break;
-    if (i > 0 && lc?.pause) await sleep(lc.pause * 1000, pr.taskAbort);
+    if (i > 0 && lc?.pause && !(await pause(pr, lc.pause * 1000))) break;
     const item: unknown = items[i];
     const iv: Vars = { ...raw, [loopVar]: item, ansible_loop_var: loopVar };
     if (lc?.indexVar) iv[lc.indexVar] = i;
@@ -162,9 +171,10 @@ async function runLoop(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
       const no = falseCondition(r, r.kw.when, iv);
       one = no ? conditionSkip(no) : await attempts(r, mod, iv);
     } catch (e) {
-      if (isUnreachable(e)) throw e;
       one = errorResult(e);
     }
+    // An unreachable host or an interrupt ends the loop: the task's result is that item's.
+    if (one.unreachable || one.interrupted) return aboutHost(one, r.host);
     aboutHost(one, r.host);
     one[loopVar] = item;
     one.ansible_loop_var = loopVar;
@@ -195,6 +205,7 @@ async function attempts(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> 
   let reg: Registered = failedResult('not run');
   for (let attempt = 1; attempt <= total; attempt++) {
     reg = await once(r, mod, raw);
+    if (reg.unreachable || reg.interrupted) return reg;
     reg.attempts = attempt;
     const withReg = task.register ? { ...raw, [task.register]: reg } : raw;
     if (cond(r, task.until.expr, withReg, task.until.pos)) return reg;
@@ -209,9 +220,19 @@ async function attempts(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> 
       retries,
       ...(r.noLog ? {} : typeof reg.msg === 'string' ? { msg: reg.msg } : {}),
     });
-    await sleep(delayMs, pr.taskAbort);
+    if (!(await pause(pr, delayMs))) return interruptedResult(`interrupted while waiting to retry (attempt ${attempt} of ${total})`);
   }
   return { ...reg, failed: true, msg: `${reg.msg ? `${String(reg.msg)}; ` : ''}gave up after ${reg.attempts} attempts` };
+}
+
+/** A pause between attempts or loop items; false when the first Ctrl-C ended it (nothing is lost by not waiting). */
+async function pause(pr: PlayRuntime, ms: number): Promise<boolean> {
+  try {
+    await sleep(ms, pr.interrupt);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
@@ -221,20 +242,17 @@ async function once(r: Run, mod: ModuleDef, raw: Vars): Promise<Registered> {
   validateArgs(mod, args, task, host);
   const target = targetSpec(r, mod, raw);
   const wasUp = pr.pool.isOpen(target);
-  try {
-    return await runModule(r, mod, raw, args, target);
-  } catch (e) {
-    // A connection that was up and dropped mid-task: an idempotent module may simply run again.
-    if (!isUnreachable(e) || !mod.idempotent || !wasUp || pr.state.interrupted) throw e;
-    pr.bus.emit({
-      type: 'warning',
-      time: Date.now(),
-      host,
-      task: r.name,
-      message: `${e.message}; running ${mod.name} again (it is safe to repeat)`,
-    });
-    return runModule(r, mod, raw, args, target);
-  }
+  const reg = await runModule(r, mod, raw, args, target);
+  // A connection that was up and dropped mid-task: an idempotent module may simply run again.
+  if (!reg.unreachable || !mod.idempotent || !wasUp || pr.state.interrupted) return reg;
+  pr.bus.emit({
+    type: 'warning',
+    time: Date.now(),
+    host,
+    task: r.name,
+    message: `${String(reg.msg)}; running ${mod.name} again (it is safe to repeat)`,
+  });
+  return runModule(r, mod, raw, args, target);
 }
 
 async function runModule(
@@ -247,12 +265,24 @@ async function runModule(
   const { pr, task, host, kw } = r;
   const timeoutMs = kw.timeout && kw.timeout > 0 ? kw.timeout * 1000 : undefined;
   // One controller per attempt, fed by the run's abort (AbortSignal.any would keep a dependent
-  // signal per task alive on the run-long signal until the run ends).
+  // signal per task alive on the run-long signal until the run ends); a module that only looks
+  // (a wait) also by the first Ctrl-C, and every task by the loss of its node's lock.
   const ac = new AbortController();
   const signal = ac.signal;
-  const onRunAbort = () => ac.abort(pr.taskAbort.reason);
-  if (pr.taskAbort.aborted) onRunAbort();
-  else pr.taskAbort.addEventListener('abort', onRunAbort, { once: true });
+  const feeds: [AbortSignal, () => void][] = [];
+  const feed = (from: AbortSignal | undefined, reason: () => unknown) => {
+    if (!from) return;
+    const onAbort = () => ac.abort(reason());
+    if (from.aborted) onAbort();
+    else {
+      from.addEventListener('abort', onAbort, { once: true });
+      feeds.push([from, onAbort]);
+    }
+  };
+  feed(pr.taskAbort, () => new Interrupted('interrupted: the grace period after Ctrl-C ended'));
+  if (!changesNode(mod)) feed(pr.interrupt, () => new Interrupted('interrupted (Ctrl-C): it only waited or looked, so it stopped at once'));
+  const lost = pr.deps.hooks?.nodeLost?.(host);
+  feed(lost, () => lost?.reason);
   const env = environment(r, raw);
   const ctx = createModuleContext({
     host,
@@ -295,13 +325,17 @@ async function runModule(
     if (e instanceof TaskTimeout) return failedResult(e.message, { timed_out: true });
     if (isUnreachable(e)) {
       pr.pool.drop(target);
-      throw e;
+      return unreachableResult(e.message);
     }
-    if (pr.taskAbort.aborted) return failedResult('interrupted');
+    if (signal.aborted) {
+      const why = signal.reason;
+      if (why instanceof NodeNotHeld) return failedResult(why.message);
+      return interruptedResult(isInterrupt(why) ? why.message : 'interrupted');
+    }
     throw e;
   } finally {
     if (timer) clearTimeout(timer);
-    pr.taskAbort.removeEventListener('abort', onRunAbort);
+    for (const [from, onAbort] of feeds) from.removeEventListener('abort', onAbort);
   }
   if (r.noLog) addLeaves(pr, reg);
   const withReg = task.register ? { ...raw, [task.register]: reg } : raw;
@@ -407,13 +441,8 @@ function addLeaves(pr: PlayRuntime, v: unknown, depth = 0): void {
   else if (v && typeof v === 'object') for (const x of Object.values(v)) addLeaves(pr, x, depth + 1);
 }
 
-/** The one notion of "unreachable": an error of kind unreachable (the connection layer's UnreachableError). */
-function isUnreachable(e: unknown): e is TsbmError {
-  return e instanceof TsbmError && e.kind === 'unreachable';
-}
-
 function errorResult(e: unknown): Registered {
-  if (isUnreachable(e)) return { changed: false, failed: false, unreachable: true, msg: e.message };
+  if (isUnreachable(e)) return unreachableResult(e.message);
   if (e instanceof TsbmError) {
     const at = e.pos ? ` (${formatPos(e.pos)})` : '';
     return failedResult(`${e.message}${at}${e.hint ? `; ${e.hint}` : ''}`);
@@ -422,10 +451,7 @@ function errorResult(e: unknown): Registered {
 }
 
 function itemStatus(reg: Registered): HostStatus {
-  if (reg.unreachable) return 'unreachable';
-  if (reg.failed) return 'failed';
-  if (reg.skipped) return 'skipped';
-  return reg.changed ? 'changed' : 'ok';
+  return statusOf(reg, { ignoreErrors: false, ignoreUnreachable: false, rescuable: false });
 }
 
 interface Emitted {
@@ -444,7 +470,7 @@ function aboutHost(reg: Registered, host: string): Registered {
   return reg;
 }
 
-const BAD: ReadonlySet<HostStatus> = new Set(['failed', 'unreachable', 'ignored', 'rescued']);
+const BAD: ReadonlySet<HostStatus> = new Set(['failed', 'unreachable', 'ignored', 'rescued', 'interrupted']);
 
 function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: number, x: Emitted = {}): void {
   const { item, vars, counts } = x;
@@ -470,13 +496,13 @@ function emitResult(r: Run, status: HostStatus, reg: Registered, durationMs: num
     durationMs,
     ...(counts ? { counts } : {}),
     ...(vars && !r.noLog ? { vars } : {}),
+    ...(r.resumed ? { resumed: true } : {}),
   });
 }
 
 function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   const { pr, host, task, step } = r;
   const hs = pr.state.host(host);
-  let status: HostStatus;
   let ignoreErrors = false;
   if (reg.failed) {
     try {
@@ -486,10 +512,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
     }
   }
   aboutHost(reg, host);
-  if (reg.unreachable) status = r.kw.ignoreUnreachable ? 'ignored' : 'unreachable';
-  else if (reg.failed) status = ignoreErrors ? 'ignored' : step.rescuable ? 'rescued' : 'failed';
-  else if (reg.skipped) status = 'skipped';
-  else status = reg.changed ? 'changed' : 'ok';
+  const status = statusOf(reg, { ignoreErrors, ignoreUnreachable: r.kw.ignoreUnreachable, rescuable: step.rescuable });
 
   if (task.register && !r.resumed) hs.facts[task.register] = reg;
   const afterBoot = r.check ? afterBootOf(reg) : undefined;
@@ -510,13 +533,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   }
   if (reg.changed && !reg.failed && !reg.unreachable) notify(pr, hs.notified, task);
 
-  if (status === 'failed') {
-    hs.failed = true;
-    hs.everFailed = true;
-  } else if (status === 'unreachable') {
-    hs.unreachable = true;
-    hs.everUnreachable = true;
-  }
+  pr.state.fell(host, status, { task: r.name, msg: String(reg.msg ?? status) });
   // Executor actions (meta) count nothing, as in Ansible; everything else by recap-counts.ts.
   const counts = (pr.deps.modules ?? getModule)(task.module)?.counted === false ? {} : countsFor(status, reg.changed);
   addCounts(hs.stats, counts);
@@ -526,9 +543,7 @@ function finish(r: Run, raw: Vars, reg: Registered): Outcome {
   const meta = metaOf(reg);
   if (meta === 'end_play' && !reg.failed) pr.endPlay = true;
   if (meta === 'end_host' && !reg.failed) hs.ended = true;
-  // A rescued failure still sends the host into the rescue section.
-  const outcome: Outcome['status'] =
-    status === 'unreachable' ? 'unreachable' : status === 'failed' || status === 'rescued' ? 'failed' : 'ok';
+  const outcome = walkOutcome(status);
   // Skipped here (a false condition, check mode), as opposed to done in the run a --resume continues.
   const notRun = status === 'skipped' && !r.resumed;
   return { status: outcome, ...(meta ? { meta } : {}), ...(notRun ? { notRun: true } : {}) };

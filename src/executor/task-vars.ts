@@ -29,6 +29,8 @@ function magic(rt: RunRuntime, host: string, playHosts: string[]): Vars {
     tsbm_verbosity: rt.verbosity,
     ansible_play_hosts: playHosts,
     play_hosts: playHosts,
+    ...(rt.state.host(host).node ? { tsbm_node: rt.state.host(host).node } : {}),
+    tsbm_rebuild: rt.rebuild,
   };
 }
 

@@ -5,7 +5,7 @@ import { TsbmError } from '../errors.js';
 import type { IncludeTasks, Task, TaskKeywords, TaskNode } from '../playbook/model.js';
 import { evalCondition, renderText } from '../template/index.js';
 import type { TemplateContext } from '../template/types.js';
-import type { WalkEnv } from './host-walker.js';
+import type { Step, WalkEnv } from './host-walker.js';
 import { effectiveKeywords } from './keywords.js';
 import { lazyVars } from './lazy-vars.js';
 import type { PlayRuntime } from './play-runtime.js';
@@ -75,9 +75,17 @@ export function walkEnv(pr: PlayRuntime, host: string): WalkEnv {
     },
     ended: () => hs.ended || pr.endPlay || pr.state.interrupted,
     forceHandlers: forceHandlers(pr),
-    cut: () => {
+    cut: (next?: TaskNode) => {
       // Only the run's own stop leaves a host unfinished; end_host and end_play are its end.
-      if (pr.state.interrupted && !hs.ended && !pr.endPlay) pr.state.unfinished.add(host);
+      if (!pr.state.interrupted || hs.ended || pr.endPlay) return;
+      const name = next ? (next.name ?? (next.kind === 'task' ? next.module : next.kind)) : undefined;
+      pr.state.leave(host, pr.state.fatal ? `the run stopped: ${pr.state.fatal.message}` : name ? `interrupted before "${name}"` : 'interrupted before the end of the play');
     },
   };
+}
+
+/** Why a host with `step` still ahead of it is unfinished: "interrupted before "Install the image"". */
+export function stepWhy(pr: PlayRuntime, step: Step): string {
+  if (pr.state.fatal) return `the run stopped: ${pr.state.fatal.message}`;
+  return step.kind === 'task' ? `interrupted before "${pr.names.get(step.key) ?? step.task.name ?? step.task.module}"` : 'interrupted before its handlers ran';
 }

@@ -1,4 +1,5 @@
 // Plain-text tables for `tsbm runs list|show`.
+import { nodeText } from '../output/host-outcome.js';
 import type { HostProgress, JournalContents, RunSummary } from './reader.js';
 import { modeLabel, scopeOf } from './scope.js';
 
@@ -49,11 +50,14 @@ export function formatRunShow(j: JournalContents, hosts: HostProgress[]): string
     `started ${iso(j.header?.time)}  ${end?.type === 'run_end' ? `ended with exit ${end.exitCode}` : 'did not finish (resume it with `tsbm run ... --resume`)'}`,
     j.badLines ? `(${j.badLines} unreadable line(s) ignored: the run was probably killed mid-write)` : '',
   ].filter(Boolean);
-  const rows = [['HOST', 'STATE', 'OK', 'CHANGED', 'FAILED', 'UNREACHABLE', 'SKIPPED', 'LAST TASK']];
+  const nodes = hosts.some((h) => h.node);
+  const rows = [['HOST', 'STATE', 'OK', 'CHANGED', 'FAILED', 'UNREACHABLE', 'SKIPPED', 'LAST TASK', ...(nodes ? ['NODE'] : [])]];
   for (const h of hosts) {
     const s = h.stats;
-    rows.push([h.host, h.state, String(s.ok), String(s.changed), String(s.failed), String(s.unreachable), String(s.skipped), h.lastTask ?? '-']);
+    const node = nodes ? [h.node ? nodeText(h.node) : '-'] : [];
+    rows.push([h.host, h.state, String(s.ok), String(s.changed), String(s.failed), String(s.unreachable), String(s.skipped), h.lastTask ?? '-', ...node]);
   }
   const failures = hosts.flatMap((h) => h.failures.map((f) => `  ${h.host}: ${f.task}: ${f.msg}`));
-  return `${head.join('\n')}\n\n${table(rows)}${failures.length ? `\nfailures:\n${failures.join('\n')}\n` : ''}`;
+  const left = hosts.filter((h) => h.state === 'unfinished' && h.reason).map((h) => `  ${h.host}: ${h.reason}`);
+  return `${head.join('\n')}\n\n${table(rows)}${failures.length ? `\nfailures:\n${failures.join('\n')}\n` : ''}${left.length ? `\nunfinished:\n${left.join('\n')}\n` : ''}`;
 }

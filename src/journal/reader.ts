@@ -3,6 +3,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TsbmError } from '../errors.js';
 import type { HostStats } from '../output/events.js';
+import type { NodeEnd } from '../output/host-outcome.js';
+import { hostEnds } from './outcomes.js';
 import { addCounts, countsFor } from '../output/recap-counts.js';
 import type { JournalHeader, JournalRecord } from './records.js';
 import { isRunId } from './run-id.js';
@@ -115,9 +117,13 @@ export interface HostProgress {
    * or killed outright).
    */
   state: 'done' | 'failed' | 'unreachable' | 'unfinished' | 'in progress';
+  /** Why it is not done (the failure, or what stopped it), as the run's outcome says. */
+  reason?: string;
+  /** The node's record as the run left it (runs that keep node records). */
+  node?: NodeEnd;
 }
 
-/** Per-host progress table for `tsbm runs show`. */
+/** Per-host progress table for `tsbm runs show`: counters from the results, the state from the run's outcomes. */
 export function hostProgress(records: JournalRecord[]): HostProgress[] {
   const byHost = new Map<string, HostProgress>();
   const get = (host: string) => {
@@ -135,7 +141,6 @@ export function hostProgress(records: JournalRecord[]): HostProgress[] {
     return h;
   };
   let recap: Record<string, HostStats> | undefined;
-  let unfinished = new Set<string>();
   for (const r of records) {
     if (r.type === 'host_task_start') get(r.host).lastTask = r.task;
     else if (r.type === 'host_result') {
@@ -147,13 +152,17 @@ export function hostProgress(records: JournalRecord[]): HostProgress[] {
       else if (r.item === undefined) addCounts(h.stats, countsFor(r.status, r.changed));
       if (r.status === 'failed' || r.status === 'unreachable') h.failures.push({ task: r.task, msg: r.msg ?? '' });
     } else if (r.type === 'recap') recap = r.stats;
-    else if (r.type === 'run_end') unfinished = new Set(r.unfinished ?? []);
   }
-  for (const h of byHost.values()) {
-    const final = recap?.[h.host];
-    if (!final) continue;
-    h.stats = final;
-    h.state = final.unreachable > 0 ? 'unreachable' : final.failed > 0 ? 'failed' : unfinished.has(h.host) ? 'unfinished' : 'done';
+  const ends = hostEnds(records);
+  for (const [host, end] of ends.hosts) {
+    const h = get(host);
+    const final = recap?.[host];
+    if (final) h.stats = final;
+    if (end.reason && end.outcome !== 'ok') h.reason = end.reason;
+    if (end.node) h.node = end.node;
+    if (end.outcome === 'failed' || end.outcome === 'unreachable') h.state = end.outcome;
+    else if (!ends.ended) h.state = 'in progress';
+    else h.state = end.outcome === 'ok' ? 'done' : 'unfinished';
   }
   return [...byHost.values()].sort((a, b) => a.host.localeCompare(b.host));
 }

@@ -95,6 +95,13 @@ export interface ModuleDef<S extends TSchema = TSchema> {
   checkMode: boolean;
   /** Safe to run again after a dropped connection (the executor may reconnect and retry once). */
   idempotent?: boolean;
+  /**
+   * false for a module that only looks (checks, waits, facts) or does nothing to a node at all:
+   * the first Ctrl-C stops it at once, and it is no step that changes the node (before those a
+   * run checks it still holds the node, and a deploy's node record moves to deploying).
+   * Default true: a module that may change its node (power, media, boot, disks, files, commands).
+   */
+  changesNode?: boolean;
   /** false for executor actions (meta): their results stay out of the recap, as in Ansible. */
   counted?: boolean;
   /** A YAML task snippet shown in docs. */

@@ -28,6 +28,7 @@ import { pauseModule } from './flow/pause.js';
 import { podmanPullModule } from './bootc/podman_pull.js';
 import { redfishBootDeviceModule } from './redfish/redfish_boot_device.js';
 import { redfishPowerModule } from './redfish/redfish_power.js';
+import { redfishEndSafeModule } from './redfish/redfish_end_safe.js';
 import { rootDeviceModule } from './disk/root_device.js';
 import { setFactModule } from './flow/set_fact.js';
 import { shellModule } from './commands/shell.js';
@@ -61,6 +62,7 @@ const MODULES: readonly ModuleDef[] = [
   podmanPullModule,
   redfishBootDeviceModule,
   redfishPowerModule,
+  redfishEndSafeModule,
   rootDeviceModule,
   setFactModule,
   shellModule,

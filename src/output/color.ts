@@ -27,6 +27,7 @@ export const STATUS_COLOR: Record<HostStatus, ColorName> = {
   skipped: 'cyan',
   rescued: 'red', // a failure first: the block's rescue runs because of it
   ignored: 'cyan',
+  interrupted: 'magenta',
 };
 
 /** Strips ANSI escape sequences (for width calculations and tests). */

@@ -21,11 +21,46 @@ export const hostStatusSchema = Type.Union(
     Type.Literal('skipped'),
     Type.Literal('rescued'),
     Type.Literal('ignored'),
+    Type.Literal('interrupted'),
   ],
   {
     description:
-      'Outcome of one task on one host (rescued: it failed and an enclosing block rescues it; ignored: it failed or was unreachable under ignore_errors / ignore_unreachable)',
+      'Outcome of one task on one host (rescued: it failed and an enclosing block rescues it; ignored: it failed or was unreachable under ignore_errors / ignore_unreachable; interrupted: Ctrl-C or SIGTERM stopped it before it finished, so the host is unfinished)',
   },
+);
+
+/** How a host ended the run: the one outcome every output reports (src/output/host-outcome.ts). */
+const hostOutcomeSchema = Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('unreachable'), Type.Literal('unfinished')], {
+  description:
+    'ok: it got to the end of the playbook; failed / unreachable: a failure of its own (one no rescue or ignore_errors took back) ended it; unfinished: the run stopped before it got to the end (interrupted, a stopped run, a node lock refused)',
+});
+
+/** Ironic's provision states tsbm keeps (src/nodes/types.ts), plus `unknown`. */
+const provisionStateSchema = Type.Union(
+  (['available', 'deploying', 'active', 'deploy failed', 'undeploying', 'unknown'] as const).map((s) => Type.Literal(s)),
+  { description: "The node's recorded provision state (`tsbm nodes show`)" },
+);
+
+const nodeEndSchema = Type.Object(
+  {
+    state: provisionStateSchema,
+    power: Type.Optional(Type.Union([Type.Literal('On'), Type.Literal('Off'), Type.Literal('unknown')], { description: 'PowerState as last read back from the BMC in this run' })),
+    media: Type.Optional(Type.Union([Type.Literal('inserted'), Type.Literal('ejected'), Type.Literal('unknown')], { description: 'Virtual media as last read back from the BMC in this run' })),
+    image: Type.Optional(Type.String({ description: 'The image the record says the node runs (or was being given)' })),
+    since: Type.Optional(Type.Number({ description: 'active: since when (epoch milliseconds)' })),
+    error: Type.Optional(Type.String({ description: 'deploy failed / unknown: why' })),
+    protected: Type.Optional(Type.Boolean()),
+  },
+  { description: "The node's record as this run left it" },
+);
+
+export const hostEndSchema = Type.Object(
+  {
+    outcome: hostOutcomeSchema,
+    reason: Type.Optional(Type.String({ description: 'Why it did not end ok: the failure (task: message), or what stopped it' })),
+    node: Type.Optional(nodeEndSchema),
+  },
+  { description: 'How one host ended the run' },
 );
 
 const count = Type.Integer({ minimum: 0 });
@@ -111,6 +146,9 @@ const hostResultEvent = event('host_result', 'A task finished on one host (once 
       description: 'Host variables the task set (register, set_fact, facts), recorded so --resume can restore them',
     }),
   ),
+  resumed: Type.Optional(
+    Type.Boolean({ description: 'Skipped because the run this one resumes had done it (resume_skip says how many, once per play)' }),
+  ),
 });
 
 const retryEvent = event('retry', 'An until/retries attempt failed and the task will run again', {
@@ -155,8 +193,31 @@ const validationErrorEvent = event(
   },
 );
 
-const recapEvent = event('recap', 'Per-host counters at the end of the run', {
+const resumeEvent = event('resume', "What a resumed run takes over from the run it continues, once per play (renderers print it as one line)", {
+  play: Type.String(),
+  from: Type.String({ description: 'The run this one resumes' }),
+  done: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+    description: 'Per host, the tasks of this play it had finished there: skipped now (their results carry resumed: true)',
+  }),
+  restart: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Hosts run again from the start of the play: they failed (--retry-failed) or were ended safe after an interrupt, so nothing they had done counts',
+    }),
+  ),
+  failed: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Hosts that failed in the resumed run and stay failed (not run; --retry-failed runs them again), with their failure',
+    }),
+  ),
+});
+
+const recapEvent = event('recap', 'Per-host counters and outcomes at the end of the run', {
   stats: Type.Record(Type.String(), hostStatsSchema),
+  hosts: Type.Optional(
+    Type.Record(Type.String(), hostEndSchema, {
+      description: 'How each host ended, and its node as the run left it (absent in journals of older versions)',
+    }),
+  ),
   durationMs: Type.Number({ minimum: 0, description: 'Wall time of the run' }),
 });
 
@@ -182,6 +243,7 @@ export const eventSchema = Type.Union(
     logEvent,
     warningEvent,
     validationErrorEvent,
+    resumeEvent,
     recapEvent,
     runEndEvent,
   ],

@@ -5,7 +5,7 @@
 // unreachable; a rescued or ignored failure is a step, as the recap counts it); it is skipped
 // when nothing ran on it.
 import { formatDuration } from './format.js';
-import { isFailure, type JUnitPlay, type JUnitProblem, type JUnitResult, junitDocument, type PlayCases, RANK, seconds } from './junit-model.js';
+import { isError, isFailure, type JUnitPlay, type JUnitProblem, type JUnitResult, junitDocument, type PlayCases, RANK, seconds, type Unfinished } from './junit-model.js';
 import type { HostStatus } from './events.js';
 import { xmlEscape, xmlText } from './xml.js';
 
@@ -19,8 +19,8 @@ interface Step {
 interface HostCase {
   host: string;
   steps: Step[];
-  status: 'passed' | 'failed' | 'skipped';
-  failure?: { type: HostStatus; message: string };
+  status: 'passed' | 'failed' | 'error' | 'skipped';
+  failure?: { type: HostStatus | 'unfinished'; message: string };
   timeMs: number;
 }
 
@@ -51,13 +51,19 @@ function stepsOf(results: JUnitResult[]): Step[] {
   return steps;
 }
 
-function hostCase(host: string, results: JUnitResult[]): HostCase {
+/** `unfinished`: why the run left the host before the end of the playbook, when this play was its last. */
+function hostCase(host: string, results: JUnitResult[], unfinished: string | undefined): HostCase {
   const steps = stepsOf(results);
   const timeMs = results.length ? Math.max(...results.map((r) => r.end)) - Math.min(...results.map((r) => r.start)) : 0;
   const failed = steps.find((s) => isFailure(s.status));
   if (failed) {
     const message = `${failed.task}: ${failed.msg ?? failed.status}`;
     return { host, steps, status: 'failed', failure: { type: failed.status, message }, timeMs };
+  }
+  const stopped = steps.find((s) => isError(s.status));
+  if (stopped || unfinished !== undefined) {
+    const message = stopped ? `${stopped.task}: ${stopped.msg ?? stopped.status}` : `unfinished: ${unfinished || 'the run stopped before this host got to the end'}`;
+    return { host, steps, status: 'error', failure: { type: stopped ? stopped.status : 'unfinished', message }, timeMs };
   }
   const ran = steps.some((s) => s.status !== 'skipped');
   return { host, steps, status: ran ? 'passed' : 'skipped', timeMs };
@@ -69,7 +75,8 @@ const stepLine = (s: Step) =>
 function hostCaseLines(c: HostCase, classname: string): string[] {
   const out = [`    <testcase name="${xmlEscape(c.host)}" classname="${xmlEscape(classname)}" time="${seconds(c.timeMs)}">`];
   if (c.failure) {
-    out.push(`      <failure message="${xmlEscape(c.failure.message)}" type="${c.failure.type}">${xmlText(c.failure.message)}</failure>`);
+    const tag = c.status === 'error' ? 'error' : 'failure';
+    out.push(`      <${tag} message="${xmlEscape(c.failure.message)}" type="${c.failure.type}">${xmlText(c.failure.message)}</${tag}>`);
   } else if (c.status === 'skipped') {
     out.push(`      <skipped message="${c.steps.length ? 'every task was skipped' : 'no task ran on this host in this play'}"/>`);
   }
@@ -78,13 +85,13 @@ function hostCaseLines(c: HostCase, classname: string): string[] {
   return out;
 }
 
-export function renderHostCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number): string {
+export function renderHostCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, unfinished: Unfinished = new Map()): string {
   const cases = plays.map((p): PlayCases => {
     const by = new Map<string, JUnitResult[]>(p.hosts.map((h) => [h, []]));
     for (const r of p.results) (by.get(r.host) ?? by.set(r.host, []).get(r.host)!).push(r);
-    const cs = [...by].map(([h, rs]) => hostCase(h, rs));
+    const cs = [...by].map(([h, rs]) => hostCase(h, rs, unfinished.get(p)?.get(h)));
     const count = (st: HostCase['status']) => cs.filter((c) => c.status === st).length;
-    return { tests: cs.length, failures: count('failed'), skipped: count('skipped'), lines: cs.flatMap((c) => hostCaseLines(c, p.classname)) };
+    return { tests: cs.length, failures: count('failed'), errors: count('error'), skipped: count('skipped'), lines: cs.flatMap((c) => hostCaseLines(c, p.classname)) };
   });
   return junitDocument(plays, cases, problems, totalMs);
 }

@@ -16,6 +16,9 @@ export interface JUnitResult {
   durationMs: number;
 }
 
+/** Hosts the run left unfinished, by the play they were last in: their testcase there is an error. */
+export type Unfinished = ReadonlyMap<JUnitPlay, ReadonlyMap<string, string>>;
+
 export interface JUnitPlay {
   name: string;
   /** `playbook.yml/Play name`: the testcase classname. */
@@ -36,11 +39,14 @@ export const RANK: Record<HostStatus, number> = {
   rescued: 4,
   failed: 5,
   unreachable: 6,
+  interrupted: 7,
 };
 
 export const seconds = (ms: number) => (ms / 1000).toFixed(3);
 const timestamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, '');
 export const isFailure = (s: HostStatus) => s === 'failed' || s === 'unreachable';
+/** A task the run stopped (Ctrl-C): a JUnit error, not a failure of the host and never a pass. */
+export const isError = (s: HostStatus) => s === 'interrupted';
 
 /** A problem `tsbm run` found before its first task (a validation_error event). */
 export interface JUnitProblem {
@@ -73,6 +79,8 @@ function checksSuite(problems: readonly JUnitProblem[], id: number): string[] {
 export interface PlayCases {
   tests: number;
   failures: number;
+  /** Testcases the run stopped before they finished (interrupted, unfinished hosts). */
+  errors: number;
   skipped: number;
   /** The testcase elements, indented four spaces. */
   lines: string[];
@@ -84,17 +92,17 @@ export interface PlayCases {
  * would overstate it) around that play's cases.
  */
 export function junitDocument(plays: readonly JUnitPlay[], cases: readonly PlayCases[], problems: readonly JUnitProblem[], totalMs: number): string {
-  const sum = (k: 'tests' | 'failures' | 'skipped') => cases.reduce((n, c) => n + c[k], 0);
+  const sum = (k: 'tests' | 'failures' | 'errors' | 'skipped') => cases.reduce((n, c) => n + c[k], 0);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tsbm" tests="${sum('tests') + problems.length}" failures="${sum('failures') + problems.length}" errors="0" skipped="${sum('skipped')}" time="${seconds(totalMs)}">`,
+    `<testsuites name="tsbm" tests="${sum('tests') + problems.length}" failures="${sum('failures') + problems.length}" errors="${sum('errors')}" skipped="${sum('skipped')}" time="${seconds(totalMs)}">`,
     ...checksSuite(problems, 0),
   ];
   const first = problems.length ? 1 : 0;
   plays.forEach((p, n) => {
     const c = cases[n]!;
     out.push(
-      `  <testsuite name="${xmlEscape(p.name)}" id="${n + first}" tests="${c.tests}" failures="${c.failures}" errors="0" skipped="${c.skipped}" time="${seconds(p.endedAt - p.startedAt)}" timestamp="${timestamp(p.startedAt)}">`,
+      `  <testsuite name="${xmlEscape(p.name)}" id="${n + first}" tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(p.endedAt - p.startedAt)}" timestamp="${timestamp(p.startedAt)}">`,
       ...c.lines,
       '  </testsuite>',
     );

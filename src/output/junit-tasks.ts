@@ -3,7 +3,7 @@
 // failed item of an ignored loop is no failure); results of one task run again (a handler, an
 // included file) fold, the worst winning. Tasks a host never reached have no testcase, so the
 // set varies with where a run failed.
-import { isFailure, type JUnitPlay, type JUnitProblem, junitDocument, type PlayCases, RANK, seconds } from './junit-model.js';
+import { isError, isFailure, type JUnitPlay, type JUnitProblem, junitDocument, type PlayCases, RANK, seconds, type Unfinished } from './junit-model.js';
 import type { HostStatus } from './events.js';
 import { xmlEscape, xmlText } from './xml.js';
 
@@ -43,22 +43,35 @@ function casesOf(play: JUnitPlay): Case[] {
 function taskCaseLines(c: Case, classname: string): string[] {
   const head = `    <testcase name="${xmlEscape(`${c.host}: ${c.task}`)}" classname="${xmlEscape(classname)}" time="${seconds(c.timeMs)}"`;
   const msg = c.messages.join('\n');
-  if (isFailure(c.status)) {
-    return [`${head}>`, `      <failure message="${xmlEscape(msg || c.status)}" type="${c.status}">${xmlText(msg)}</failure>`, '    </testcase>'];
+  if (isFailure(c.status) || isError(c.status)) {
+    const tag = isError(c.status) ? 'error' : 'failure';
+    return [`${head}>`, `      <${tag} message="${xmlEscape(msg || c.status)}" type="${c.status}">${xmlText(msg)}</${tag}>`, '    </testcase>'];
   }
   if (c.status === 'skipped') return [`${head}>`, `      <skipped${msg ? ` message="${xmlEscape(msg)}"` : ''}/>`, '    </testcase>'];
   if (msg) return [`${head}>`, `      <system-out>${xmlText(`${c.status}: ${msg}`)}</system-out>`, '    </testcase>'];
   return [`${head}/>`];
 }
 
-export function renderTaskCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number): string {
+/** A host the run left unfinished without a stopped task in its last play: a testcase of its own, an error. */
+function unfinishedLines(host: string, why: string, classname: string): string[] {
+  const message = `unfinished: ${why || 'the run stopped before this host got to the end'}`;
+  return [
+    `    <testcase name="${xmlEscape(`${host}: (unfinished)`)}" classname="${xmlEscape(classname)}" time="0.000">`,
+    `      <error message="${xmlEscape(message)}" type="unfinished">${xmlText(message)}</error>`,
+    '    </testcase>',
+  ];
+}
+
+export function renderTaskCases(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, unfinished: Unfinished = new Map()): string {
   const cases = plays.map((p): PlayCases => {
     const cs = casesOf(p);
+    const left = [...(unfinished.get(p) ?? new Map<string, string>())].filter(([h]) => !cs.some((c) => c.host === h && isError(c.status)));
     return {
-      tests: cs.length,
+      tests: cs.length + left.length,
       failures: cs.filter((c) => isFailure(c.status)).length,
+      errors: cs.filter((c) => isError(c.status)).length + left.length,
       skipped: cs.filter((c) => c.status === 'skipped').length,
-      lines: cs.flatMap((c) => taskCaseLines(c, p.classname)),
+      lines: [...cs.flatMap((c) => taskCaseLines(c, p.classname)), ...left.flatMap(([h, why]) => unfinishedLines(h, why, p.classname))],
     };
   });
   return junitDocument(plays, cases, problems, totalMs);

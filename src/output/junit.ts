@@ -11,12 +11,28 @@ import { TsbmError } from '../errors.js';
 import type { EventBus, TsbmEvent } from './events.js';
 import { problemLine } from './format.js';
 import { renderHostCases } from './junit-hosts.js';
-import type { JUnitPlay, JUnitProblem } from './junit-model.js';
+import type { HostEnd } from './host-outcome.js';
+import type { JUnitPlay, JUnitProblem, Unfinished } from './junit-model.js';
 import { renderTaskCases } from './junit-tasks.js';
 
 export type JUnitCases = 'host' | 'task';
-function renderJUnit(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, cases: JUnitCases = 'host'): string {
-  return cases === 'task' ? renderTaskCases(plays, problems, totalMs) : renderHostCases(plays, problems, totalMs);
+function renderJUnit(plays: JUnitPlay[], problems: JUnitProblem[], totalMs: number, cases: JUnitCases, ends: Record<string, HostEnd>): string {
+  const left = unfinishedByPlay(plays, ends);
+  return cases === 'task' ? renderTaskCases(plays, problems, totalMs, left) : renderHostCases(plays, problems, totalMs, left);
+}
+
+/** Each unfinished host (the recap's outcomes) with why, under the last play that listed it. */
+function unfinishedByPlay(plays: JUnitPlay[], ends: Record<string, HostEnd>): Unfinished {
+  const out = new Map<JUnitPlay, Map<string, string>>();
+  for (const [host, end] of Object.entries(ends)) {
+    if (end.outcome !== 'unfinished') continue;
+    const last = [...plays].reverse().find((p) => p.hosts.includes(host) || p.results.some((r) => r.host === host));
+    if (!last) continue;
+    const m = out.get(last) ?? new Map<string, string>();
+    m.set(host, end.reason ?? '');
+    out.set(last, m);
+  }
+  return out;
 }
 
 /** Collects results from the bus; `done()` writes FILE (also when the run was interrupted). */
@@ -27,6 +43,7 @@ export function attachJUnit(bus: EventBus, file: string, cases: JUnitCases = 'ho
   let playbook = 'tsbm';
   let runStart: number | undefined;
   let totalMs: number | undefined;
+  let ends: Record<string, HostEnd> = {};
 
   const playFor = (time: number): JUnitPlay => {
     if (!current) {
@@ -45,7 +62,8 @@ export function attachJUnit(bus: EventBus, file: string, cases: JUnitCases = 'ho
       current = { name: e.play, classname: `${playbook}/${e.play}`, hosts: [...e.hosts], startedAt: e.time, endedAt: e.time, results: [] };
       plays.push(current);
     } else if (e.type === 'host_result') {
-      if (e.counts && Object.keys(e.counts).length === 0) return; // not in the recap either
+      // not in the recap either (meta); an interrupted task counts nothing but is no pass
+      if (e.counts && Object.keys(e.counts).length === 0 && e.status !== 'interrupted') return;
       const play = playFor(e.time - e.durationMs);
       play.endedAt = Math.max(play.endedAt, e.time);
       play.results.push({
@@ -62,7 +80,8 @@ export function attachJUnit(bus: EventBus, file: string, cases: JUnitCases = 'ho
     } else if (e.type === 'validation_error') {
       const where = e.pos ? `${e.pos.file}:${e.pos.line}:${e.pos.col}` : 'run';
       problems.push({ name: `${where}: ${e.message}`, line: problemLine(e), time: e.time });
-    } else if (e.type === 'run_end') totalMs = e.durationMs;
+    } else if (e.type === 'recap') ends = e.hosts ?? {};
+    else if (e.type === 'run_end') totalMs = e.durationMs;
   });
 
   return {
@@ -70,7 +89,7 @@ export function attachJUnit(bus: EventBus, file: string, cases: JUnitCases = 'ho
       off();
       const total = totalMs ?? (runStart !== undefined ? Date.now() - runStart : 0);
       try {
-        await writeFile(file, renderJUnit(plays, problems, total, cases), 'utf8');
+        await writeFile(file, renderJUnit(plays, problems, total, cases, ends), 'utf8');
       } catch (e) {
         throw new TsbmError('runtime', `cannot write the JUnit file ${file}: ${(e as Error).message}`, {
           hint: 'check that the --junit directory exists and is writable',

@@ -27,6 +27,9 @@ export function countsFor(status: HostStatus, changed: boolean): Counts {
       return { rescued: 1 };
     case 'unreachable':
       return { unreachable: 1 };
+    case 'interrupted':
+      // stopped by the run, not by the host: no counter (its outcome says unfinished)
+      return {};
   }
 }
 

@@ -186,6 +186,15 @@ export const KEYWORDS = {
     templated: false,
     inherit: 'own',
   }),
+  provision: def({
+    schema: Type.Union([Type.Literal('deploy'), Type.Literal('undeploy')], {
+      description:
+        "tsbm: what the play does to each node's provision state (its node record, `tsbm nodes`). deploy: a node that is active (or protected) is refused unless the run asks for a rebuild (--rebuild, or rebuild: true), it is deploying from its first step that changes it, then active, or deploy failed; undeploy: a protected node is refused, it is undeploying, then available. Nodes that do not finish end safe (powered off, media ejected) unless on_deploy_failure: leave.",
+    }),
+    where: ['play'],
+    templated: false,
+    inherit: 'own',
+  }),
   become: def({ schema: Bool('Run commands with privilege escalation.'), where: ALL, templated: false, inherit: 'innermost',
     unset: false }),
   become_user: def({ schema: Str('User to become.', ['root']), where: ALL, templated: false, inherit: 'innermost' }),

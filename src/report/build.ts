@@ -7,6 +7,8 @@ import type { JournalContents } from '../journal/reader.js';
 import { type CollectedEntry, type CollectedRun, collectRun } from './collect.js';
 import { emptyStats, type HostState, type ReportEntry, type ReportHost, type ReportModel, type ReportRun, type ReportTask } from './model.js';
 import { naturalCompare, summarize } from './summary.js';
+import { hostEnds } from '../journal/outcomes.js';
+import type { HostEnd } from '../output/host-outcome.js';
 
 const DONE = new Set(['ok', 'changed', 'skipped']);
 
@@ -16,7 +18,9 @@ function gapMs(runs: CollectedRun[]): number {
   return Math.max(1, Math.round(total * 0.03));
 }
 
-function stateOf(recap: HostStats | undefined, entries: ReportEntry[], runFinished: boolean): HostState {
+function stateOf(end: HostEnd | undefined, recap: HostStats | undefined, entries: ReportEntry[], runFinished: boolean): HostState {
+  // The run's own outcome when it recorded one (an interrupted host is unfinished, whatever its counters).
+  if (end && runFinished) return end.outcome;
   if (recap) return recap.unreachable > 0 ? 'unreachable' : recap.failed > 0 ? 'failed' : 'ok';
   if (entries.some((e) => e.status === 'unfinished')) return 'unfinished';
   const latest = new Map<number, ReportEntry>();
@@ -29,6 +33,7 @@ function stateOf(recap: HostStats | undefined, entries: ReportEntry[], runFinish
 
 export function buildReport(chain: JournalContents[], generated = Date.now()): ReportModel {
   const collected = chain.map(collectRun);
+  const ends = chain.map((j) => hostEnds(j.records));
   const gap = gapMs(collected);
   const runs: ReportRun[] = [];
   let offset = 0;
@@ -93,8 +98,10 @@ export function buildReport(chain: JournalContents[], generated = Date.now()): R
     });
     const last = collected[lastRun]!;
     const lastEntries = entries.filter((e) => e.run === lastRun);
-    const state = stateOf(last.hosts.get(name)!.recap, lastEntries.length ? lastEntries : entries, last.run.finished);
-    const bad = state === 'ok' ? undefined : [...entries].reverse().find((e) => e.status === (state === 'unfinished' ? 'unfinished' : state));
+    const end = ends[lastRun]!.hosts.get(name);
+    const state = stateOf(ends[lastRun]!.ended ? end : undefined, last.hosts.get(name)!.recap, lastEntries.length ? lastEntries : entries, last.run.finished);
+    const bad = state === 'ok' ? undefined : [...entries].reverse().find((e) => e.status === state || (state === 'unfinished' && e.status === 'interrupted'));
+    const failure = bad ? { task: bad.task, msg: bad.msg ?? bad.status } : end?.reason && state !== 'ok' ? { task: -1, msg: end.reason } : undefined;
     hosts.push({
       name,
       state,
@@ -103,7 +110,8 @@ export function buildReport(chain: JournalContents[], generated = Date.now()): R
       totalMs,
       retries: entries.reduce((s, e) => s + e.retries, 0),
       warnings,
-      failure: bad ? { task: bad.task, msg: bad.msg ?? bad.status } : undefined,
+      failure,
+      ...(end?.node ? { node: end.node } : {}),
     });
   }
 

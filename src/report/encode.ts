@@ -2,10 +2,11 @@
 // host's entries as one flat array of numbers, and module results as shared trees (a value
 // that repeats across nodes, like a disk's model or an image URL, is stored once). A
 // 1000-node deploy fits in well under 3 MB, and every value stays readable text in the file.
+import { nodeText } from '../output/host-outcome.js';
 import type { EntryStatus, HostState, ReportModel } from './model.js';
 
 /** Order of the status codes in the payload; the client has the same list. */
-const STATUSES: readonly EntryStatus[] = ['ok', 'changed', 'failed', 'unreachable', 'skipped', 'rescued', 'ignored', 'unfinished'];
+const STATUSES: readonly EntryStatus[] = ['ok', 'changed', 'failed', 'unreachable', 'skipped', 'rescued', 'ignored', 'unfinished', 'interrupted'];
 const STATES: readonly HostState[] = ['ok', 'failed', 'unreachable', 'unfinished'];
 // A host's `e` array holds 10 numbers per entry (the client's ENTRY_FIELDS): task, run, start,
 // duration, status, msg, result (into values), retries, retry msg, items.
@@ -25,8 +26,11 @@ export interface Payload {
   runs: ReportModel['runs'];
   /** [name, phase, module] as string indexes. */
   tasks: [number, number, number][];
-  /** n: name, s: state, t: total ms, r: retries, f: [task, msg] of the failure, w: warnings, e: entries. */
-  hosts: { n: number; s: number; t: number; r: number; f?: [number, number]; w?: number[]; e: number[] }[];
+  /**
+   * n: name, s: state, t: total ms, r: retries, f: [task (-1: none), msg] of the failure, w: warnings,
+   * d: the node's record as the run left it (one line), e: entries.
+   */
+  hosts: { n: number; s: number; t: number; r: number; f?: [number, number]; w?: number[]; d?: number; e: number[] }[];
   warnings: string[];
   summary: ReportModel['summary'];
 }
@@ -86,6 +90,7 @@ export function encodeReport(model: ReportModel): Payload {
         r: h.retries,
         ...(h.failure ? { f: [h.failure.task, str(h.failure.msg)] as [number, number] } : {}),
         ...(h.warnings.length ? { w: h.warnings.map(str) } : {}),
+        ...(h.node ? { d: str(`${nodeText(h.node)}${h.node.error ? ` (${h.node.error})` : ''}`) } : {}),
         e,
       };
     }),

@@ -1,6 +1,7 @@
 // What an HTML run report shows, built from run journals (already redacted when written): the
 // runs of a resume chain on one time axis, each host's task entries, and the summary figures.
 import type { HostStats, HostStatus } from '../output/events.js';
+import type { NodeEnd } from '../output/host-outcome.js';
 
 /** A task's outcome on a host, plus `unfinished`: started and never ended (killed, crashed). */
 export type EntryStatus = HostStatus | 'unfinished';
@@ -64,8 +65,10 @@ export interface ReportHost {
   totalMs: number;
   retries: number;
   warnings: string[];
-  /** The failure that decided the host's state, if any. */
+  /** The failure that decided the host's state, if any (task -1: none of the tasks; the run's reason, e.g. a refused lock). */
   failure: { task: number; msg: string } | undefined;
+  /** The node's record as the last run left it (runs that keep node records). */
+  node?: NodeEnd;
 }
 
 export interface PhaseSummary {

@@ -70,7 +70,7 @@ function withoutHosts(msg: string, names: ReadonlySet<string>): string {
   });
 }
 
-const BAD: ReadonlySet<EntryStatus> = new Set(['failed', 'unreachable', 'unfinished']);
+const BAD: ReadonlySet<EntryStatus> = new Set(['failed', 'unreachable', 'unfinished', 'interrupted']);
 
 /**
  * Nodes grouped by the step that failed and its cause. A failure a rescue handled (`rescued`)
@@ -117,7 +117,7 @@ function failures(hosts: ReportHost[], tasks: ReportTask[]): FailureGroup[] {
 
 export function summarize(runs: ReportRun[], tasks: ReportTask[], hosts: ReportHost[]): ReportSummary {
   const states: Record<HostState, number> = { ok: 0, failed: 0, unreachable: 0, unfinished: 0 };
-  const results: Record<EntryStatus, number> = { ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0, unfinished: 0 };
+  const results: Record<EntryStatus, number> = { ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0, interrupted: 0, unfinished: 0 };
   let retries = 0;
   for (const h of hosts) {
     states[h.state]++;

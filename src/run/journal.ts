@@ -1,18 +1,14 @@
 // The run journal of `tsbm run`: every event (already redacted by the bus) appended to
 // <dir>/<run-id>.jsonl and made durable before each task starts on a host (the executor awaits
-// the barrier), and a lock per node the run touches so two runs never drive the same node.
-// Writing, reading and locking live in src/journal; this only connects them to a run.
+// the barrier), and what a resumed run takes over. Writing and reading live in src/journal; this
+// only connects them to a run. Node locks and records are the node store's (run/nodes.ts).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { RunHooks } from '../executor/deps.js';
 import type { RunOptions } from '../executor/options.js';
 import { patternFiles } from '../inventory/patterns.js';
-import { acquireNodeLocks, type NodeLocks } from '../journal/locks.js';
-import type { LockTarget } from '../journal/node-key.js';
-import { ensurePrivateDir } from '../journal/private-dir.js';
 import type { ResumeState } from '../journal/resume.js';
-import { newRunId } from '../journal/run-id.js';
 import type { RunScope } from '../journal/scope.js';
 import { attachJournal, Journal } from '../journal/writer.js';
 import type { EventBus } from '../output/events.js';
@@ -23,7 +19,7 @@ export interface RunJournal {
   hooks: RunHooks;
   /** Records that the run ended before the executor could (it threw: a bad playbook, an empty --limit). */
   endWith(exitCode: number, message: string): void;
-  /** Flushes and closes the journal and releases every node lock. */
+  /** Flushes and closes the journal. */
   close(): Promise<void>;
 }
 
@@ -87,15 +83,13 @@ export function openRunJournal(
     bus: EventBus;
     redactor: Redactor;
     journalDir: string;
-    lockDir: string;
+    runId: string;
     version: string;
     scope: RunScope;
     resume?: ResumeState;
   },
 ): RunJournal {
-  // Checked first, so a lock directory tsbm may not use stops the run before anything starts.
-  ensurePrivateDir(deps.lockDir, 'node lock directory');
-  const runId = newRunId();
+  const runId = deps.runId;
   const journal = new Journal(deps.journalDir, runId);
   const hashes = runHashes(opts);
   const { extraVars, ...rest } = opts;
@@ -116,18 +110,16 @@ export function openRunJournal(
     >),
     scope: deps.scope,
   });
-  const lockDir = deps.lockDir;
-  const locks = new Map<string, NodeLocks>(); // by node key
-
   const hooks: RunHooks = {
-    ...(deps.resume ? { completed: deps.resume.completed, restore: deps.resume.restore } : {}),
-    async beforePlay(targets: LockTarget[]): Promise<void> {
-      // Every targeted node is locked before the play touches any of them (all or none).
-      const fresh = targets.filter((t) => !locks.has(t.key));
-      if (fresh.length === 0) return;
-      const taken = acquireNodeLocks(lockDir, fresh, runId);
-      for (const t of fresh) locks.set(t.key, taken);
-    },
+    ...(deps.resume
+      ? {
+          completed: deps.resume.completed,
+          restore: deps.resume.restore,
+          resumedFrom: deps.resume.runId,
+          staysFailed: deps.resume.staysFailed,
+          restarts: deps.resume.restarts,
+        }
+      : {}),
     async beforeTask(): Promise<void> {
       await journal.barrier();
     },
@@ -142,12 +134,7 @@ export function openRunJournal(
     },
     close: async () => {
       detach();
-      try {
-        await journal.close();
-      } finally {
-        for (const l of new Set(locks.values())) l.release();
-        locks.clear();
-      }
+      await journal.close();
     },
   };
 }

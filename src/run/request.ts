@@ -3,6 +3,8 @@
 import type { RunOptions } from '../executor/options.js';
 import type { Redactor } from '../output/redact.js';
 import type { Verbosity } from '../output/renderer.js';
+import type { NodeStoreSetting } from '../nodes/setting.js';
+import type { NodeStore } from '../nodes/types.js';
 import type { ExtraVarSource } from './extra-vars.js';
 
 export interface RunIo {
@@ -23,8 +25,12 @@ export interface RunRequest {
   journalDir: string | undefined;
   /** `--lock-dir`, when given (else $TSBM_LOCK_DIR, else the controller's default). */
   lockDir: string | undefined;
-  /** `--resume RUN|last` [`--force`]. */
-  resume?: { run: string; force: boolean };
+  /** Where node locks and records live (--state, $TSBM_STATE, tsbm.cfg; default files beside the locks). */
+  state?: NodeStoreSetting;
+  /** A store to use instead of opening `state` (tests). */
+  nodeStore?: NodeStore;
+  /** `--resume RUN|last` [`--force`] [`--retry-failed`]. */
+  resume?: { run: string; force: boolean; retryFailed?: boolean };
   /** `--report FILE`, written from the journal when the run ends. */
   report?: string;
   /** The process's one redactor: every line of output passes through it. */

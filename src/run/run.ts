@@ -1,7 +1,7 @@
 // One `tsbm run`, from the options the CLI parsed to the exit code: the resume restored, the
 // simulated lab started, the outputs attached, validate's checks, the journal and node locks,
 // signals, the executor, and the report. Each step is a unit of its own in this folder.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EXIT, TsbmError } from '../errors.js';
 import type { RunOptions } from '../executor/options.js';
 import type { ResumeState } from '../journal/resume.js';
@@ -15,7 +15,12 @@ import { runPreflight } from './preflight.js';
 import { writeReportAfterRun } from './report.js';
 import type { RunRequest } from './request.js';
 import type { PreparedResume } from './resume.js';
+import { watchOutcomes } from './resume-hint.js';
 import { watchSignals } from './signals.js';
+import { runHooks } from './hooks.js';
+import { runNodes } from './nodes.js';
+import { openRunStore } from './store.js';
+import { newRunId } from '../journal/run-id.js';
 
 type Executor = typeof import('../executor/run.js');
 
@@ -40,7 +45,7 @@ export async function runPlaybookRequest(req: RunRequest): Promise<number> {
 /** `--resume RUN|last` [`--force`]: the run to continue, with its options and extra vars restored. */
 async function prepareResumeOf(
   journalDir: string,
-  resume: { run: string; force: boolean },
+  resume: NonNullable<RunRequest['resume']>,
   given: RunOptions,
   sources: ExtraVarSource[],
 ): Promise<PreparedResume> {
@@ -63,7 +68,7 @@ async function runWith(
   }
   const bus = new EventBus(redactor);
   const outputs = await attachOutputs(bus, opts, req.verbosity, io);
-  const resume = await startResume(prepared, opts, bus, outputs);
+  const resume = await startResume(prepared, opts, bus, outputs, req.resume?.retryFailed === true);
 
   // validate's checks, for what this run will do: refused before any lock, journal or host.
   const pre = await runPreflight(opts, bus, resume);
@@ -78,13 +83,28 @@ async function runWith(
     return EXIT.ok;
   }
 
-  const journal = journalDir ? await openJournal(opts, sources, resume, bus, req, outputs) : undefined;
+  const runId = newRunId();
+  const store = await openRunStore(req).catch(async (e) => {
+    await outputs.done();
+    throw e;
+  });
+  const journal = journalDir ? await openJournal(opts, sources, resume, bus, req, outputs, runId).catch(async (e) => {
+    await store.close();
+    throw e;
+  }) : undefined;
+  const nodes = runNodes(store, {
+    runId,
+    playbook: resolve(opts.playbook),
+    chain: resume?.chain ?? new Set(),
+    ...(resume ? { staysFailed: resume.staysFailed } : {}),
+  });
   const signals = watchSignals(bus, io.stdout);
+  const outcomes = watchOutcomes(bus);
   let code: number;
   try {
     code = await executor.runPlaybook(
       opts,
-      { bus, redactor, signal: signals.signal, ...(journal ? { hooks: journal.hooks, runId: journal.runId } : {}) },
+      { bus, redactor, signal: signals.signal, hooks: runHooks(journal?.hooks, nodes.hooks), runId },
       pre.loaded,
     );
   } catch (e) {
@@ -93,11 +113,17 @@ async function runWith(
     throw e;
   } finally {
     signals.detach();
-    await journal?.close();
+    try {
+      await journal?.close();
+    } finally {
+      await nodes.close();
+    }
     await outputs.done();
     if (report && journal && journalDir) {
       await writeReportAfterRun(join(journalDir, `${journal.runId}.jsonl`), report, { redactor, io, json: opts.output === 'json' });
     }
+    const hint = outcomes.hint(req, journal?.runId);
+    if (hint) io.stderr(redactor.redact(hint));
   }
   return signals.signal.aborted ? EXIT.interrupted : code;
 }
@@ -108,11 +134,12 @@ async function startResume(
   opts: RunOptions,
   bus: EventBus,
   outputs: RunOutputs,
+  retryFailed: boolean,
 ): Promise<ResumeState | undefined> {
   if (!prepared) return undefined;
   const { checkResumable, resumeStateFrom } = await import('../journal/resume.js');
   const { runHashes } = await import('./journal.js');
-  const resume = resumeStateFrom(prepared.previous, { check: opts.check });
+  const resume = resumeStateFrom(prepared.previous, { check: opts.check, retryFailed });
   try {
     checkResumable(prepared.previous, runHashes(opts), prepared.force);
   } catch (e) {
@@ -130,18 +157,18 @@ async function openJournal(
   bus: EventBus,
   req: RunRequest,
   outputs: RunOutputs,
+  runId: string,
 ): Promise<RunJournal> {
   const journalDir = req.journalDir!;
   const { openRunJournal } = await import('./journal.js');
   const { recordScope } = await import('./resume.js');
-  const { lockDirFor } = await import('../journal/lock-dir.js');
   const scope = await recordScope(opts, sources);
   try {
     return openRunJournal(opts, {
       bus,
       redactor: req.redactor,
       journalDir,
-      lockDir: lockDirFor(req.lockDir),
+      runId,
       version: tsbmVersion(),
       scope,
       ...(resume ? { resume } : {}),

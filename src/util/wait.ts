@@ -38,7 +38,7 @@ export function pacedPauseMs(p: { elapsedMs: number; probeMs: number; intervalMs
   return Math.min(p.intervalMs, Math.max(floor, p.elapsedMs * 0.1));
 }
 
-export interface WaitOptions {
+export interface WaitOptions<T = unknown> {
   timeoutMs: number;
   intervalMs: number;
   /**
@@ -62,13 +62,43 @@ export interface WaitOptions {
   onProgress?: (info: { elapsedMs: number; attempt: number; lastError?: unknown; unchangedMs: number }) => void;
   /** What is being waited for, for the timeout message. */
   what: string;
+  /**
+   * A probe still running when the signal aborts is not waited for (the wait ends at once);
+   * should it still produce a value (a connection), it is handed here to be released.
+   */
+  discard?: (value: T) => void;
+}
+
+/** `p`, or a rejection as soon as `signal` aborts; a value `p` brings after that goes to `late`. */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, late?: (value: T) => void): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const onAbort = () => {
+      done = true;
+      reject(signal.reason ?? new Error('aborted'));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        if (done) late?.(v);
+        else resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!done) reject(e);
+      },
+    );
+  });
 }
 
 /**
  * Calls `probe` until it returns a value other than undefined. A thrown error counts as
  * "not yet" and is kept as the last error for the timeout message.
  */
-export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: WaitOptions): Promise<T> {
+export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: WaitOptions<T>): Promise<T> {
   const start = Date.now();
   let lastError: unknown;
   // What the probe has said so far (digits aside: a port or a count changing is no news), and when
@@ -81,7 +111,9 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, opts: Wa
     opts.signal?.throwIfAborted();
     const probeStart = Date.now();
     try {
-      const v = await probe();
+      const v = await unlessAborted(probe(), opts.signal, (late) => {
+        if (late !== undefined) opts.discard?.(late);
+      });
       if (v !== undefined) return v;
       lastError = undefined;
     } catch (e) {

@@ -3,7 +3,7 @@
 import { commandModule } from '../../src/modules/commands/command.js';
 import { getModule } from '../../src/modules/registry.js';
 import type { ModuleDef } from '../../src/module-api/types.js';
-import type { EngineDeps, InventoryView } from '../../src/executor/deps.js';
+import type { EngineDeps, InventoryView, RunHooks } from '../../src/executor/deps.js';
 import { executePlaybook } from '../../src/executor/engine.js';
 import type { ExecutorTuning, RunOptions } from '../../src/executor/options.js';
 import { EventBus, type TsbmEvent } from '../../src/output/events.js';
@@ -171,9 +171,12 @@ export async function runModel(
     modules?: ModuleDef[];
     loadTaskFile?: EngineDeps['loadTaskFile'];
     onEvent?: (e: TsbmEvent) => void;
+    hooks?: RunHooks;
+    /** The bus to emit on (a JUnit writer may listen), else a new one. */
+    bus?: EventBus;
   } = {},
 ): Promise<RunResult> {
-  const bus = new EventBus();
+  const bus = opts.bus ?? new EventBus();
   const events: TsbmEvent[] = [];
   bus.on((e) => {
     events.push(e);
@@ -188,6 +191,7 @@ export async function runModel(
       bus,
       redactor,
       ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
       connect: lab.factory,
       inventory: fakeInventory(opts.inventory ?? { hosts: { node1: {} } }),
       modules: testModules(opts.modules ?? []),

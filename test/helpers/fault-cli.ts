@@ -2,6 +2,7 @@
 // so an in-process simulated lab keeps serving while the runner works; every run gets its own
 // journal and lock directories so tests never share the repository's .tsbm.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -103,3 +104,8 @@ export function recapOf(run: CliRun): Record<string, { ok: number; failed: numbe
 }
 
 export { seededRandom } from '../../src/util/seeded-random.js';
+
+/** Lock files left in a lock directory (it also holds the node records, under nodes/). */
+export function locksLeft(lockDir: string): string[] {
+  return existsSync(lockDir) ? readdirSync(lockDir).filter((f) => f.endsWith('.lock')) : [];
+}

@@ -1,12 +1,12 @@
-// The journal and --resume through the built CLI on controller-local hosts: a failed run is
-// resumed from its first unfinished task with registered values restored; a changed playbook
-// is refused unless --force; `tsbm runs list|show` read what was written, torn lines included;
-// resuming with nothing recorded is a clear options error.
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The journal and --resume through the built CLI on controller-local hosts: a resume leaves a
+// failed host failed, --retry-failed runs it again from the start with the done host still done;
+// a changed playbook is refused unless --force; `tsbm runs list|show` read what was written, torn
+// lines included; resuming with nothing recorded is a clear options error.
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliRun, runTsbm } from '../helpers/fault-cli.js';
+import { type CliRun, runTsbm, locksLeft } from '../helpers/fault-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-journalcli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +43,7 @@ describe('journal and --resume through the CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('a failed run resumes at the first unfinished task, with registered values back', async () => {
+  it('a failed host stays failed on resume; --retry-failed runs it again from the start', async () => {
     writeFileSync(join(dir, 'flag-hello-beta'), '');
     const first = await run();
     expect(first.code).toBe(2);
@@ -51,24 +51,32 @@ describe('journal and --resume through the CLI', () => {
     expect(statuses(first, 'beta')).toEqual(['Say hello: changed', 'Count the runs: changed', 'Need the flag: changed']);
 
     writeFileSync(join(dir, 'flag-hello-alpha'), '');
+    // A resume continues what was interrupted, nothing else: alpha failed, so it is not run.
     const second = await run(['--resume', 'last']);
-    expect(second.code, second.stderr).toBe(0);
-    // alpha: the first two are skipped as done; the third renders `said` from the first run.
-    expect(statuses(second, 'alpha')).toEqual(['Say hello: skipped', 'Count the runs: skipped', 'Need the flag: changed']);
+    expect(second.code, second.stderr).toBe(2);
+    expect(statuses(second, 'alpha')).toEqual([]);
+    expect(second.events.find((e) => e.type === 'resume')).toMatchObject({ failed: { alpha: expect.stringMatching(/^failed in run .*: Need the flag: /) } });
     // beta had finished: it stays finished.
     expect(statuses(second, 'beta').every((s) => s.endsWith('skipped'))).toBe(true);
-    expect(lines(join(dir, 'count-alpha'))).toBe(1);
+
+    const third = await run(['--resume', 'last', '--retry-failed']);
+    expect(third.code, third.stderr).toBe(0);
+    // alpha again from the start (as a retry file would run it); beta is still done.
+    expect(statuses(third, 'alpha')).toEqual(['Say hello: changed', 'Count the runs: changed', 'Need the flag: changed']);
+    expect(statuses(third, 'beta').every((s) => s.endsWith('skipped'))).toBe(true);
+    expect(lines(join(dir, 'count-alpha'))).toBe(2);
     expect(lines(join(dir, 'count-beta'))).toBe(1);
-    expect(readdirSync(join(dir, 'locks'))).toEqual([]);
+    expect(locksLeft(join(dir, 'locks'))).toEqual([]);
   });
 
   it('runs list and runs show read the journals, a torn last line included', async () => {
     const list = await tsbm(['runs', 'list', '--journal-dir', runs, '--json']);
     expect(list.code, list.stderr).toBe(0);
     const summaries = JSON.parse(list.stdout) as { runId: string; finished: boolean; exitCode: number; resumedFrom?: string }[];
-    expect(summaries.length).toBe(2);
+    expect(summaries.length).toBe(3);
     expect(summaries[1]!.resumedFrom).toBe(summaries[0]!.runId);
-    expect(summaries.map((s) => s.exitCode)).toEqual([2, 0]);
+    expect(summaries[2]!.resumedFrom).toBe(summaries[1]!.runId);
+    expect(summaries.map((s) => s.exitCode)).toEqual([2, 2, 0]);
 
     appendFileSync(join(runs, `${summaries[0]!.runId}.jsonl`), '{"type":"host_result","host":"al');
     const show = await tsbm(['runs', 'show', summaries[0]!.runId, '--journal-dir', runs]);
@@ -76,7 +84,7 @@ describe('journal and --resume through the CLI', () => {
     expect(show.stdout).toMatch(/alpha/);
     expect(show.stdout).toMatch(/Need the flag/);
     const last = await tsbm(['runs', 'show', 'last', '--journal-dir', runs, '--json']);
-    expect(JSON.parse(last.stdout).header.runId).toBe(summaries[1]!.runId);
+    expect(JSON.parse(last.stdout).header.runId).toBe(summaries[2]!.runId);
   });
 
   it('a changed playbook is refused on resume unless --force', async () => {
@@ -89,6 +97,6 @@ describe('journal and --resume through the CLI', () => {
     const forced = await run(['--resume', 'last', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(statuses(forced, 'alpha').at(-1)).toBe('One more: changed');
-    expect(lines(join(dir, 'count-alpha'))).toBe(1);
+    expect(lines(join(dir, 'count-alpha'))).toBe(2);
   });
 });

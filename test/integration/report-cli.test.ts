@@ -88,7 +88,7 @@ describe('tsbm run --report / tsbm runs report', () => {
   it('a resumed run reports both runs: the failure, then the task done on resume', async () => {
     writeFileSync(join(dir, 'flag-beta'), '');
     const out = join(dir, 'resumed.html');
-    const r = await tsbm([...runArgs, '--output', 'plain', '--resume', 'last', '--report', out]);
+    const r = await tsbm([...runArgs, '--output', 'plain', '--resume', 'last', '--retry-failed', '--report', out]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const p = payload(out);
     expect(p.runs).toHaveLength(2);

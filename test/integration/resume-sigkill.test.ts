@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/journal/reader.js';
 import { type Lab, startLab } from '../../packages/lab/src/lab/lab.js';
-import { type CliRun, DEPLOY, failuresOf, runTsbm, seededRandom, spawnTsbm, stateArgs } from '../helpers/fault-cli.js';
+import { type CliRun, DEPLOY, failuresOf, runTsbm, seededRandom, spawnTsbm, stateArgs, locksLeft } from '../helpers/fault-cli.js';
 import { flushFaultRows, recordFault } from '../helpers/fault-table.js';
 
 const SOURCE = 'resume-sigkill';
@@ -94,7 +94,7 @@ async function assertDeployed(lab: Lab, dir: string): Promise<number> {
     expect(JSON.parse(s.stdout).hosts.length).toBeGreaterThanOrEqual(0);
   }
   const locks = join(dir, 'locks');
-  expect(existsSync(locks) ? readdirSync(locks) : []).toEqual([]);
+  expect(locksLeft(locks)).toEqual([]);
   return extra;
 }
 

@@ -63,7 +63,7 @@ describe('event schema', () => {
     expect(eventSchema.$id).toBe('https://tsbm.dev/schemas/events.json');
     const types = eventSchema.anyOf.map((s) => s.properties.type.const).sort();
     expect(types).toEqual(
-      ['host_result', 'host_task_start', 'log', 'play_start', 'progress', 'recap', 'retry', 'run_end', 'run_start', 'task_start', 'validation_error', 'warning'],
+      ['host_result', 'host_task_start', 'log', 'play_start', 'progress', 'recap', 'resume', 'retry', 'run_end', 'run_start', 'task_start', 'validation_error', 'warning'],
     );
   });
 

@@ -32,6 +32,7 @@ export const anacondaWaitModule = defineModule({
   runsOn: 'controller',
   args: Args,
   checkMode: true,
+  changesNode: false,
   example: `- name: Wait for the installer
   anaconda_wait:
     timeout: 3600`,

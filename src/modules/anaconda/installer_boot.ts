@@ -43,6 +43,7 @@ export const installerBootModule = defineModule({
   runsOn: 'controller',
   args: Args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Choose the installer's boot ISO
   installer_boot: {}

@@ -27,6 +27,7 @@ export const rootDeviceModule = defineModule({
   runsOn: 'target',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Find the root disk
   root_device:

@@ -16,6 +16,7 @@ export const factsModule = defineModule({
   runsOn: 'target',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Gather facts
   facts:`,

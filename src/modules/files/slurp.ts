@@ -13,6 +13,7 @@ export const slurpModule = defineModule({
   runsOn: 'target',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   freeForm: 'src',
   example: `- name: Read the machine id

@@ -19,6 +19,7 @@ export const statModule = defineModule({
   runsOn: 'target',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   freeForm: 'path',
   example: `- name: Is the image already there?

@@ -23,6 +23,7 @@ export const assertModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: The BMC is the expected vendor
   assert:

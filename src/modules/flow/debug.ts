@@ -28,6 +28,7 @@ export const debugModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Show the chosen disk
   debug:

@@ -13,6 +13,7 @@ export const failModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   freeForm: 'msg',
   example: `- name: Refuse unknown vendors

@@ -21,6 +21,7 @@ export const metaModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   counted: false,
   freeForm: 'action',

@@ -17,6 +17,7 @@ export const pauseModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Let the BMC settle
   pause:

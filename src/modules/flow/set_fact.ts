@@ -20,6 +20,7 @@ export const setFactModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Remember the disk
   set_fact:

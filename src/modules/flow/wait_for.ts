@@ -53,6 +53,7 @@ export const waitForModule = defineModule({
   runsOn: 'target',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Wait for the registry
   wait_for:

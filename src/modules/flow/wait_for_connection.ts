@@ -19,6 +19,7 @@ export const waitForConnectionModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Wait for the node to come back
   wait_for_connection:

@@ -128,6 +128,7 @@ export const deployPreflightModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Check the node before touching it
   deploy_preflight:

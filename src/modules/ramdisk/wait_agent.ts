@@ -109,6 +109,7 @@ export const waitAgentModule = defineModule({
   runsOn: 'controller',
   args,
   checkMode: true,
+  changesNode: false,
   idempotent: true,
   example: `- name: Wait for the ramdisk
   wait_agent:
@@ -335,6 +336,8 @@ async function waitForSsh(
       // backoff (0.5, 1, 2, 4 s) made a ramdisk up at 1.6 s wait until 3.5 s.
       pauseMs: ({ elapsedMs, probeMs }) => pacedPauseMs({ elapsedMs, probeMs, intervalMs }),
       signal: ctx.signal,
+      // a connection that comes up after the wait was stopped (Ctrl-C) is closed, not leaked
+      discard: (c) => void c?.close().catch(() => {}),
       what: `${ctx.host}'s ramdisk to accept SSH`,
       onProgress: (state) => ctx.progress({ message: sshWaitProgress(state, { ...said, target, stalledAfterMs: stalled }) }),
     });

@@ -10,6 +10,7 @@ import { diffLines } from '../diff-lines.js';
 import type { EventBus, EventOf, TsbmEvent } from '../events.js';
 import { compactJson, formatDuration, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { resumeLines } from '../resume-lines.js';
 import { ProgressPace } from './progress-pace.js';
 import { CLEANUP_LABEL, statusWord } from '../status-word.js';
 import { type AttachedRenderer, flushed, type RenderOptions } from '../renderer.js';
@@ -52,6 +53,9 @@ function printed(e: TsbmEvent, verbosity: number): boolean {
       return verbosity >= 1;
     case 'host_task_start':
       return verbosity >= 1 && e.args !== undefined;
+    // a task the resumed run had done: the play's `resume` line says it for all of them
+    case 'host_result':
+      return e.resumed !== true || verbosity >= 2;
     case 'log':
       return e.level <= verbosity;
     default:
@@ -145,12 +149,15 @@ export function attach(bus: EventBus, opts: RenderOptions): AttachedRenderer {
       case 'validation_error':
         write([problemLine(e)]);
         return;
+      case 'resume':
+        write(resumeLines(e).map((l) => paint('cyan', l)));
+        return;
       case 'recap': {
         pace.clear();
         // retries of tasks that never reported a result (an interrupted run)
         const pending = [...retries.values()].map((r) => retriedLine(r.host, r.task, r, paint));
         retries.clear();
-        write([...pending, '', ...recapLines(e.stats, e.durationMs, paint)]);
+        write([...pending, '', ...recapLines(e.stats, e.durationMs, paint, e.hosts)]);
         return;
       }
       case 'run_end':

@@ -4,6 +4,7 @@ import { diffLines } from '../diff-lines.js';
 import type { EventOf, TsbmEvent } from '../events.js';
 import { compactJson, formatItem, formatProgress, oneLine, problemLine, sanitizeDeep, withoutPayload } from '../format.js';
 import { recapLines } from '../recap.js';
+import { resumeLines } from '../resume-lines.js';
 import { worse } from './tty-model.js';
 import type { TtyTree } from './tty-tree.js';
 
@@ -54,9 +55,12 @@ export function applyEvent(tree: TtyTree, raw: TsbmEvent, verbosity: number): bo
     case 'validation_error':
       tree.text(problemLine(e));
       break;
+    case 'resume':
+      tree.text(...resumeLines(e).map((l) => paint('cyan', l)));
+      break;
     case 'recap':
       tree.settle(true);
-      tree.text(...recapLines(e.stats, e.durationMs, paint));
+      tree.text(...recapLines(e.stats, e.durationMs, paint, e.hosts));
       break;
     case 'run_end':
       tree.settle(true);
@@ -76,6 +80,12 @@ function hostTaskStart(tree: TtyTree, e: EventOf<'host_task_start'>, verbosity: 
 }
 
 function hostResult(tree: TtyTree, e: EventOf<'host_result'>, verbosity: number): void {
+  if (e.resumed === true && verbosity < 2) {
+    // done in the run this one resumes: the play's resume line counts it
+    const task = tree.taskOf(e);
+    if (task.hosts.delete(e.host)) task.resumed = (task.resumed ?? 0) + 1;
+    return;
+  }
   const h = tree.hostOf(e, e.time - e.durationMs);
   const task = tree.taskOf(e);
   if (e.item !== undefined) {

@@ -36,10 +36,12 @@ export interface TaskView {
   more?: ListrTask;
   /** Hosts shown for this task in earlier entries (free strategy: it was settled, then more hosts came). */
   earlier: number;
+  /** Hosts that had done it in the run this one resumes: left out (the play's resume line counts them). */
+  resumed?: number;
 }
 
 /** Outcomes from best to worst: a task's mark is its worst host's. */
-const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable'];
+const WORSE: HostStatus[] = ['skipped', 'ok', 'changed', 'ignored', 'rescued', 'failed', 'unreachable', 'interrupted'];
 
 export const worse = (a: HostStatus | undefined, b: HostStatus): HostStatus =>
   a === undefined || WORSE.indexOf(b) > WORSE.indexOf(a) ? b : a;
@@ -53,6 +55,7 @@ export const STATE: Record<HostStatus, TaskState> = {
   skipped: 'skipped',
   failed: 'failed',
   unreachable: 'failed',
+  interrupted: 'failed', // stopped by the run: never a pass
 };
 
 /** A host's outcome: its result, else (a loop cut short) the worst of its items so far. */

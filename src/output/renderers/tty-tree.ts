@@ -115,6 +115,7 @@ export class TtyTree {
   }
 
   private settleTask(task: TaskView): void {
+    if (task.hosts.size === 0 && task.resumed) return; // done before, on every host: the resume line said so
     let worst: HostStatus | undefined;
     for (const h of task.hosts.values()) {
       this.settleHost(h, task);

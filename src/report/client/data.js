@@ -5,7 +5,7 @@
  * @typedef {{ task: number, run: number, start: number, dur: number, status: string, msg: string | undefined,
  *   result: number, retries: number, retryMsg: string | undefined, items: number }} Entry
  * @typedef {{ index: number, name: string, state: string, total: number, retries: number,
- *   failure: { task: number, msg: string } | undefined, warnings: string[], entries: Entry[],
+ *   failure: { task: number, msg: string } | undefined, node: string | undefined, warnings: string[], entries: Entry[],
  *   haystack: string, phaseMs: Map<string, number>, start: number }} Host
  * @typedef {{ name: string, phase: string, module: string }} Task
  * @typedef {{ id: string, playbook: string, inventories: string[], version: string, started: number,
@@ -59,6 +59,7 @@ function loadReport() {
       phaseMs.set(p, (phaseMs.get(p) || 0) + x.dur);
     }
     const failure = h.f ? { task: h.f[0], msg: str(h.f[1]) || '' } : undefined;
+    const node = h.d === undefined ? undefined : str(h.d);
     const warnings = (h.w || []).map((/** @type {number} */ i) => str(i) || '');
     const words = [name];
     for (const x of entries) {
@@ -73,6 +74,7 @@ function loadReport() {
       total: h.t,
       retries: h.r,
       failure,
+      node,
       warnings,
       entries,
       haystack: words.join('\n').toLowerCase(),

@@ -11,6 +11,7 @@ const COLORS = {
   skipped: '#74c0fc',
   rescued: '#f76707',
   ignored: '#adb5bd',
+  interrupted: '#495057',
   unfinished: '#495057',
 };
 

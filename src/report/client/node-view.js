@@ -30,7 +30,8 @@ function renderNode(report, host, focus, close) {
       ' · ',
       ...Object.entries(counts).flatMap(([k, n]) => [badge(k), ` ${n} `]),
     ]),
-    host.failure ? el('p', { class: 'failure' }, [`${report.tasks[host.failure.task].name}: `, host.failure.msg]) : undefined,
+    host.failure ? el('p', { class: 'failure' }, [host.failure.task >= 0 ? `${report.tasks[host.failure.task].name}: ` : '', host.failure.msg]) : undefined,
+    host.node ? el('p', { class: 'node-state' }, [`node: ${host.node}`]) : undefined,
     host.warnings.length ? el('ul', { class: 'warnings' }, host.warnings.map((w) => el('li', { text: w }))) : undefined,
   ]);
   const cols = [chain ? 'run' : '', 'task', 'phase', 'outcome', 'start', 'time', 'retries', 'message'].filter(Boolean);
