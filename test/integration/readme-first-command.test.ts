@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('runs the README first command verbatim in a clean copy: exit 0, 3 nodes, 0 failed', async () => {
   const cmd = readmeFirstCommand(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  expect(cmd).toMatch(/^npm ci && npx tsbm run playbooks\/deploy-bootc\.yml -i inventory-examples\/sim\.yml$/);
+  expect(cmd).toMatch(/^npm ci && node bin\/tsbm\.js run playbooks\/deploy-bootc\.yml -i inventory-examples\/sim\.yml$/);
   // A clean copy: what git tracks, nothing built, no node_modules, no .tsbm state.
   const files = (await run('git', ['ls-files', '-z'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout.split('\0').filter(Boolean);
   for (const f of files) if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
@@ -40,6 +40,8 @@ it('runs the README first command verbatim in a clean copy: exit 0, 3 nodes, 0 f
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
   );
   expect(r.out).not.toMatch(/\n\s+at /);
+  // One build, npm ci's: the command runs it (npx would install the checkout and build it again).
+  expect(r.out.match(/> tsbm@[\d.]+ prepare/g), r.out.slice(0, 3000)).toHaveLength(1);
   expect(r.code, r.out.slice(-3000)).toBe(0);
   const recap = r.out.slice(r.out.lastIndexOf('PLAY RECAP'));
   const lines = recap.split('\n').filter((l) => /^node\d+\s*:/.test(l));
