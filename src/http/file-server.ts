@@ -9,6 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openPinned, type PinnedFile, pinFile, stillPinned } from './pinned-file.js';
+import { isUnspecifiedAddress } from './bind-address.js';
+import { optionsError } from '../errors.js';
 
 export interface FileServerOptions {
   /** Address to bind and advertise (must be reachable by the BMCs). Default 127.0.0.1. */
@@ -138,7 +140,13 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
     server.once('error', fail);
     server.listen(opts.port ?? 0, host, () => ok());
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
+  // A name that resolves to the unspecified address (a hosts entry) binds every address too.
+  if (isUnspecifiedAddress(bound.address)) {
+    await new Promise<void>((ok) => server.close(() => ok()));
+    throw optionsError(`tsbm_http_address ${host} resolves to ${bound.address}, a wildcard (it binds every address)`, 'set tsbm_http_address to the one controller address the BMCs and ramdisks reach');
+  }
+  const port = bound.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
