@@ -223,10 +223,15 @@ async function runBoth(file: string, inv: string, env: { ansible: NodeJS.Process
   const tDir = work('tsbm');
   const a = await run('ansible-playbook', ['-i', inv, '-e', `scratch=${aDir}`, ...extra, book], env.ansible, aDir);
   const junit = join(tDir, 'junit.xml');
+  // Each tsbm run gets its own node lock directory: the corpus runs a few files at once on the
+  // same hosts, and tsbm (unlike ansible-playbook) locks a host for the length of a run, so a
+  // shared directory (the default is per controller: /var/lib/tsbm/locks as root) made whichever
+  // run came second stop before its first task, exit 1 with an empty recap, whenever two runs
+  // overlapped (more often the more loaded the machine).
   const t = await run(
     process.execPath,
     [bin, 'run', book, '-i', inv, '-e', `scratch=${tDir}`, '--output', 'json', '--no-journal', '--junit', junit, ...extra],
-    env.tsbm,
+    { ...env.tsbm, TSBM_LOCK_DIR: join(tDir, 'locks') },
     tDir,
   );
   const outcome = (r: typeof a, recap: (s: string) => Recap): Outcome => {
