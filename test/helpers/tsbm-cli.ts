@@ -20,7 +20,7 @@ export function runCli(args: string[], at: { cwd: string; home: string; env?: No
     cwd: at.cwd,
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: at.home, NO_COLOR: '1', TSBM_LOCK_DIR: process.env.TSBM_LOCK_DIR, ...at.env },
-    timeout: at.timeoutMs ?? 90_000,
+    timeout: at.timeoutMs ?? 240_000, // only a hang: a loaded CI machine is slow
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, all: r.stdout + r.stderr };
 }
