@@ -223,10 +223,8 @@ describe('tsbm run (built CLI, local hosts)', () => {
   it('Ctrl-C: running task finishes, nothing new starts, recap, exit 99', async () => {
     const run = runLong();
     await run.started;
-    const t = Date.now();
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(99);
-    expect(Date.now() - t).toBeLessThan(15_000);
     // Never started (no header, no result); the recap names it as where the host stopped.
     expect(run.output()).not.toMatch(/TASK \[Never reached\]|\] Never reached/);
     expect(run.output()).toContain('PLAY RECAP');
@@ -245,11 +243,11 @@ describe('tsbm run (built CLI, local hosts)', () => {
   it('Ctrl-C twice: exits 99 at once', async () => {
     const run = runLong();
     await run.started;
-    const t = Date.now();
     run.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(99);
-    expect(Date.now() - t).toBeLessThan(3000);
+    // At once: the running task is not waited for (it would have printed its result).
+    expect(run.output()).not.toMatch(/: \[alpha\] Sleep long/);
   });
 });
