@@ -101,7 +101,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain(EXTRA_SECRET);
     }
-  });
+  }, 120_000);
 
   it('keeps running to the end when the reader of stdout goes away (| head)', async () => {
     const child = spawn(process.execPath, [bin, ...runArgs, '--output', 'json'], { cwd: dir });
@@ -132,7 +132,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
       const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
       expect(() => process.kill(pid, 0)).toThrow();
     }
-  });
+  }, 120_000);
 
   it('a run against a lab of one run (tsbm_sim) cannot be resumed, even with --force: that lab is gone', () => {
     writeFileSync(join(dir, 'sim.yml'), 'tsbm_sim:\n  nodes: 1\n');
@@ -158,7 +158,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
     }
     // refused before any lab was started
     expect(snapshot()).toEqual(labs);
-  });
+  }, 120_000);
 
   it('writes a redacted run journal (unless --no-journal) and locks hosts against a second run', async () => {
     const journalDir = join(dir, 'journals');
@@ -179,7 +179,9 @@ describe('tsbm run (built CLI, local hosts)', () => {
 
     // a second run while the first holds alpha's lock is refused, naming the holder
     const lockDir = join(dir, 'lock-journals');
-    const first = spawn(process.execPath, [bin, 'run', 'long.yml', '-i', 'inv.yml', '--journal-dir', lockDir], { cwd: dir });
+    // The first run holds alpha for 30 s: long enough for the second to start on a loaded machine.
+    writeFileSync(join(dir, 'hold.yml'), '- hosts: alpha\n  gather_facts: false\n  tasks:\n    - name: Sleep long\n      command: sleep 30\n');
+    const first = spawn(process.execPath, [bin, 'run', 'hold.yml', '-i', 'inv.yml', '--journal-dir', lockDir], { cwd: dir });
     let firstOut = '';
     first.stdout.on('data', (d: Buffer) => {
       firstOut += d.toString();
@@ -192,7 +194,7 @@ describe('tsbm run (built CLI, local hosts)', () => {
     expect(second.stdout).toContain(`host alpha is locked by run ${firstId}`);
     expect(await firstExit).toBe(0);
     expect(readdirSync(process.env.TSBM_LOCK_DIR!)).toEqual([]);
-  });
+  }, 120_000);
 
   it('--list-tasks lists without running; a broken playbook is exit 4 with file:line:col', () => {
     const list = tsbm(['run', 'site.yml', '-i', 'inv.yml', '--list-tasks']);
