@@ -1,5 +1,5 @@
 // `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { shQuote } from '../connection/quote.js';
 import { loadSimLab } from '../inventory/sim-lab.js';
 
@@ -17,7 +17,7 @@ const collect = (v: string, prev: string[]) => [...prev, ...v.split(',').filter(
 export function register(program: Command): void {
   const sim = program
     .command('sim')
-    .description('run a simulated lab: fake Redfish BMCs and ramdisks, no hardware, no root')
+    .description('run a lab: fake Redfish BMCs in front of simulated nodes (no hardware, no root) or QEMU virtual machines')
     .addHelpText(
       'after',
       `
@@ -27,6 +27,7 @@ Examples:
   tsbm sim status                            # power, boot override, media, disk layout
   tsbm sim down
   tsbm sim up --nodes 5 --faults "node02:bmc_503=0.3;3:never_boots"
+  tsbm sim up --nodes 2 --machines qemu      # UEFI virtual machines; serial consoles in sim status
 
 An inventory can also start a lab for the length of one run: see inventory-examples/sim.yml.`,
     );
@@ -43,7 +44,12 @@ An inventory can also start a lab for the length of one run: see inventory-examp
       )
       .option('--faults <spec>', 'inject faults, e.g. "node02:bmc_503=0.3,bmc_latency=200;3:never_boots;*:ssh_drop=4"')
       .option('--boot-delay <ms>', 'power-on to ramdisk SSH', int('--boot-delay', 0, 600_000))
-      .option('--power-delay <ms>', 'PoweringOn/PoweringOff duration', int('--power-delay', 0, 600_000));
+      .option('--power-delay <ms>', 'PoweringOn/PoweringOff duration', int('--power-delay', 0, 600_000))
+      .addOption(
+        new Option('--machines <kind>', 'sim: simulated nodes; qemu: QEMU virtual machines with UEFI firmware (OVMF) behind the fake BMCs (needs qemu-system-x86 and ovmf)')
+          .choices(['sim', 'qemu'])
+          .default('sim'),
+      );
 
   interface LabCliOpts {
     dir: string;
@@ -52,6 +58,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     faults?: string;
     bootDelay?: number;
     powerDelay?: number;
+    machines: 'sim' | 'qemu';
   }
   const toLab = (o: LabCliOpts) => ({
     dir: o.dir,
@@ -60,6 +67,7 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     ...(o.faults ? { faults: o.faults } : {}),
     ...(o.bootDelay !== undefined ? { bootDelayMs: o.bootDelay } : {}),
     ...(o.powerDelay !== undefined ? { powerDelayMs: o.powerDelay } : {}),
+    ...(o.machines === 'qemu' ? { machines: 'qemu' as const } : {}),
   });
 
   labOptions(sim.command('up').description('start N simulated nodes in a background process and write an inventory for them')).action(
@@ -92,9 +100,25 @@ An inventory can also start a lab for the length of one run: see inventory-examp
       }
       // Nodes behind a BMC that manages several Systems: which System each one is; what a
       // simulated installer did (deploy-anaconda.yml), when one ran on any node.
-      const cols = ['name', ...(rows.some((r) => r.system) ? ['system'] : []), 'power', 'phase', 'bootOverride', 'media', 'disk', ...(rows.some((r) => r.installer) ? ['installer'] : [])];
+      const cols = [
+        'name',
+        ...(rows.some((r) => r.system) ? ['system'] : []),
+        'power',
+        'phase',
+        'bootOverride',
+        'media',
+        ...(rows.some((r) => r.disk !== undefined) ? ['disk'] : []),
+        ...(rows.some((r) => r.installer) ? ['installer'] : []),
+        // Virtual machines: where each one's serial console is written.
+        ...(rows.some((r) => r.console) ? ['ssh', 'console'] : []),
+      ];
       const table = [cols.map((c) => c.toUpperCase()), ...rows.map((r) => cols.map((c) => String(r[c] ?? '')))];
       const w = cols.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
       process.stdout.write(`${table.map((r) => r.map((x, i) => x.padEnd(w[i]!)).join('  ').trimEnd()).join('\n')}\n`);
+      // A VM's last console lines: where its firmware or kernel stopped, without opening the file.
+      for (const r of rows) {
+        const tail = Array.isArray(r.consoleTail) ? (r.consoleTail as unknown[]).map(String) : [];
+        if (tail.length) process.stdout.write(`\n${String(r.name)} console (${String(r.console)}):\n${tail.map((l) => `  ${l}`).join('\n')}\n`);
+      }
     });
 }

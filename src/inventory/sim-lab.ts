@@ -13,6 +13,8 @@ export interface SimLabOptions {
   faults?: string;
   bootDelayMs?: number;
   powerDelayMs?: number;
+  /** `sim` (default): simulated nodes; `qemu`: QEMU virtual machines with UEFI firmware. */
+  machines?: 'sim' | 'qemu';
 }
 
 /** A running lab, as its background process records it (lab.json in its directory). */

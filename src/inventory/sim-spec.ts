@@ -11,6 +11,8 @@ export interface SimSpec {
   faults?: string;
   boot_delay_ms?: number;
   power_delay_ms?: number;
+  /** sim (default) or qemu: the nodes are QEMU virtual machines with UEFI firmware. */
+  machines?: 'sim' | 'qemu';
   dir?: string;
 }
 
@@ -37,6 +39,10 @@ export function simSpecOf(path: string): SimSpec | undefined {
     throw new TsbmError('parse', `${path}: tsbm_sim needs "nodes:" with a whole number of nodes`, {
       hint: 'e.g. tsbm_sim: {nodes: 3}',
     });
+  }
+  const machines = (spec as { machines?: unknown }).machines;
+  if (machines !== undefined && machines !== 'sim' && machines !== 'qemu') {
+    throw new TsbmError('parse', `${path}: tsbm_sim.machines must be sim or qemu, got ${JSON.stringify(machines)}`, { hint: 'e.g. tsbm_sim: {nodes: 2, machines: qemu}' });
   }
   return spec as SimSpec;
 }

@@ -64,12 +64,18 @@ export function redfishHandler(s: RedfishService): BmcHandler {
         return;
       }
       applyPatch(resource, body, { ignoreBootOverride: s.quirks.ignoreBootOverride, onceReadsContinuous: s.quirks.onceReadsContinuous, emptyImage });
+      if ('Image' in body || 'Inserted' in body) s.state.mediaChanged(path);
       return sendResource(res, resource);
     }
     if (method === 'POST') {
       const ref = findAction(s.tree, path);
       if (!ref) throw notFound(path);
-      const apply = prepareAction(s.state, ref, body, emptyImage, s.quirks);
+      const effect = prepareAction(s.state, ref, body, emptyImage, s.quirks);
+      // A machine behind the BMC changes its CD drive when the slot does (insert/eject actions).
+      const apply = () => {
+        effect();
+        if (/Media$/.test(ref.name)) s.state.mediaChanged(ref.resource);
+      };
       if (s.asyncTasks) return s.tasks.start(res, apply);
       apply();
       res.writeHead(204).end();

@@ -11,7 +11,7 @@ import { loadProfile } from './profile.js';
 import { redfishHandler } from './redfish-handler.js';
 import { RequestLog } from './request-log.js';
 import { BmcSessions } from './sessions.js';
-import { type BootInfo, FakeBmcState, loadTree, type PowerDelay } from './state.js';
+import { FakeBmcState, loadTree, type PowerDelay, type StateHooks } from './state.js';
 import { TaskMonitors } from './tasks.js';
 import { selfSignedCert } from './tls.js';
 
@@ -35,7 +35,7 @@ export interface FakeBmcOptions {
   taskPolls?: number;
   faults?: BmcFaults;
   /** Per System (its path as the second argument): a BMC managing several runs one machine each. */
-  hooks?: { onPower?(state: 'On' | 'Off', system: string): void; onBoot?(info: BootInfo, system: string): void };
+  hooks?: StateHooks;
 }
 
 export interface FakeBmc {

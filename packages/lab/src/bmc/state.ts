@@ -142,6 +142,8 @@ export interface StateHooks {
   /** `system` is the System's path: a BMC managing several Systems runs one machine each. */
   onPower?(state: 'On' | 'Off', system: string): void;
   onBoot?(info: BootInfo, system: string): void;
+  /** A virtual media slot this System sees was inserted or ejected (a machine changes its CD drive). */
+  onMedia?(system: string): void;
 }
 
 /**
@@ -262,6 +264,13 @@ export class FakeBmcState {
     const collections = [odataId(system.VirtualMedia) ?? `${path}/VirtualMedia`, ...managers.map((m) => odataId(this.tree.get(m)?.VirtualMedia) ?? `${m}/VirtualMedia`)];
     const mine = this.systemPaths.length > 1 ? all.filter(([p]) => collections.some((c) => p.startsWith(`${c}/`))) : all;
     return mine.map(([p, b]) => ({ path: p, image: b.Image as string, types: Array.isArray(b.MediaTypes) ? b.MediaTypes.map(String) : [], body: b }));
+  }
+
+  /** Tells every System that sees the slot at `slotPath` that its media changed. */
+  mediaChanged(slotPath: string): void {
+    const slot = this.get(slotPath);
+    if (!slot || !this.hooks.onMedia) return;
+    for (const system of this.systemPaths) if (this.cdSlots(system).includes(slot) || this.insertedMedia(system).some((m) => m.body === slot)) this.hooks.onMedia(system);
   }
 
   private booted(path: string): void {

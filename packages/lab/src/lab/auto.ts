@@ -56,6 +56,7 @@ export async function startSimInventories(paths: string[]): Promise<PreparedInve
         ...(spec.faults ? { faults: spec.faults } : {}),
         ...(spec.boot_delay_ms !== undefined ? { bootDelayMs: spec.boot_delay_ms } : {}),
         ...(spec.power_delay_ms !== undefined ? { powerDelayMs: spec.power_delay_ms } : {}),
+        ...(spec.machines ? { machines: spec.machines } : {}),
       });
       started.push(dir);
       inventories.push(rec.inventory);

@@ -11,6 +11,7 @@ import type { NodeFaults } from './faults.js';
 export interface SystemHooks {
   onPower(state: 'On' | 'Off'): void;
   onBoot(info: BootInfo): void;
+  onMedia?(): void;
 }
 
 export interface BmcGroupOptions {
@@ -83,6 +84,7 @@ export class BmcGroup {
       hooks: {
         onPower: (s, system) => this.nodes.get(system)?.onPower(s),
         onBoot: (info, system) => this.nodes.get(system)?.onBoot(info),
+        onMedia: (system) => this.nodes.get(system)?.onMedia?.(),
       },
     });
     this.checkMedia();

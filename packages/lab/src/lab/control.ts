@@ -50,7 +50,7 @@ export async function serveLab(opts: LabOptions): Promise<void> {
     pid: process.pid,
     controlUrl: `http://127.0.0.1:${port}`,
     inventory: lab.inventory,
-    nodes: lab.nodes.length,
+    nodes: lab.nodes.length + lab.vms.length,
     started: Date.now(),
   };
   writeFileSync(labRecordFile(lab.dir), JSON.stringify(record, null, 2));

@@ -16,6 +16,8 @@ import { SIM_INSTALLER_ISO_PATH, SIM_ISO_PATH, type SimRegistry, startSimRegistr
 import { SpawnerPool } from '../ssh/spawner-pool.js';
 import { DEFAULT_MOCKUPS, ramdiskToolDirs, resolveMockup } from './package-paths.js';
 import { nodeDirFor } from './shell-safe-dir.js';
+import { VmNode } from '../vm/vm-node.js';
+import { checkQemu } from '../vm/qemu-check.js';
 
 export interface LabOptions {
   nodes: number;
@@ -28,12 +30,17 @@ export interface LabOptions {
   powerDelayMs?: number;
   diskGiB?: number;
   memoryMiB?: number;
+  /** `sim` (default): simulated nodes; `qemu`: QEMU virtual machines with UEFI firmware (vm/). */
+  machines?: 'sim' | 'qemu';
 }
 
 export interface Lab {
   dir: string;
   inventory: string;
+  /** The simulated nodes (none when the lab's machines are VMs). */
   nodes: SimNode[];
+  /** The virtual machines (`machines: 'qemu'`). */
+  vms: VmNode[];
   /** The registry and ISO server the controller's preflight reaches (registry_endpoints). */
   registry: SimRegistry;
   status(): Promise<Record<string, unknown>[]>;
@@ -72,13 +79,14 @@ function checkNodeCount(nodes: number): void {
 
 export async function startLab(opts: LabOptions): Promise<Lab> {
   checkNodeCount(opts.nodes);
+  const qemu = opts.machines === 'qemu' ? checkQemu(opts.nodes) : undefined;
   const mockups = (opts.mockups?.length ? opts.mockups : [DEFAULT_MOCKUPS[0]!]).map((m) => {
     const dir = resolveMockup(m);
     if (!dir) throw new TsbmError('options', `--mockup ${m}: not a shipped tree nor a directory with index.json`, { hint: `shipped trees: ${DEFAULT_MOCKUPS.join(', ')}` });
     return dir;
   });
   const faultSpec = parseFaultSpec(opts.faults);
-  checkHostPrograms();
+  if (!qemu) checkHostPrograms();
   const dir = resolve(opts.dir);
   makeLabDir(dir);
   mkdirSync(join(dir, 'nodes'), { recursive: true });
@@ -110,11 +118,32 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     return g;
   };
 
-  const spawner = await SpawnerPool.start();
+  const spawner = qemu ? undefined : await SpawnerPool.start();
   const registry = await startSimRegistry({ registryHost: SIM_REGISTRY, images: SIM_IMAGES, auth: registryAuth });
   const nodes: SimNode[] = [];
+  const vms: VmNode[] = [];
   for (let i = 1; i <= opts.nodes; i++) {
     const name = simNodeName(i, opts.nodes);
+    if (qemu) {
+      vms.push(
+        new VmNode({
+          name,
+          index: i,
+          dir: join(nodeDir.path, 'nodes', name),
+          bmcGroup: groupFor(mockups[(i - 1) % mockups.length]!, faultsFor(faultSpec, name, i), i),
+          bmcPort: 0,
+          sshPort: 0,
+          instancePort: 0,
+          bmcUser: BMC_USER,
+          diskBytes: (opts.diskGiB ?? 8) * 1024 ** 3,
+          memoryMiB: opts.memoryMiB ?? 768,
+          cpus: 1,
+          firmware: qemu.firmware,
+          accel: qemu.accel,
+        }),
+      );
+      continue;
+    }
     const host = keyPair();
     const inst = keyPair();
     const faults = faultsFor(faultSpec, name, i);
@@ -152,7 +181,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     );
   }
   const stopAll = async () => {
-    await Promise.all(nodes.map((n) => n.stop().catch(() => undefined)));
+    await Promise.all([...nodes, ...vms].map((n) => n.stop().catch(() => undefined)));
     await Promise.all(groups.map((g) => g.close().catch(() => undefined)));
     await spawner?.close();
     await registry.close();
@@ -160,15 +189,17 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   };
   try {
     // Start in slices so a 1000-node lab doesn't open every file and socket at once.
-    for (let i = 0; i < nodes.length; i += 50) await Promise.all(nodes.slice(i, i + 50).map((n) => n.start()));
+    const all = [...nodes, ...vms];
+    for (let i = 0; i < all.length; i += 50) await Promise.all(all.slice(i, i + 50).map((n) => n.start()));
   } catch (e) {
     await stopAll();
     throw e;
   }
 
   const caFile = join(dir, 'bmc-ca.pem');
-  writeFileSync(caFile, nodes[0]!.bmc!.caCertPem);
+  writeFileSync(caFile, (nodes[0] ?? vms[0])!.bmc!.caCertPem);
   const knownHosts = join(dir, 'known_hosts');
+  // A VM's ramdisk and instance make their own host keys: the operator's known_hosts policy decides.
   writeFileSync(
     knownHosts,
     nodes
@@ -182,7 +213,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   writePrivateFile(
     inventory,
     renderInventory({
-      nodes,
+      nodes: [...nodes, ...vms],
       controllerKey: controller.file,
       controllerPub: controller.pub,
       knownHosts,
@@ -197,8 +228,9 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     dir,
     inventory,
     nodes,
+    vms,
     registry,
-    status: () => Promise.all(nodes.map((n) => n.status())),
+    status: () => Promise.all([...nodes, ...vms].map((n) => n.status())),
     close: stopAll,
   };
 }

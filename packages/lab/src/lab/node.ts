@@ -19,6 +19,7 @@ import { extractInstanceFiles } from './instance-files.js';
 import { type InstallerFault, runInstaller } from '../installer/install.js';
 import { fetchKickstart, readInstaller, readOemdrvKickstart } from '../installer/media.js';
 import type { SimImage } from './images.js';
+import { nodeMacs, personalizeSystem } from './identity.js';
 
 export interface SimNodeConfig {
   name: string;
@@ -83,7 +84,7 @@ export class SimNode {
 
   constructor(readonly cfg: SimNodeConfig) {
     const n = cfg.index;
-    this.macs = [0, 1].map((port) => `52:54:00:${hex(n >> 8)}:${hex(n & 0xff)}:${hex(port + 0x10)}`);
+    this.macs = nodeMacs(n);
     this.root = join(cfg.dir, 'root');
     this.systemPath = cfg.bmcGroup.attach({
       onPower: (s) => {
@@ -161,18 +162,7 @@ export class SimNode {
 
   /** The node's identity as its BMC reports it: its own UUID and MACs, powered off. */
   private personalize(): void {
-    const state = this.bmc!.state;
-    const sys = state.systemAt(this.systemPath);
-    sys.UUID = this.uuid;
-    sys.PowerState = 'Off';
-    let i = 0;
-    for (const [path, body] of state.tree) {
-      if (path.startsWith(`${this.systemPath}/EthernetInterfaces/`) && typeof body.MACAddress === 'string') {
-        const mac = this.macs[i++ % this.macs.length]!;
-        body.MACAddress = mac;
-        if ('PermanentMACAddress' in body) body.PermanentMACAddress = mac;
-      }
-    }
+    personalizeSystem(this.bmc!.state, this.systemPath, this.uuid, this.macs);
   }
 
   private boot(info: BootInfo): void {
@@ -410,10 +400,6 @@ function installerSummary(r: Record<string, unknown> | undefined): string | null
   if (!r) return null;
   const src = r.source as { kind?: string; url?: string } | undefined;
   return `${String(r.result)}${src?.kind ? `: ${src.kind} ${src.url ?? ''}` : ''}${r.error ? ` (${String(r.error).split('\n')[0]})` : ''}`;
-}
-
-function hex(n: number): string {
-  return (n & 0xff).toString(16).padStart(2, '0');
 }
 
 function baseEnv(): Record<string, string> {
