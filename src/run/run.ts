@@ -84,7 +84,7 @@ async function runWith(
   }
 
   const runId = newRunId();
-  const store = await openRunStore(req).catch(async (e) => {
+  const store = await openRunStore(req, req.opts.inventories).catch(async (e) => {
     await outputs.done();
     throw e;
   });

@@ -16,6 +16,9 @@ import { type CliRun, DEPLOY, failuresOf, ROOT, runTsbm, stateArgs } from '../he
 
 const PREFLIGHT = 'Check the node before touching it (BMC, image, ISO)';
 const DEPLOY_IMAGE = join(ROOT, 'playbooks', 'deploy-image.yml');
+// node01 (and node06) are active once the first describe's deploy is done: every later run
+// that targets node01 is a rebuild, and says so (a deploy without it is refused by its record).
+const REBUILD = ['--rebuild'];
 
 type InventoryDoc = {
   all: { vars: Record<string, unknown> & { instance_info: Record<string, unknown> }; children: { sim: { hosts: Record<string, Record<string, unknown>> } } };
@@ -127,7 +130,7 @@ describe('preflight_on_failure: stop', () => {
       const hosts = doc.all.children.sim.hosts;
       hosts.node03!.instance_info = { ...doc.all.vars.instance_info, image_source: 'oci://registry.sim.tsbm:5000/tsbm/bootc-demo:no-such-tag' };
     });
-    const r = await run(DEPLOY, inv, ['-e', 'preflight_on_failure=stop', '-l', 'node01,node03']);
+    const r = await run(DEPLOY, inv, ['-e', 'preflight_on_failure=stop', '-l', 'node01,node03', ...REBUILD]);
     expect(r.code, r.stderr).toBe(2);
     expect(failuresOf(r).get('node03')?.msg).toMatch(/has no such tag or digest \(MANIFEST_UNKNOWN/);
     expect(failuresOf(r).has('node01')).toBe(false);
@@ -143,7 +146,7 @@ describe('preflight_on_failure: stop', () => {
       const hosts = doc.all.children.sim.hosts;
       hosts.node05!.instance_info = { ...doc.all.vars.instance_info, image_source: 'oci://registry.sim.tsbm:5000/tsbm/bootc-demo:no-such-tag' };
     });
-    const r = await run(DEPLOY, inv, ['-e', 'preflight_on_failure=stop', '-l', 'node01,node05']);
+    const r = await run(DEPLOY, inv, ['-e', 'preflight_on_failure=stop', '-l', 'node01,node05', ...REBUILD]);
     expect(r.code, r.stderr).toBe(2);
     expect(failuresOf(r).get('node05')?.msg).toMatch(/has no such tag or digest/);
     const fast = r.events.filter((e) => e.type === 'host_result' && e.host === 'node01').map((e) => e.task);
@@ -154,7 +157,7 @@ describe('preflight_on_failure: stop', () => {
   }, 120_000);
 
   it('any other value is refused before anything is checked', async () => {
-    const r = await run(DEPLOY, lab.inventory, ['-e', 'preflight_on_failure=sometimes', '-l', 'node01']);
+    const r = await run(DEPLOY, lab.inventory, ['-e', 'preflight_on_failure=sometimes', '-l', 'node01', ...REBUILD]);
     expect(r.code).toBe(2);
     expect(failuresOf(r).get('node01')).toMatchObject({ task: 'Check the deploy knobs' });
   }, 60_000);
@@ -163,7 +166,7 @@ describe('preflight_on_failure: stop', () => {
 describe('deploy-image.yml with an oci:// source', () => {
   it('fails at the preflight, before power-off', async () => {
     const before = node('node01').bmc!.state.resets.length;
-    const r = await run(DEPLOY_IMAGE, lab.inventory, ['-l', 'node01']);
+    const r = await run(DEPLOY_IMAGE, lab.inventory, ['-l', 'node01', ...REBUILD]);
     expect(r.code).toBe(2);
     expect(failuresOf(r).get('node01')).toMatchObject({ task: PREFLIGHT });
     expect(failuresOf(r).get('node01')?.msg).toMatch(/image: image_source is an OCI reference.*use playbooks\/deploy-bootc\.yml for oci:\/\/ images/);
@@ -173,7 +176,7 @@ describe('deploy-image.yml with an oci:// source', () => {
 
 describe('preflight_on_failure: continue under strategy: free', () => {
   it("a slow node's preflight holds no other node up", async () => {
-    const r = await run(DEPLOY, lab.inventory, ['-l', 'node01,node05']);
+    const r = await run(DEPLOY, lab.inventory, ['-l', 'node01,node05', ...REBUILD]);
     expect(r.code, r.stderr).toBe(0);
     const at = (host: string, task: string) =>
       (r.events.find((e) => e.type === 'host_result' && e.host === host && e.task === task) as { time?: number } | undefined)?.time;

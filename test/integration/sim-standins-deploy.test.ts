@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { stateArgs } from '../helpers/fault-cli.js';
 import { forceStandins } from '../helpers/force-standins.js';
 import { buildGptImage, imageDataSha, type ImageServer, partitionDataSha, serveFiles } from '../helpers/image-fixture.js';
 import { readDiskLayout } from '../../packages/lab/src/lab/disk-layout.js';
@@ -54,8 +55,10 @@ describe.skipIf(!CLIS.every((c) => existsSync(c)))(
     it('deploy-bootc.yml succeeds; ESP, root and config-2 are where bootc and configdrive_write put them', async () => {
       const r = await run(
         'node',
-        [TSBM, 'run', join(ROOT, 'playbooks/deploy-bootc.yml'), '-i', lab.inventory, '--output', 'json'],
+        [TSBM, 'run', join(ROOT, 'playbooks/deploy-bootc.yml'), '-i', lab.inventory, '--output', 'json', ...stateArgs(dir).args],
         {
+          cwd: dir,
+          env: stateArgs(dir).env,
           maxBuffer: 64 * 1024 * 1024,
           timeout: 240_000,
         },
@@ -141,7 +144,12 @@ describe.skipIf(!CLIS.every((c) => existsSync(c)))(
       };
       const inv = join(dir, 'image.yml');
       writeFileSync(inv, stringify(doc));
-      const r = await run('node', [TSBM, 'run', join(ROOT, 'playbooks/deploy-image.yml'), '-i', inv, '--output', 'plain'], {
+      // Both nodes run the bootc instance the first test installed (their records say active):
+      // writing a raw image over them is a rebuild, asked for as an operator would.
+      const state = stateArgs(dir);
+      const r = await run('node', [TSBM, 'run', join(ROOT, 'playbooks/deploy-image.yml'), '-i', inv, '--output', 'plain', '--rebuild', ...state.args], {
+        cwd: dir,
+        env: state.env,
         maxBuffer: 64 * 1024 * 1024,
         timeout: 240_000,
       }).then(
