@@ -6,7 +6,7 @@ const LAYERS = {
   util: ['util', 'errors.ts', 'types.ts', 'vault'],
   base: ['output', 'schema', 'template', 'config'],
   io: ['redfish', 'http', 'images', 'journal', 'connection', 'configdrive', 'inventory', 'module-api', 'report', 'nodes'],
-  modules: ['modules'],
+  modules: ['modules', 'ramdisk'],
   playbook: ['playbook'],
   executor: ['executor'],
   run: ['run'],

@@ -24,6 +24,7 @@ const COMMANDS: Array<() => Promise<CommandFile>> = [
   () => import('./init.js'),
   () => import('./nodes.js'),
   () => import('./config.js'),
+  () => import('./ramdisk.js'),
 ];
 
 const EXAMPLES = `
@@ -41,6 +42,7 @@ Examples:
   tsbm nodes list                            what tsbm knows of each machine (state, image, protected)
   tsbm runs report last -o report.html       the last run as an HTML page (timeline, failures)
   tsbm inventory import --from-ironic nodes.json -o inventory.yml
+  sudo tsbm ramdisk build                    the deploy ramdisk ISO from Debian packages
 
 Exit codes: 0 ok, 1 error, 2 a host failed, 4 unreachable or parse error, 5 bad options,
 99 interrupted, 250 unexpected error.`;

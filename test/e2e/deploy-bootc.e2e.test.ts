@@ -340,7 +340,7 @@ describe.skipIf(!ready)(
       }
       for (const name of ['node1', 'nosftp', 'dropbear']) {
         expect(log(name), name).toMatch(/umask 077 && cat > "\$1"[^\n]*podman pull --authfile/);
-        expect(log(name), name).toContain('50-tsbm-ramdisk.conf');
+        expect(log(name), name).toContain('zz-tsbm-ramdisk.conf');
       }
       expect(log('node1')).not.toContain('tsbm-put');
       expect(log('node1')).toContain('sftp-server');

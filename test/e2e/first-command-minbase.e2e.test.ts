@@ -92,9 +92,9 @@ describe.skipIf(SKIP !== '')(`the README's first command on a minimal Debian wit
     expect(existsSync(join(root, 'usr/bin/node'))).toBe(false);
   });
 
-  it('npm ci && npx tsbm run deploys three simulated nodes', async () => {
+  it('npm ci && node bin/tsbm.js run deploys three simulated nodes', async () => {
     const command = firstCommand();
-    expect(command).toBe('npm ci && npx tsbm run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml');
+    expect(command).toBe('npm ci && node bin/tsbm.js run playbooks/deploy-bootc.yml -i inventory-examples/sim.yml');
     const r = await inMinbase(root, st, join(tmp, 'run'), command, 20 * 60_000);
     const recap = r.out.split('\n').filter((l) => /^node\d+ : ok=/.test(l));
     const nodes = ['node01', 'node02', 'node03'];

@@ -2,7 +2,7 @@
 // with the lab's ramdisk tools (packages/lab/ramdisk) on its PATH (deploy-sim-context.ts).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
@@ -115,7 +115,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     const rmIdx = ranSteps(node.host.commands).indexOf(`rm -f ${onNode(node, authfile)}`);
     expect(rmIdx).toBeGreaterThan(ranSteps(node.host.commands).indexOf(pull as string));
     expect(
-      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
+      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/zz-tsbm-ramdisk.conf'), 'utf8'),
     ).toMatch(/\[engine\]\nno_pivot_root = true/);
     // podman 4.3 has no flags on `manifest inspect`: the preflight still got the size,
     // with the credentials passed through REGISTRY_AUTH_FILE (a path, not the secret).
@@ -148,8 +148,8 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(ran.some((c) => c.endsWith(`podman pull --authfile ${authfile} ${REF}`))).toBe(true);
     expect(read(node, 'last-authfile-mode').trim()).toBe('600');
     expect(ran).toContain(`rm -f ${authfile}`);
-    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(/\[engine\]\nno_pivot_root = true/);
-    expect(readdirSync(path.join(node.root, 'etc/containers/containers.conf.d'))).toEqual(['50-tsbm-ramdisk.conf']);
+    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/zz-tsbm-ramdisk.conf'), 'utf8')).toMatch(/\[engine\]\nno_pivot_root = true/);
+    expect(readdirSync(path.join(node.root, 'etc/containers/containers.conf.d'))).toEqual(['zz-tsbm-ramdisk.conf']);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
     assertNoSecret(node, r);
   });
@@ -163,7 +163,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(node.events.some((e) => e.kind === 'log' && /50 MiB compressed in 1 layers; needs ~\d+ MiB, ramdisk has 7813 MiB/.test(e.message))).toBe(true);
     expect(read(node, 'last-authfile-mode').trim()).toBe('600');
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
-    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8')).toMatch(/no_pivot_root = true/);
+    expect(readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/zz-tsbm-ramdisk.conf'), 'utf8')).toMatch(/no_pivot_root = true/);
     assertNoSecret(node, r);
   });
   it("wait_agent's MemAvailable refuses a pull the ramdisk has no memory for, with nothing run on the ramdisk", async () => {
@@ -184,7 +184,7 @@ describe('podman_pull on a simulated ramdisk', () => {
     const ran = ranSteps(node.host.commands);
     expect(ran.some((c) => c.startsWith('podman pull') && !c.includes('--help'))).toBe(false);
     expect(ran.some((c) => /manifest inspect|skopeo inspect/.test(c))).toBe(false);
-    expect(existsSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'))).toBe(false);
+    expect(existsSync(path.join(node.root, 'etc/containers/containers.conf.d/zz-tsbm-ramdisk.conf'))).toBe(false);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
   });
   it('with skopeo installed, its manifest probe rides in the facts batch and podman is not asked', async () => {
@@ -214,10 +214,10 @@ describe('podman_pull on a simulated ramdisk', () => {
     expect(existsSync(authfile)).toBe(false);
     expect(readdirSync(path.join(node.root, 'run/tsbm'))).toEqual([]);
     expect(
-      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/50-tsbm-ramdisk.conf'), 'utf8'),
+      readFileSync(path.join(node.root, 'etc/containers/containers.conf.d/zz-tsbm-ramdisk.conf'), 'utf8'),
     ).toMatch(/no_pivot_root = true/);
     expect(
-      readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'), 'utf8'),
+      readFileSync(path.join(node.root, 'etc/containers/registries.conf.d/zz-tsbm-registries.conf'), 'utf8'),
     ).toContain('insecure = true');
     // The auth file went through the piped transfer script (the manifest probe before the pull
     // needs it); the drop-ins rode in the probe's batch.
@@ -273,10 +273,46 @@ describe('podman_pull on a simulated ramdisk', () => {
     );
     expect(ranSteps(node.host.commands)).toContain(`podman pull --retry-delay=5s --tls-verify=false ${REF}`);
     const conf = readFileSync(
-      path.join(node.root, 'etc/containers/registries.conf.d/50-tsbm-registries.conf'),
+      path.join(node.root, 'etc/containers/registries.conf.d/zz-tsbm-registries.conf'),
       'utf8',
     );
     expect(conf).toContain('location = "mirror.lab:5000"');
+  });
+  it("a ramdisk's own drop-in for the same registry: tsbm's sorts after it, podman reads tsbm's last", async () => {
+    node = await startSimNode({ meminfo: MEMINFO });
+    const regDir = path.join(node.root, 'etc/containers/registries.conf.d');
+    const confDir = path.join(node.root, 'etc/containers/containers.conf.d');
+    mkdirSync(regDir, { recursive: true });
+    mkdirSync(confDir, { recursive: true });
+    // As site-built ramdisks carry: the registry named without the mirror, and engine settings.
+    writeFileSync(path.join(regDir, '99-site.conf'), '[[registry]]\nlocation = "10.88.0.1:5001"\n');
+    writeFileSync(path.join(regDir, 'zz-site.conf'), '[[registry]]\nlocation = "10.88.0.1:5001"\n');
+    writeFileSync(path.join(confDir, '99-site.conf'), '[engine]\nno_pivot_root = false\n');
+    await node.run(podmanPullModule, pullArgs(node, { image: IMAGE, memory_check: false, registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'] }] }));
+    // podman reads *.conf in byte order of the names; the last table for a registry wins.
+    const order = (d: string) => readdirSync(d).filter((f) => f.endsWith('.conf')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect(order(regDir).at(-1)).toBe('zz-tsbm-registries.conf');
+    expect(order(confDir).at(-1)).toBe('zz-tsbm-ramdisk.conf');
+    expect(readFileSync(path.join(regDir, 'zz-tsbm-registries.conf'), 'utf8')).toContain('location = "mirror.lab:5000"');
+    expect(node.events.filter((e) => e.kind === 'warn')).toEqual([]);
+  });
+  it("a ramdisk drop-in that still sorts after tsbm's and names the registry is warned about by name, and named when the pull fails", async () => {
+    node = await startSimNode({ meminfo: MEMINFO, registryAuth: `tester:${PASSWORD}` });
+    const regDir = path.join(node.root, 'etc/containers/registries.conf.d');
+    mkdirSync(regDir, { recursive: true });
+    writeFileSync(path.join(regDir, 'zzz-site.conf'), '# site mirror\n[[registry]]\nlocation = "10.88.0.1:5001"\n');
+    // Sorts later but about another registry: no override of tsbm's.
+    writeFileSync(path.join(regDir, 'zzzz-other.conf'), '[[registry]]\nlocation = "quay.io"\n');
+    const err = await node
+      .run(podmanPullModule, pullArgs(node, { image: IMAGE, memory_check: false, registries: [{ prefix: '10.88.0.1:5001', mirrors: ['mirror.lab:5000'] }] }))
+      .catch((e: unknown) => e as Error);
+    const warns = node.events.filter((e) => e.kind === 'warn').map((e) => e.message);
+    expect(warns).toEqual([
+      "/etc/containers/registries.conf.d/zzz-site.conf on the ramdisk sorts after tsbm's zz-tsbm-registries.conf: its [[registry]] entry for 10.88.0.1:5001 replaces tsbm's (the run's image mirror, insecure flags); rename it to sort before zz-tsbm-registries.conf or drop that entry from the ramdisk",
+    ]);
+    // The registry wants credentials the pull was not given: the hint names the file first.
+    expect(err).toBeInstanceOf(Error);
+    expect(JSON.stringify({ ...err, message: err.message })).toContain('zzz-site.conf');
   });
   it('the podman version wait_agent read decides --retry-delay: no podman --help is started', async () => {
     for (const [version, flag] of [

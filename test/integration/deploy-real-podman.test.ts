@@ -110,7 +110,34 @@ describe.skipIf(!ready)('podman_pull with real podman and registry (needs root, 
     expect(r).toMatchObject({ changed: true, ref: REF });
     expect(String(r.image_id)).toMatch(/^[0-9a-f]{64}$/);
     expect(readdirSync(path.join(dir, 'run'))).toEqual([]);
-    expect(existsSync(path.join(dir, 'containers.conf.d', '50-tsbm-ramdisk.conf'))).toBe(true);
+    expect(existsSync(path.join(dir, 'containers.conf.d', 'zz-tsbm-ramdisk.conf'))).toBe(true);
     execFileSync('podman', ['image', 'exists', REF]);
   });
+
+  // podman itself decides which drop-in wins: its effective configuration, read with the
+  // directory the module wrote (beside a site-built ramdisk's own drop-in for the same registry)
+  // mounted over /etc/containers/registries.conf.d in a private mount namespace.
+  it.skipIf(!existsSync('/etc/containers/registries.conf.d'))(
+    "with the ramdisk's own drop-in for the same registry, podman's effective configuration has tsbm's mirror",
+    async () => {
+      const regDir = path.join(dir, 'registries.conf.d');
+      mkdirSync(regDir, { recursive: true });
+      const registry = `127.0.0.1:${PORT}`;
+      writeFileSync(path.join(regDir, '99-site.conf'), `[[registry]]\nlocation = "${registry}"\n`);
+      const token = Buffer.from(`tester:${PASSWORD}`).toString('base64');
+      await podmanPullModule.run(ctx({ instance_info: { image_source: `oci://${REF}`, image_pull_secret: token } }), {
+        ...args(),
+        registries: [{ prefix: registry, mirrors: ['mirror.lab:5000'] }],
+      });
+      const effective = JSON.parse(
+        execFileSync(
+          'unshare',
+          ['-m', 'sh', '-c', 'mount --bind "$1" /etc/containers/registries.conf.d && podman info --format "{{json .Registries}}"', 'sh', regDir],
+          { encoding: 'utf8' },
+        ),
+      ) as Record<string, { Mirrors: { Location: string }[] | null; Insecure: boolean }>;
+      expect(effective[registry]).toMatchObject({ Insecure: true, Mirrors: [{ Location: 'mirror.lab:5000' }] });
+      rmSync(path.join(regDir, '99-site.conf'));
+    },
+  );
 });

@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('runs the README first command verbatim in a clean copy: exit 0, 3 nodes, 0 failed', async () => {
   const cmd = readmeFirstCommand(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  expect(cmd).toMatch(/^npm ci && npx tsbm run playbooks\/deploy-bootc\.yml -i inventory-examples\/sim\.yml$/);
+  expect(cmd).toMatch(/^npm ci && node bin\/tsbm\.js run playbooks\/deploy-bootc\.yml -i inventory-examples\/sim\.yml$/);
   // A clean copy: what git tracks, nothing built, no node_modules, no .tsbm state.
   const files = (await run('git', ['ls-files', '-z'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout.split('\0').filter(Boolean);
   for (const f of files) if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(dir, f), { recursive: true });

@@ -37,21 +37,24 @@ export const GRUB_MISSING_HINT =
 
 // tsbm's GRUB starts from its memdisk: find the ISO by its label, then read the same grub.cfg
 // an operator's ESP GRUB reads. $prefix stays on the memdisk, where the modules are.
-const EMBEDDED_CFG = `search --no-floppy --set=root --label ${INSTALLER_BOOT_LABEL}
+const embeddedCfg = (label: string) => `search --no-floppy --set=root --label ${label}
 configfile ($root)/${GRUB_CFG_PATH}
-echo "tsbm: no ${GRUB_CFG_PATH} on a volume labelled ${INSTALLER_BOOT_LABEL}"
+echo "tsbm: no ${GRUB_CFG_PATH} on a volume labelled ${label}"
 sleep 30
 `;
 
-/** A standalone GRUB EFI binary built on the controller (a second or two). */
-export async function buildStandaloneGrub(signal?: AbortSignal): Promise<Buffer> {
+/**
+ * A standalone GRUB EFI binary built on the controller (a second or two) that boots the ISO
+ * labelled `label` (the installer boot ISO's by default; `tsbm ramdisk build` gives its own).
+ */
+export async function buildStandaloneGrub(signal?: AbortSignal, label = INSTALLER_BOOT_LABEL): Promise<Buffer> {
   const grub = controllerGrub();
   if ('missing' in grub) throw new InstallerBootError(grub.missing, GRUB_MISSING_HINT);
   const dir = await mkdtemp(join(process.env.TMPDIR ?? '/tmp', 'tsbm-grub-'));
   try {
     const cfg = join(dir, 'grub.cfg');
     const out = join(dir, 'BOOTX64.EFI');
-    await writeFile(cfg, EMBEDDED_CFG);
+    await writeFile(cfg, embeddedCfg(label));
     const argv = [
       '-O',
       'x86_64-efi',

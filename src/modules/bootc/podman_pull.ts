@@ -9,6 +9,7 @@ import { hostError, mustSucceed, randomName } from '../../module-api/ramdisk-exe
 import { TsbmError, UnreachableError } from '../../errors.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { NO_PIVOT_ROOT_CONF, registriesConf } from './containers-conf.js';
+import { overrideMessage, overridesOf, RAMDISK_CONF_FILE, REGISTRIES_CONF_FILE, scanDropInsStep } from './drop-in-order.js';
 import { ociArch, parseManifest, quotedManifest, withDigest } from './image-size.js';
 import { ImageRefError, parseImageSource, coordinatesOf } from '../../module-api/image-ref.js';
 import { fmtMiB, MEMORY_MARGIN_BYTES, memAvailableBytes, neededBytes } from '../../module-api/memory.js';
@@ -79,13 +80,13 @@ const args = Type.Object(
     containers_conf_dir: Type.Optional(
       Type.String({
         default: '/etc/containers/containers.conf.d',
-        description: 'Where the no_pivot_root drop-in goes',
+        description: 'Where the no_pivot_root drop-in goes (zz-tsbm-ramdisk.conf: podman reads it after the ramdisk\'s own; one that still sorts later and sets no_pivot_root is warned about by name)',
       }),
     ),
     registries_conf_dir: Type.Optional(
       Type.String({
         default: '/etc/containers/registries.conf.d',
-        description: 'Where the mirrors / insecure-registry drop-in goes',
+        description: 'Where the mirrors / insecure-registry drop-in goes (zz-tsbm-registries.conf: podman reads it after the ramdisk\'s own; one that still sorts later and names the same registry is warned about by name, and named in a failed pull\'s hint)',
       }),
     ),
     meminfo_path: Type.Optional(
@@ -271,13 +272,31 @@ export const podmanPullModule = defineModule({
     }
     // The drop-ins, and the auth file on the pull's own stdin, ride in the pull's round trip:
     // three transfers cost more round trips than the pull of a small image takes.
-    const confSteps = [
-      writeFileStep(`${confDir}/50-tsbm-ramdisk.conf`, NO_PIVOT_ROOT_CONF),
-      ...(regDir ? [writeFileStep(`${regDir}/50-tsbm-registries.conf`, registriesConf(mirrors, insecure))] : []),
+    // Each directory is read back in the same batch: a drop-in of the ramdisk's own that podman
+    // reads after tsbm's and names what tsbm set is reported (drop-in-order.ts).
+    const writeSteps = [
+      writeFileStep(`${confDir}/${RAMDISK_CONF_FILE}`, NO_PIVOT_ROOT_CONF),
+      ...(regDir ? [writeFileStep(`${regDir}/${REGISTRIES_CONF_FILE}`, registriesConf(mirrors, insecure))] : []),
     ];
+    const scans = [
+      { dir: confDir, ours: RAMDISK_CONF_FILE, words: ['no_pivot_root'] },
+      ...(regDir ? [{ dir: regDir, ours: REGISTRIES_CONF_FILE, words: [...new Set([...mirrors.map((m) => m.prefix), ...insecure])] }] : []),
+    ];
+    const confSteps = [...writeSteps, ...scans.map((sc) => scanDropInsStep(sc.dir, sc.words))];
+    /** What a ramdisk's own later drop-in overrides of the registries' settings, for the pull's error. */
+    let registryOverride: string | undefined;
     const confsWritten = (results: ExecResult[], from = 0) => {
-      for (const [i, step] of confSteps.entries()) {
+      for (const [i, step] of writeSteps.entries()) {
         mustSucceed(ctx, ['write', step[step.length - 1] as string], results[from + i] as ExecResult, 'check that /etc/containers on the ramdisk is writable');
+      }
+      for (const [j, sc] of scans.entries()) {
+        const listing = results[from + writeSteps.length + j];
+        if (listing?.rc !== 0) continue;
+        for (const o of overridesOf(listing.stdout, sc.ours)) {
+          const line = overrideMessage(sc.dir, sc.ours, o);
+          if (sc.ours === REGISTRIES_CONF_FILE) registryOverride ??= line;
+          ctx.warn(line);
+        }
       }
     };
     // Without a size read on the controller the ramdisk asks the registry before pulling, and
@@ -387,15 +406,16 @@ export const podmanPullModule = defineModule({
         throw hostError(
           ctx,
           `registry ${img.registry} refused the pull of ${img.ref}: ${lastLine(out)}`,
-          authJson
-            ? 'the pull secret was rejected: check instance_info.image_pull_secret'
-            : 'the registry needs credentials: set instance_info.image_pull_secret',
+          registryOverride ??
+            (authJson
+              ? 'the pull secret was rejected: check instance_info.image_pull_secret'
+              : 'the registry needs credentials: set instance_info.image_pull_secret'),
         );
       }
       throw hostError(
         ctx,
         `podman pull ${img.ref} failed (rc ${pull.rc}): ${lastLine(out)}`,
-        'check the image reference, the registry and the ramdisk network',
+        registryOverride ?? 'check the image reference, the registry and the ramdisk network',
       );
     }
     // podman prints the image's ID (64 hex digits) as the last line of its standard output.
