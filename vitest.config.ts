@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { CI_SKIPS } from './test/ci-skips.js';
+import { SkipGuard } from './test/skip-guard.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -15,6 +17,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/tree-guard.ts'],
+    // Under CI=true a skipped test fails the run unless test/ci-skips.ts allows it, with the reason.
+    reporters: ['default', new SkipGuard(CI_SKIPS)],
     // A private node lock directory per test file (test/helpers/lock-dir-setup.ts).
     setupFiles: ['test/helpers/lock-dir-setup.ts'],
     testTimeout: 30_000,

@@ -11,9 +11,11 @@
 # their own etcd on 127.0.0.1 (the package starts none here: no systemd).
 set -euo pipefail
 
+# Not root: fail. A CI run without these packages would skip about 100 tests; under CI=true the
+# skip guard (test/skip-guard.ts) fails such a run anyway, this says why first.
 if [ "$(id -u)" -ne 0 ]; then
-  echo "setup.sh: not root; e2e tests will skip (they need root)" >&2
-  exit 0
+  echo "setup.sh: must run as root (it installs packages, and the e2e tests need root); run: sudo bash .ci/setup.sh" >&2
+  exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
@@ -54,4 +56,19 @@ mkdir -p /etc/containers/registries.conf.d
 # sshd's privilege separation directory.
 mkdir -p /run/sshd
 chmod 0755 /run/sshd
+
+# What the tests run, read back: a package that installed without the program is a failure here,
+# not a skipped test later.
+PROGS=(sshd ssh ssh-agent ssh-add ip podman runc docker-registry htpasswd genisoimage isoinfo xorriso sgdisk sfdisk
+  partx losetup blkid nsenter qemu-img ansible-playbook ansible-vault openssl curl gcc dropbear busybox chromium
+  debootstrap grub-mkstandalone mcopy mdir mtype mkfs.fat fsck.fat qemu-system-x86_64 etcd tmux)
+absent=()
+for c in "${PROGS[@]}"; do command -v "$c" >/dev/null 2>&1 || absent+=("$c"); done
+/usr/bin/python3 -c 'import sushy' 2>/dev/null || absent+=("python3 sushy")
+ls /boot/vmlinuz-* >/dev/null 2>&1 || absent+=("a kernel in /boot (linux-image-cloud-amd64)")
+[ -e /usr/share/OVMF/OVMF_CODE.fd ] || [ -e /usr/share/OVMF/OVMF_CODE_4M.fd ] || absent+=("OVMF firmware (ovmf)")
+if [ "${#absent[@]}" -gt 0 ]; then
+  echo "setup.sh: still missing after install: ${absent[*]}" >&2
+  exit 1
+fi
 echo "setup.sh: ready"

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quoteArgv } from '../../src/connection/quote.js';
+import { quoteArgv } from '../../src/util/shell-quote.js';
 import { bootcInstallArgv } from '../../src/modules/bootc/bootc-argv.js';
 
 export interface HandNode {

@@ -1,6 +1,6 @@
 // `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
 import { type Command, Option } from 'commander';
-import { shQuote } from '../connection/quote.js';
+import { shQuote } from '../util/shell-quote.js';
 import { loadSimLab } from '../inventory/sim-lab.js';
 
 const DEFAULT_DIR = '.tsbm/sim';

@@ -2,7 +2,7 @@
 // become wrapped around argv, all quoted by quote.ts.
 import { TsbmError } from '../errors.js';
 import { isSecretName } from '../output/redact.js';
-import { quoteArgv } from './quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 import type { ExecOptions } from './types.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

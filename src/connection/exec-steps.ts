@@ -4,7 +4,7 @@
 // quoted by quote.ts; after each, a random marker line carries its exit status on stdout and
 // closes its part of stderr, so every step gets its own ExecResult back.
 import { pooledRandomHex } from '../util/pooled-random.js';
-import { quoteArgv } from './quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 import type { Connection, ExecOptions, ExecResult } from './types.js';
 
 export interface StepsOptions extends ExecOptions {

@@ -9,7 +9,7 @@ import { TsbmError } from '../errors.js';
 import { OverCapError, readCapped } from '../util/read-capped.js';
 import { getCap, tooBigToGet } from './get-cap.js';
 import { outputBuffers } from './output-cap.js';
-import { quoteArgv } from './quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 import { pipedGet, pipedPut } from './transfer-piped.js';
 import type { Connection, ExecOptions, ExecResult, GetOptions, PutOptions } from './types.js';
 

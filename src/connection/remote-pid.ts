@@ -5,7 +5,7 @@
 // The server runs a command line with the user's login shell (`$SHELL -c LINE`). Until that is
 // known to be a POSIX shell the prelude is its own `sh -c` (one more process per command), which
 // also reports $SHELL; after that the login shell runs the prelude itself.
-import { quoteArgv } from './quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 
 const MARK = 'tsbm-pid';
 // Builtins only (no extra process): field 5 of /proc/PID/stat is the process group.

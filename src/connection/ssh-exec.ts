@@ -5,7 +5,7 @@ import type { ClientChannel } from 'ssh2';
 import { TsbmError, UnreachableError } from '../errors.js';
 import { retry } from '../util/wait.js';
 import { outputBuffers } from './output-cap.js';
-import { quoteArgv } from './quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 import { hasPidPrelude, isPosixShell, killArgv, PidLineFilter, type RemotePid, stripPidPrelude } from './remote-pid.js';
 import { type Inflight, LOST_HINT } from './ssh-link.js';
 import type { Client } from './ssh2-lib.js';

@@ -59,7 +59,7 @@ export interface GetOptions {
   maxBytes?: number;
 }
 
-/** One transport to one host. Remote commands are argv arrays; quoting lives in connection/quote.ts. */
+/** One transport to one host. Remote commands are argv arrays; quoting lives in util/shell-quote.ts. */
 export interface Connection {
   readonly host: string;
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;

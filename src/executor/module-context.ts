@@ -6,7 +6,7 @@ import type { ModuleContext, ProgressUpdate, RunServices } from '../module-api/t
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 import { describeSteps, execSteps, type StepsOptions } from '../connection/exec-steps.js';
-import { quoteArgv } from '../connection/quote.js';
+import { quoteArgv } from '../util/shell-quote.js';
 import type { Vars } from '../types.js';
 import { type ConnectionPool, localSpec } from './connection-pool.js';
 import { type ExecLimits, execLimits, limitedConnection, unwrapLimited, withExecLimits, withGetLimits } from './exec-limits.js';

@@ -9,6 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openPinned, type PinnedFile, pinFile, stillPinned } from './pinned-file.js';
+import { isUnspecifiedAddress } from './bind-address.js';
+import { optionsError } from '../errors.js';
 
 export interface FileServerOptions {
   /** Address to bind and advertise (must be reachable by the BMCs). Default 127.0.0.1. */
@@ -28,14 +30,24 @@ export interface FileServer {
   /** Number of requests served, for tests and progress. */
   readonly requests: number;
   /**
-   * Hands requests whose path starts with `prefix` (e.g. `/install/`) to `handler` instead of
-   * the file table: endpoints other parts of tsbm serve on the same address (installer callbacks).
+   * Hands requests whose path starts with `prefix` (e.g. `/install/`, ending in "/") to `handler`
+   * instead of the file table: endpoints other parts of tsbm serve on the same address
+   * (installer callbacks). A prefix that would cover published files or another route is refused.
    */
   route(prefix: string, handler: RouteHandler): void;
+  /**
+   * Hands requests for exactly `path` to `handler` (a kickstart at an operator's ks_url). Exact,
+   * so no path can shadow published files or other routes; one under `/files/` or under a prefix
+   * route, or one already taken, is refused.
+   */
+  routeExact(path: string, handler: RouteHandler): void;
   close(): Promise<void>;
 }
 
 type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+
+/** Where published files live: no route may cover or sit under it. */
+export const FILES_PREFIX = '/files/';
 
 export interface ByteRange {
   start: number;
@@ -70,11 +82,14 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
   const byFile = new Map<string, string>(); // path as given -> url path
   const sockets = new Set<Socket>();
   const routes: [string, RouteHandler][] = [];
+  const exactRoutes = new Map<string, RouteHandler>();
   let requests = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     requests++;
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const exact = exactRoutes.get(path);
+    if (exact) return exact(req, res, path);
     const route = routes.find(([prefix]) => path.startsWith(prefix));
     if (route) return route[1](req, res, path);
     const file = files.get(path);
@@ -138,7 +153,13 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
     server.once('error', fail);
     server.listen(opts.port ?? 0, host, () => ok());
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
+  // A name that resolves to the unspecified address (a hosts entry) binds every address too.
+  if (isUnspecifiedAddress(bound.address)) {
+    await new Promise<void>((ok) => server.close(() => ok()));
+    throw optionsError(`tsbm_http_address ${host} resolves to ${bound.address}, a wildcard (it binds every address)`, 'set tsbm_http_address to the one controller address the BMCs and ramdisks reach');
+  }
+  const port = bound.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
@@ -147,7 +168,18 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
       return requests;
     },
     route(prefix: string, handler: RouteHandler): void {
+      const clash = [FILES_PREFIX, ...routes.map(([p]) => p), ...exactRoutes.keys()].find((p) => p.startsWith(prefix) || prefix.startsWith(p));
+      if (!prefix.startsWith('/') || !prefix.endsWith('/') || prefix === '/' || clash) {
+        throw new Error(`route ${prefix} would ${clash ? `overlap ${clash}` : 'not be a path prefix ending in /'}`);
+      }
       routes.push([prefix, handler]);
+    },
+    routeExact(path: string, handler: RouteHandler): void {
+      const under = [FILES_PREFIX, ...routes.map(([p]) => p)].find((p) => path.startsWith(p));
+      if (!path.startsWith('/') || path === '/' || under || exactRoutes.has(path)) {
+        throw new Error(`path ${path} ${under ? `is under ${under}, which tsbm serves itself` : exactRoutes.has(path) ? 'is taken' : 'is not a path of its own'}`);
+      }
+      exactRoutes.set(path, handler);
     },
     async publish(file: string): Promise<string> {
       const abs = resolve(file);
@@ -156,7 +188,7 @@ export async function startFileServer(opts: FileServerOptions = {}): Promise<Fil
       if (known && pinned && (await stillPinned(pinned))) return `${url}${encodeURI(known)}`;
       const pin = await pinFile(abs);
       // Random, per run: nobody can compute a URL from a file's name, size or time.
-      const p = `/files/${randomBytes(16).toString('hex')}/${basename(abs)}`;
+      const p = `${FILES_PREFIX}${randomBytes(16).toString('hex')}/${basename(abs)}`;
       if (known) files.delete(known);
       byFile.set(abs, p);
       files.set(p, pin);

@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FileServer } from './file-server.js';
 
-const INSTALL_PREFIX = '/install/';
+export const INSTALL_PREFIX = '/install/';
 const TOKEN_HEADER = 'x-tsbm-token';
 /** The most a callback body (a log tail, lsblk's JSON) may hold. */
 export const MAX_CALLBACK_BODY = 256 * 1024;
@@ -160,10 +160,11 @@ export class InstallCallbacks {
     const first = !this.kickstarts.has(path);
     this.kickstarts.set(path, { entry, text });
     if (!first) return;
-    this.server.route(path, async (req, res, got) => {
+    // Exact: a ks_url path never covers published files or the callbacks (a prefix /files did).
+    this.server.routeExact(path, async (req, res, got) => {
       req.resume();
       const ks = this.kickstarts.get(got);
-      if (got !== path || !ks) return reply(res, 404, 'not found');
+      if (!ks) return reply(res, 404, 'not found');
       if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'GET only');
       if (ks.entry.closed || ks.entry.phase !== 'waiting') return reply(res, 410, 'this kickstart was already used');
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(ks.text)) });

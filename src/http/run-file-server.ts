@@ -4,19 +4,21 @@ import { optionsError } from '../errors.js';
 import type { RunServices } from '../module-api/types.js';
 import type { Vars } from '../types.js';
 import { type FileServer, startFileServer } from './file-server.js';
+import { isUnspecifiedAddress, parseBindAddress } from './bind-address.js';
 
 export function fileServerOptions(vars: Vars): { host: string; port: number } {
   const addr = vars.tsbm_http_address;
   let host = '127.0.0.1';
   let port = 0;
-  if (typeof addr === 'string' && addr) {
-    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(addr) ?? /^([^:]+)(?::(\d+))?$/.exec(addr);
-    if (!m?.[1]) throw optionsError(`tsbm_http_address ${JSON.stringify(addr)} is not host or host:port`);
-    host = m[1];
-    if (m[2]) port = Number(m[2]);
+  // A number (`tsbm_http_address: 0` in YAML) is an address too, not "unset".
+  if (addr !== undefined && addr !== null && addr !== '') {
+    const parsed = typeof addr === 'string' || typeof addr === 'number' ? parseBindAddress(String(addr)) : undefined;
+    if (!parsed) throw optionsError(`tsbm_http_address ${JSON.stringify(addr)} is not host or host:port`);
+    host = parsed.host;
+    if (parsed.port !== undefined) port = parsed.port;
   }
-  if (host === '0.0.0.0' || host === '::') {
-    throw optionsError(`tsbm_http_address ${host} is a wildcard; BMCs need a concrete address to fetch from`, 'set tsbm_http_address to the controller address the BMCs can reach');
+  if (isUnspecifiedAddress(host)) {
+    throw optionsError(`tsbm_http_address ${host} is a wildcard (it binds every address); BMCs need a concrete address to fetch from`, 'set tsbm_http_address to the controller address the BMCs can reach');
   }
   if (vars.tsbm_http_port !== undefined) {
     port = Number(vars.tsbm_http_port);

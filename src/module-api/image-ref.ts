@@ -24,8 +24,16 @@ export function parseImageSource(source: string): ImageRef {
   // Docker's rule: the first component is a registry when it has a dot or a port, or is localhost.
   const hasRegistry =
     ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  // The registry lands in auth files, registries.conf and kickstart lines: a host name or
+  // address and a port, as the distribution reference grammar has it, nothing else.
+  if (hasRegistry && !REGISTRY.test(first)) {
+    throw new ImageRefError(`image_source "${s}" names the registry ${JSON.stringify(first)}, which is not a host name or address with an optional port`);
+  }
   return { ref, registry: hasRegistry ? first : 'docker.io' };
 }
+
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
+const REGISTRY = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$`);
 
 /** Where a reference lives in its registry's API: repository path and tag or digest. */
 export interface ImageCoordinates {

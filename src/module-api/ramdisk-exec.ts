@@ -1,5 +1,6 @@
 // Small helpers the ramdisk modules share: errors that name host and task, and commands that
 // must succeed. Keeps each module file about its own decisions.
+import { randomBytes } from 'node:crypto';
 import type { ExecOptions, ExecResult } from '../connection/types.js';
 import { TsbmError } from '../errors.js';
 import type { ModuleContext } from './types.js';
@@ -49,7 +50,10 @@ export function mustSucceed(
   return r;
 }
 
-/** Random suffix for temp files on the ramdisk (not guessable by other local users). */
+/**
+ * Random suffix for temp files on the ramdisk: 96 bits from the CSPRNG, so another local user
+ * cannot predict the name (Math.random's state can be recovered from a few outputs).
+ */
 export function randomName(): string {
-  return Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+  return randomBytes(12).toString('hex');
 }

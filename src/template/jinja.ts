@@ -29,6 +29,7 @@ const FILTERS: Record<string, (x: string, args: string) => string> = {
   to_nice_yaml: (x) => `yaml ${x}`,
   b64encode: (x) => `b64encode ${x}`,
   b64decode: (x) => `b64decode ${x}`,
+  quote: (x) => `quote ${x}`,
   bool: (x) => x,
   int: (x) => x,
   float: (x) => x,

@@ -6,6 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeRefusals, installerLines, waitForInstall } from '../../src/modules/anaconda/install-wait.js';
 import { type FileServer, startFileServer } from '../../src/http/file-server.js';
 import { InstallCallbacks, MAX_CALLBACK_BODY, type Registration } from '../../src/http/install-callbacks.js';
+import { ksUrlPath } from '../../src/modules/anaconda/ks-url-path.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let server: FileServer;
 let cb: InstallCallbacks;
@@ -170,5 +174,42 @@ describe('installer callbacks', () => {
     });
     expect(regs[7]!.refused).toHaveLength(1);
     expect(regs.filter((r) => r.refused.length > 0)).toHaveLength(1);
+  });
+
+  // Routes matched by prefix: a ks_url path /f or /files answered for every published file (404).
+  it('a kickstart path is matched exactly: one that starts the published files\' paths shadows none of them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsbm-ks-route-'));
+    try {
+      writeFileSync(join(dir, 'image.raw'), 'image bytes');
+      const published = await server.publish(join(dir, 'image.raw'));
+      for (const [i, path] of ['/f', '/files', '/fil'].entries()) cb.serveKickstart(path, cb.register(`node${i}`), `ks ${path}\n`);
+      expect(await (await fetch(published)).text()).toBe('image bytes');
+      expect(await (await fetch(`${server.url}/files`)).text()).toBe('ks /files\n');
+      // The callbacks too: /install (no slash) is not /install/...
+      const reg = cb.register('node9');
+      cb.serveKickstart('/inst', reg, 'ks\n');
+      expect((await post(reg, 'start')).status).toBe(200);
+      // The server refuses a path inside its own prefixes, and a prefix route over published files.
+      expect(() => server.routeExact('/files/x/image.raw', async () => undefined)).toThrow(/under \/files\//);
+      expect(() => server.routeExact('/install/abc', async () => undefined)).toThrow(/under \/install\//);
+      expect(() => server.route('/', async () => undefined)).toThrow(/overlap/);
+      expect(() => server.route('/fi', async () => undefined)).toThrow(/not be a path prefix|overlap/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('ks_url paths', () => {
+  const path = (u: string) => ksUrlPath(new URL(u));
+  it('a path of its own is taken, decoded as the server matches it', () => {
+    expect(path('http://10.0.0.5:8080/ks/node01.cfg')).toEqual({ path: '/ks/node01.cfg' });
+    expect(path('http://10.0.0.5:8080/ks/a%20b.cfg')).toEqual({ path: '/ks/a b.cfg' });
+  });
+  it("tsbm's own paths, the root, a directory and a query are refused with the reason", () => {
+    for (const u of ['http://h/', 'http://h/files', 'http://h/files/x', 'http://h/install', 'http://h/install/abc/start', 'http://h/%66iles/x', 'http://h/ks/', 'http://h/ks.cfg?x=1']) {
+      expect('problem' in path(u), u).toBe(true);
+    }
+    expect(path('http://h/files/x')).toEqual({ problem: "its path /files/x is tsbm's own (/files/...: published files and installer callbacks)" });
   });
 });

@@ -5,6 +5,7 @@ import { modulesCommand } from '../../src/cli/modules-command.js';
 import type { TsbmError } from '../../src/errors.js';
 import { allModules } from '../../src/modules/registry.js';
 import { defineModule } from '../../src/module-api/types.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const sample = defineModule({
   name: 'sample_power',
@@ -80,13 +81,9 @@ describe('module docs from schemas', () => {
     }
     const first = allModules()[0];
     if (first) {
-      try {
-        modulesCommand(`${first.name}x`, false);
-        expect.unreachable();
-      } catch (e) {
-        expect((e as TsbmError).exitCode).toBe(5);
-        expect((e as TsbmError).message).toContain(`did you mean "${first.name}"`);
-      }
+      const e = thrownBy(() => modulesCommand(`${first.name}x`, false));
+      expect((e as TsbmError).exitCode).toBe(5);
+      expect((e as TsbmError).message).toContain(`did you mean "${first.name}"`);
     }
   });
 });

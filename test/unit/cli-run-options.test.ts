@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRunOptions, parseForks, splitList } from '../../src/cli/run-options.js';
 import { TsbmError } from '../../src/errors.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const env = { verbosity: 0 as const, stdoutIsTTY: false };
 
@@ -78,13 +79,9 @@ describe('tsbm run options', () => {
       () => buildRunOptions('p.yml', { extraVars: ['nope'] }, env),
     ];
     for (const c of cases) {
-      try {
-        c();
-        expect.unreachable();
-      } catch (e) {
-        expect(e).toBeInstanceOf(TsbmError);
-        expect((e as TsbmError).exitCode).toBe(5);
-      }
+      const e = thrownBy(() => c());
+      expect(e).toBeInstanceOf(TsbmError);
+      expect((e as TsbmError).exitCode).toBe(5);
     }
     expect(parseForks(undefined)).toBe(50);
   });

@@ -9,6 +9,7 @@ import { CONFIG_OPTIONS } from '../../src/config/options.js';
 import { describeSource, loadSettings } from '../../src/config/settings.js';
 import { TsbmError } from '../../src/errors.js';
 import { scratchDirs } from '../helpers/scratch.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const scratch = scratchDirs();
 
@@ -67,12 +68,8 @@ describe('reading it as configparser does', () => {
   it('a key twice in a section, a key before any section, a line that is no setting: errors at file:line', () => {
     expect(() => parseIniConfig('[defaults]\nforks = 1\nforks = 2\n', 'f.cfg')).toThrow(/"forks" is set twice in one section \(first on line 2\)/);
     expect(() => parseIniConfig('forks = 1\n', 'f.cfg')).toThrow(/comes before any \[section\]/);
-    try {
-      parseIniConfig('[defaults]\njust words\n', 'f.cfg');
-      expect.unreachable();
-    } catch (e) {
-      expect((e as TsbmError).oneLine()).toMatch(/^f\.cfg:2:1: cannot read line 2/);
-    }
+    const e = thrownBy(() => parseIniConfig('[defaults]\njust words\n', 'f.cfg'));
+    expect((e as TsbmError).oneLine()).toMatch(/^f\.cfg:2:1: cannot read line 2/);
   });
 });
 
@@ -109,14 +106,10 @@ describe('settings', () => {
   it('a bad value is an options error naming where it was set', () => {
     const { cwd, home } = place();
     writeFileSync(join(cwd, 'tsbm.cfg'), '[defaults]\nforks = many\n');
-    try {
-      loadSettings({ env: {}, cwd, home });
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(TsbmError);
-      expect((e as TsbmError).exitCode).toBe(5);
-      expect((e as TsbmError).oneLine()).toMatch(/tsbm\.cfg:2:9: forks must be a whole number of at least 1, got "many"/);
-    }
+    const e = thrownBy(() => loadSettings({ env: {}, cwd, home }));
+    expect(e).toBeInstanceOf(TsbmError);
+    expect((e as TsbmError).exitCode).toBe(5);
+    expect((e as TsbmError).oneLine()).toMatch(/tsbm\.cfg:2:9: forks must be a whole number of at least 1, got "many"/);
     expect(() => loadSettings({ env: { TSBM_ASK_VAULT_PASS: 'perhaps' }, cwd: '/', home })).toThrow(/TSBM_ASK_VAULT_PASS must be true or false/);
   });
 
@@ -124,11 +117,8 @@ describe('settings', () => {
     const { cwd, home } = place();
     writeFileSync(join(cwd, 'tsbm.cfg'), '[defaults]\nforkz = 2\n');
     expect(() => loadSettings({ env: {}, cwd, home })).toThrow(/unknown setting "forkz" in \[defaults\]/);
-    try {
-      loadSettings({ env: {}, cwd, home });
-    } catch (e) {
-      expect((e as TsbmError).hint).toBe('did you mean "forks"?');
-    }
+    const e = thrownBy(() => loadSettings({ env: {}, cwd, home }));
+    expect((e as TsbmError).hint).toBe('did you mean "forks"?');
     writeFileSync(join(cwd, 'tsbm.cfg'), '[default]\nforks = 2\n');
     expect(() => loadSettings({ env: {}, cwd, home })).toThrow(/unknown section \[default\]/);
   });

@@ -13,7 +13,7 @@ import {
   stripPidPrelude,
   withPidPrelude,
 } from '../../src/connection/remote-pid.js';
-import { quoteArgv } from '../../src/connection/quote.js';
+import { quoteArgv } from '../../src/util/shell-quote.js';
 
 describe('buildRemoteCommand', () => {
   it('quotes argv and wraps become, env and cwd in a fixed order', () => {

@@ -1,11 +1,14 @@
 // bootc_install (and image_write) take only an absolute /dev/ path as the disk to wipe: in the
 // argument schema, like the other disk modules, and again at run time for a device that came
 // from a registered root_device result (the ramdisk's own lsblk, which the schema never sees).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { devicePathProblem } from '../../src/module-api/device-path.js';
 import { validateArgs } from '../../src/executor/validate-args.js';
 import { bootcInstallModule } from '../../src/modules/bootc/bootc_install.js';
 import { imageWriteModule } from '../../src/modules/image/image_write.js';
+import { eraseDiskMetadataModule } from '../../src/modules/disk/erase_disk_metadata.js';
+import { configdriveWriteModule } from '../../src/modules/configdrive/configdrive_write.js';
+import { randomName } from '../../src/module-api/ramdisk-exec.js';
 import type { ModuleContext, ModuleDef } from '../../src/module-api/types.js';
 import type { Task } from '../../src/playbook/model.js';
 
@@ -71,5 +74,36 @@ describe('disk device paths', () => {
     });
     await expect(imageWriteModule.run(ctx, {})).rejects.toThrow(/refusing to write: the device "..\/sda" is not an absolute \/dev\/ path/);
     expect(ran).toEqual([]);
+  });
+
+  // The schemas of the other disk modules take any "^/dev/" string: /dev/../tmp/x passed them
+  // and reached wipefs and dd. The same runtime rule as bootc_install now stops it first.
+  it('erase_disk_metadata refuses /dev/../tmp/x before running anything', async () => {
+    for (const device of ['/dev/../tmp/x', '/dev/./sda', '/dev/sda --all']) {
+      const { ctx, ran } = ctxRecording({});
+      expect(() => validateArgs(eraseDiskMetadataModule as unknown as ModuleDef, { device }, task, 'node7')).not.toThrow();
+      await expect(eraseDiskMetadataModule.run(ctx, { device })).rejects.toThrow(/node7: refusing to erase: the device .* (has \. or \.\. segments|is not an absolute \/dev\/ path)/);
+      expect(ran).toEqual([]);
+    }
+  });
+
+  it('configdrive_write refuses /dev/../tmp/x before running anything', async () => {
+    const { ctx, ran } = ctxRecording({ instance_info: { configdrive: { meta_data: { uuid: 'u' } } } });
+    await expect(configdriveWriteModule.run(ctx, { device: '/dev/../tmp/x' })).rejects.toThrow(/node7: refusing to write the config drive: the device "\/dev\/\.\.\/tmp\/x" has \. or \.\. segments/);
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('temporary names on the ramdisk', () => {
+  it('come from crypto, not Math.random (whose state a few outputs give away)', () => {
+    const spy = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const names = new Set(Array.from({ length: 50 }, () => randomName()));
+      expect(names.size).toBe(50);
+      for (const n of names) expect(n).toMatch(/^[0-9a-f]{24}$/);
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

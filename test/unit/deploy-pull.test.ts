@@ -5,6 +5,7 @@ import { parseImageSource } from '../../src/module-api/image-ref.js';
 import { memAvailableBytes, neededBytes } from '../../src/module-api/memory.js';
 import { helpHasFlag, parsePodmanVersion } from '../../src/module-api/podman-version.js';
 import { buildAuthFile } from '../../src/module-api/pull-secret.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 describe('image_source', () => {
   it.each([
@@ -32,12 +33,8 @@ describe('pull secret', () => {
   });
   it('errors never contain the secret', () => {
     for (const bad of ['{"auths": ', '{"x": 1}', 'not base64 with spaces s3cret']) {
-      try {
-        buildAuthFile(bad, 'r');
-        expect.unreachable();
-      } catch (e) {
-        expect((e as Error).message).not.toContain('s3cret');
-      }
+      const e = thrownBy(() => buildAuthFile(bad, 'r'));
+      expect((e as Error).message).not.toContain('s3cret');
     }
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Disk, GIB } from '../../src/module-api/disk.js';
 import { HintError, chooseRootDevice, hintMatches, parseHints } from '../../src/module-api/root-device-hints.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const disk = (over: Partial<Disk>): Disk => ({
   name: '/dev/sda',
@@ -163,16 +164,12 @@ describe('root device hints: matching', () => {
     expect(hintMatches(disk({}), parseHints({ serial: 's!= X' })[0]!)).toBe(false);
   });
   it('no match lists every disk with its properties', () => {
-    try {
-      pick({ size: '> 10000' });
-      expect.unreachable();
-    } catch (e) {
-      const m = (e as Error).message;
-      for (const d of all) expect(m).toContain(d.name);
-      expect(m).toContain('model=Samsung SSD 870');
-      expect(m).toContain('serial=W2');
-      expect(m).toContain('[skipped unless named by a hint]');
-    }
+    const e = thrownBy(() => pick({ size: '> 10000' }));
+    const m = (e as Error).message;
+    for (const d of all) expect(m).toContain(d.name);
+    expect(m).toContain('model=Samsung SSD 870');
+    expect(m).toContain('serial=W2');
+    expect(m).toContain('[skipped unless named by a hint]');
   });
   it('first match in lsblk order wins', () => {
     expect(pick({ rotational: false })).toBe('/dev/sda');

@@ -13,6 +13,7 @@ import {
   streamArgv,
 } from '../../src/modules/image/image-stream.js';
 import { chooseEvictions } from '../../src/images/lru.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const H256 = 'a'.repeat(64);
 const base = {
@@ -57,11 +58,8 @@ describe('planImage', () => {
     expect(() => planImage({ ...base, source: 'http://x/a"b' })).toThrow(/quote/);
   });
   it('never echoes credentials of an unusable source', () => {
-    try {
-      planImage({ ...base, source: 'ftp://user:hunter22@x/y' });
-    } catch (e) {
-      expect((e as Error).message).not.toContain('hunter22');
-    }
+    const e = thrownBy(() => planImage({ ...base, source: 'ftp://user:hunter22@x/y' }));
+    expect((e as Error).message).not.toContain('hunter22');
   });
 });
 

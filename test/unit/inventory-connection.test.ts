@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { TsbmError } from '../../src/errors.js';
 import { connectionSpecFor } from '../../src/inventory/connection-vars.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 describe('connectionSpecFor', () => {
   it('defaults: address = name, port 22, current user, ssh, strict, 10 s', () => {
@@ -81,11 +82,8 @@ describe('connectionSpecFor', () => {
     expect(() => connectionSpecFor('n', { ssh_port: 70000 })).toThrow(/ssh_port/);
     expect(() => connectionSpecFor('n', { connection: 'winrm' })).toThrow(/"ssh" or "local"/);
     expect(() => connectionSpecFor('n', { ssh_host_key_checking: 'maybe' })).toThrow(/accept-new/);
-    try {
-      connectionSpecFor('n', { ssh_password: { nested: 'topsecretvalue' } });
-    } catch (e) {
-      expect((e as Error).message).not.toContain('topsecretvalue');
-    }
+    const e = thrownBy(() => connectionSpecFor('n', { ssh_password: { nested: 'topsecretvalue' } }));
+    expect((e as Error).message).not.toContain('topsecretvalue');
   });
   it('ssh_transfer_method (and Ansible\'s ansible_ssh_transfer_method): smart, sftp, piped; scp means piped', () => {
     expect(connectionSpecFor('n', {}).transferMethod).toBeUndefined();

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TsbmError } from '../../src/errors.js';
 import { loadInventories } from '../../src/inventory/load.js';
 import { selectHosts, splitPattern, validatePattern } from '../../src/inventory/patterns.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const FX = join(import.meta.dirname, '../fixtures/inventory');
 const inv = () => loadInventories([join(FX, 'ansible-docs/hosts.yml')]);
@@ -54,14 +55,10 @@ describe('selectHosts', () => {
   });
   it('bad regex and missing @file are parse errors with hints', () => {
     for (const p of ['~node[', '@missing.txt']) {
-      try {
-        sel(p);
-        throw new Error('should fail');
-      } catch (e) {
-        expect(e).toBeInstanceOf(TsbmError);
-        expect((e as TsbmError).kind).toBe('parse');
-        expect((e as TsbmError).hint).toBeTruthy();
-      }
+      const e = thrownBy(() => sel(p));
+      expect(e).toBeInstanceOf(TsbmError);
+      expect((e as TsbmError).kind).toBe('parse');
+      expect((e as TsbmError).hint).toBeTruthy();
     }
   });
 });

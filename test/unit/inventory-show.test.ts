@@ -10,6 +10,7 @@ import { TsbmError } from '../../src/errors.js';
 import { loadInventories } from '../../src/inventory/load.js';
 import { inventorySchema } from '../../src/inventory/schema.js';
 import { inventoryGraph } from '../../src/inventory/show.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const FX = join(import.meta.dirname, '../fixtures/inventory');
 
@@ -86,13 +87,9 @@ describe('tsbm inventory --graph / --host', () => {
       { inventory: inv, graph: 'nogroup' },
       { inventory: inv, host: 'nohost' },
     ]) {
-      try {
-        inventoryCommand(flags);
-        throw new Error('should fail');
-      } catch (e) {
-        expect(e).toBeInstanceOf(TsbmError);
-        expect((e as TsbmError).exitCode).toBe(5);
-      }
+      const e = thrownBy(() => inventoryCommand(flags));
+      expect(e).toBeInstanceOf(TsbmError);
+      expect((e as TsbmError).exitCode).toBe(5);
     }
   });
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TsbmError } from '../../src/errors.js';
-import { quoteArgv } from '../../src/connection/quote.js';
+import { quoteArgv } from '../../src/util/shell-quote.js';
 import { splitArgs } from '../../src/modules/commands/split-args.js';
 import { parseMode } from '../../src/modules/files/file-mode.js';
 

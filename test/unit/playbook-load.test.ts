@@ -4,6 +4,7 @@ import type { TsbmError } from '../../src/errors.js';
 import { loadPlaybook } from '../../src/playbook/load.js';
 import type { Block, IncludeTasks, Task } from '../../src/playbook/model.js';
 import { fixtureLookup } from './playbook-fixture-modules.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const FIX = relative(process.cwd(), join(import.meta.dirname, '..', 'fixtures', 'playbooks', 'full'));
 const BAD = relative(process.cwd(), join(import.meta.dirname, '..', 'fixtures', 'bad'));
@@ -101,12 +102,9 @@ describe('loadPlaybook: errors', () => {
     expect(() => load(join(BAD, 'task-unknown-key.yml'))).toThrow(
       /unknown key "retires" in task "Install" \(did you mean "retries"\?\)/,
     );
-    try {
-      load(join(BAD, 'task-unknown-key.yml'));
-    } catch (e) {
-      expect((e as TsbmError).pos).toEqual({ file: join(BAD, 'task-unknown-key.yml'), line: 5, col: 7 });
-      expect((e as TsbmError).exitCode).toBe(4);
-    }
+    const e = thrownBy(() => load(join(BAD, 'task-unknown-key.yml')));
+    expect((e as TsbmError).pos).toEqual({ file: join(BAD, 'task-unknown-key.yml'), line: 5, col: 7 });
+    expect((e as TsbmError).exitCode).toBe(4);
   });
 
   it('names the whole chain of a circular import', () => {

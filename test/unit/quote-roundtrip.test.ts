@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoteArgv, shQuote } from '../../src/connection/quote.js';
+import { quoteArgv, shQuote } from '../../src/util/shell-quote.js';
 
 // Runs the quoted argv through a real /bin/sh and reads back the words it saw, NUL-separated.
 function throughSh(argv: string[]): string[] {
@@ -27,7 +27,8 @@ describe('quoteArgv against a real /bin/sh', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // 300 shells: generous for a loaded machine.
+  }, 300_000);
 
   it('keeps plain words readable and quotes the rest', () => {
     expect(shQuote('ls')).toBe('ls');

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { quoteArgv } from '../../src/connection/quote.js';
+import { quoteArgv } from '../../src/util/shell-quote.js';
 import { STDIN_FILE_FAILED, withStdinFile, writeFileStep } from '../../src/modules/bootc/remote-file-steps.js';
 
 const shells = ['/bin/sh', '/bin/dash', '/bin/bash', '/bin/busybox'].filter((s) => existsSync(s));

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { quoteArgv } from '../../src/connection/quote.js';
+import { quoteArgv } from '../../src/util/shell-quote.js';
 import { onlyInFreshDir } from '../../src/modules/bootc/secret-dir.js';
 
 const shells = ['/bin/dash', '/bin/bash', '/bin/busybox'].filter((s) => existsSync(s));

@@ -3,7 +3,7 @@
 import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPlainShellWord as isShellSafePath } from '../../src/connection/quote.js';
+import { isPlainShellWord as isShellSafePath } from '../../src/util/shell-quote.js';
 import { nodeDirFor } from '../../packages/lab/src/lab/shell-safe-dir.js';
 import { scratchDirs } from '../helpers/scratch.js';
 

@@ -12,6 +12,7 @@ import { isVaulted, parseEnvelope } from '../../src/vault/format.js';
 import { type VaultSecret, VaultKeyring, vaultKeyring } from '../../src/vault/keyring.js';
 import { parseVaultId, passwordFromFile } from '../../src/vault/sources.js';
 import { scratchDirs } from '../helpers/scratch.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/vault');
 const read = (f: string) => readFileSync(join(fixtures, f), 'utf8');
@@ -65,14 +66,10 @@ describe('the keyring', () => {
 
   it('without a password: an error at the value naming the options to give', () => {
     const k = new VaultKeyring();
-    try {
-      k.decrypt(scalarOf('string-1.1.yml'), at, 'vaulted value');
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(TsbmError);
-      expect((e as TsbmError).exitCode).toBe(4);
-      expect((e as TsbmError).oneLine()).toMatch(/^vars\.yml:3:7: the vaulted value needs a vault password, and none was given \(give the vault password with --vault-password-file/);
-    }
+    const e = thrownBy(() => k.decrypt(scalarOf('string-1.1.yml'), at, 'vaulted value'));
+    expect(e).toBeInstanceOf(TsbmError);
+    expect((e as TsbmError).exitCode).toBe(4);
+    expect((e as TsbmError).oneLine()).toMatch(/^vars\.yml:3:7: the vaulted value needs a vault password, and none was given \(give the vault password with --vault-password-file/);
   });
 
   it('tries the vault id of a 1.2 vault first, then the others; a wrong password names what was tried, never the password', () => {
@@ -86,16 +83,12 @@ describe('the keyring', () => {
     expect(k.decrypt(scalarOf('string-1.2-dev.yml'), at, 'vaulted value')).toBe('dev-token-value');
     expect(seen).toEqual(['dev-token-value', 'dev-token-value']);
     k.set([pw('default', 'wrong one', '--vault-password-file wrong.txt')]);
-    try {
-      k.decrypt(scalarOf('string-1.2-dev.yml'), at, 'vaulted value');
-      expect.unreachable();
-    } catch (e) {
-      const line = (e as TsbmError).oneLine();
-      expect(line).toContain('cannot decrypt the vaulted value: no vault password given opens it (tried --vault-password-file wrong.txt)');
-      expect(line).toContain('encrypted with vault id "dev"');
-      expect(line).toContain('--vault-id dev@FILE');
-      expect(line).not.toContain('wrong one');
-    }
+    const e = thrownBy(() => k.decrypt(scalarOf('string-1.2-dev.yml'), at, 'vaulted value'));
+    const line = (e as TsbmError).oneLine();
+    expect(line).toContain('cannot decrypt the vaulted value: no vault password given opens it (tried --vault-password-file wrong.txt)');
+    expect(line).toContain('encrypted with vault id "dev"');
+    expect(line).toContain('--vault-id dev@FILE');
+    expect(line).not.toContain('wrong one');
   });
 });
 
@@ -126,16 +119,10 @@ describe('YAML with vaulted values', () => {
   it('without a password: the error names the file and the line of the value', () => {
     const text = `first: 1\n${read('string-1.1.yml')}\n`;
     expect(() => parseYamlText(text, 'group_vars/all.yml')).toThrow(TsbmError);
-    try {
-      parseYamlText(text, 'group_vars/all.yml');
-    } catch (e) {
-      expect((e as TsbmError).oneLine()).toMatch(/^group_vars\/all\.yml:2:22: the vaulted value \(!vault\) needs a vault password/);
-    }
-    try {
-      parseYamlText(read('file-1.1.yml'), 'host_vars/node1.yml');
-    } catch (e) {
-      expect((e as TsbmError).oneLine()).toMatch(/^host_vars\/node1\.yml:1:1: the vaulted file needs a vault password/);
-    }
+    const e = thrownBy(() => parseYamlText(text, 'group_vars/all.yml'));
+    expect((e as TsbmError).oneLine()).toMatch(/^group_vars\/all\.yml:2:22: the vaulted value \(!vault\) needs a vault password/);
+    const e2 = thrownBy(() => parseYamlText(read('file-1.1.yml'), 'host_vars/node1.yml'));
+    expect((e2 as TsbmError).oneLine()).toMatch(/^host_vars\/node1\.yml:1:1: the vaulted file needs a vault password/);
   });
 
   it('an inline -e object may hold a `!vault` value (flow style); without a password it is an -e error', () => {
@@ -148,11 +135,8 @@ describe('YAML with vaulted values', () => {
   it('`!vault` on a mapping is refused at its position', () => {
     vaultKeyring.set([MAIN]);
     expect(() => parseYamlText('a: 1\nb: !vault {x: 1}\n', 'v.yml')).toThrow(/v\.yml|!vault tags a text value/);
-    try {
-      parseYamlText('a: 1\nb: !vault {x: 1}\n', 'v.yml');
-    } catch (e) {
-      expect((e as TsbmError).pos).toMatchObject({ line: 2 });
-    }
+    const e = thrownBy(() => parseYamlText('a: 1\nb: !vault {x: 1}\n', 'v.yml'));
+    expect((e as TsbmError).pos).toMatchObject({ line: 2 });
   });
 });
 

@@ -8,6 +8,7 @@ import type { Problem } from '../../module-api/preflight-problem.js';
 import { TsbmError } from '../../errors.js';
 import type { ModuleContext } from '../../module-api/types.js';
 import { kickstartTemplate } from './anaconda-shared.js';
+import { ksUrlPath } from './ks-url-path.js';
 
 const STANDIN = { url: 'http://tsbm.invalid:8080/install/000000000000000000000000', token: 'preflight-stand-in-token' };
 const FIX = 'fix ks_template (playbooks/templates/ks.cfg.hbs shows the values and what tsbm needs)';
@@ -30,6 +31,8 @@ function ksUrlProblem(ctx: ModuleContext, ksUrl: unknown): Problem | undefined {
       fix: 'set tsbm_http_address and tsbm_http_port to the address and port ks_url names (the installer ISO carries inst.ks= with that URL)',
     };
   }
+  const p = ksUrlPath(u);
+  if ('problem' in p) return { check: 'kickstart', message: `instance_info.ks_url ${u.href} cannot be the kickstart's URL: ${p.problem}`, fix: "give ks_url a path of its own on tsbm's HTTP server (e.g. /ks/NODE.cfg)" };
   return undefined;
 }
 

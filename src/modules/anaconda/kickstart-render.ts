@@ -50,7 +50,7 @@ export function kickstartContext(i: KsContextInput): Record<string, unknown> {
       liveimg: i.source.kind === 'liveimg',
       tree: i.source.kind === 'url',
     },
-    callback: { url: i.callback.url, token: i.callback.token, header: TOKEN_HEADER_NAME },
+    callback: { url: i.callback.url, token: i.callback.token, header: TOKEN_HEADER_NAME, header_line: `${TOKEN_HEADER_NAME}: ${i.callback.token}` },
     pull_secret: i.pullSecret,
     insecure_registry: i.insecureRegistry ?? '',
     authorized_keys: i.authorizedKeys,

@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { type ImageRef, ImageRefError, parseImageSource } from '../../module-api/image-ref.js';
 import { displayUrl } from '../../module-api/image-source.js';
+import { shQuoteLine } from '../../util/shell-quote.js';
 
 type KsSourceKind = 'ostreecontainer' | 'liveimg' | 'url';
 
@@ -95,15 +96,18 @@ function sha256Of(i: KsSourceInput): { sha256?: string } {
   return { sha256: v };
 }
 
-/** The kickstart command line for a planned source (location set). */
+/**
+ * The kickstart command line for a planned source (location set). Anaconda splits command lines
+ * as a POSIX shell does (pykickstart's shlex), so the one quoting helper quotes the URL.
+ */
 export function sourceLine(s: KsSource): string {
   switch (s.kind) {
     case 'ostreecontainer':
       // tsbm's bootc deploy trusts the registry and its digests, not signatures; so does this.
-      return `ostreecontainer --url="${s.location}" --transport=registry --no-signature-verification`;
+      return `ostreecontainer --url=${shQuoteLine(s.location, 'image_source')} --transport=registry --no-signature-verification`;
     case 'liveimg':
-      return `liveimg --url="${s.location}"${s.sha256 ? ` --checksum=${s.sha256}` : ''}`;
+      return `liveimg --url=${shQuoteLine(s.location, 'image_source')}${s.sha256 ? ` --checksum=${s.sha256}` : ''}`;
     case 'url':
-      return `url --url="${s.location}"`;
+      return `url --url=${shQuoteLine(s.location, 'image_source')}`;
   }
 }

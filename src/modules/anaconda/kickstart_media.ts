@@ -13,6 +13,7 @@ import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { KickstartPlanError, anacondaHints, buildKickstart, chooseInstallDisk, planSource } from './kickstart-plan.js';
 import { sourceLine } from './kickstart-source.js';
 import { buildOemdrvIso, OEMDRV_LABEL } from './oemdrv.js';
+import { ksUrlPath } from './ks-url-path.js';
 import { isLoopback } from '../../http/run-file-server.js';
 import { findSecondSlot, findSystem } from '../../redfish/discovery.js';
 import { clientFromArgs } from '../../redfish/pool.js';
@@ -44,22 +45,24 @@ async function planError(ctx: ModuleContext, e: unknown): Promise<unknown> {
   return e instanceof KickstartPlanError ? hostError(ctx, e.message, e.hint) : e;
 }
 
-/** The kickstart at ks_url on tsbm's server: the URL must be that server's origin. */
-function ksUrlPath(ctx: ModuleContext, ksUrl: string, serverUrl: string): string {
+/** The kickstart at ks_url on tsbm's server: the URL must be that server's origin, at a path of its own. */
+function ksUrlPathOn(ctx: ModuleContext, ksUrl: string, serverUrl: string): string {
   let u: URL;
   try {
     u = new URL(ksUrl);
   } catch {
     throw hostError(ctx, `instance_info.ks_url ${JSON.stringify(ksUrl)} is not a URL`, 'give http://ADDRESS:PORT/PATH on tsbm_http_address');
   }
-  if (u.origin !== new URL(serverUrl).origin || u.pathname === '/' || u.pathname.startsWith('/install/') || u.pathname.startsWith('/files/') || u.search) {
+  if (u.origin !== new URL(serverUrl).origin) {
     throw hostError(
       ctx,
       `instance_info.ks_url ${ksUrl} is not a path on tsbm's HTTP server (${serverUrl}), so tsbm cannot serve the node's kickstart there`,
       'set tsbm_http_address and tsbm_http_port so that ks_url names that server, with a path of its own (e.g. /ks/NODE.cfg)',
     );
   }
-  return u.pathname;
+  const p = ksUrlPath(u);
+  if ('problem' in p) throw hostError(ctx, `instance_info.ks_url ${ksUrl} cannot be the kickstart's URL: ${p.problem}`, 'give ks_url a path of its own on tsbm\'s HTTP server (e.g. /ks/NODE.cfg)');
+  return p.path;
 }
 
 export const kickstartMediaModule = defineModule({
@@ -155,9 +158,14 @@ export const kickstartMediaModule = defineModule({
     const facts = { source_kind: plan.source.kind, source: plan.source.shown, source_line: sourceLine({ ...plan.source, location: plan.source.location || plan.source.shown }), template: template.file, callback_url: callback.url };
 
     if (ksUrl) {
-      const path = ksUrlPath(ctx, ksUrl, server.url);
+      const path = ksUrlPathOn(ctx, ksUrl, server.url);
       if (ctx.check) return { changed: true, msg: `would serve the kickstart at ${ksUrl}`, kickstart_url: ksUrl, ...facts };
-      callbacks.serveKickstart(path, reg!, built.text);
+      try {
+        callbacks.serveKickstart(path, reg!, built.text);
+      } catch (e) {
+        reg?.close();
+        throw hostError(ctx, `instance_info.ks_url ${ksUrl} cannot be served: ${(e as Error).message}`, 'give ks_url a path of its own on tsbm\'s HTTP server (e.g. /ks/NODE.cfg)');
+      }
       return { changed: true, msg: `kickstart (${plan.source.kind} ${plan.source.shown}) served at ${ksUrl} until the installer starts`, kickstart_url: ksUrl, ...facts };
     }
     const media = slot!;

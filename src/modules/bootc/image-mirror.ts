@@ -8,6 +8,7 @@ import { TsbmError } from '../../errors.js';
 import type { RegistryCredentials } from '../../http/registry-auth.js';
 import type { EndpointFor } from '../../http/registry-target.js';
 import { isLoopback } from '../../http/run-file-server.js';
+import { isUnspecifiedAddress, parseBindAddress } from '../../http/bind-address.js';
 import { type MirrorSpec, mirrorProgram, type OciMirror, startOciMirror } from '../../images/oci-mirror.js';
 import type { RunServices } from '../../module-api/types.js';
 import type { Vars } from '../../types.js';
@@ -37,17 +38,20 @@ const KEY = randomBytes(32);
 
 /** Where the ramdisks reach the controller: image_mirror_address, else tsbm_http_address's host. */
 function bindAddress(ctx: MirrorContext): { host: string; port: number } {
-  const raw = ctx.vars.image_mirror_address ?? (typeof ctx.vars.tsbm_http_address === 'string' ? ctx.vars.tsbm_http_address.replace(/:\d+$/, '') : undefined);
+  const own = ctx.vars.image_mirror_address;
+  const name = own !== undefined && own !== null && own !== '' ? 'image_mirror_address' : 'tsbm_http_address';
+  const raw = name === 'image_mirror_address' ? own : ctx.vars.tsbm_http_address;
   let host = '127.0.0.1';
   let port = 0;
-  if (typeof raw === 'string' && raw) {
-    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(raw) ?? /^([^:]+)(?::(\d+))?$/.exec(raw);
-    if (!m?.[1]) throw new TsbmError('options', `image_mirror_address ${JSON.stringify(raw)} is not host or host:port`, { hint: "the controller's address on the ramdisks' network, e.g. 10.0.0.1 or 10.0.0.1:5050" });
-    host = m[1];
-    port = m[2] ? Number(m[2]) : 0;
+  if (raw !== undefined && raw !== null && raw !== '') {
+    const parsed = typeof raw === 'string' || typeof raw === 'number' ? parseBindAddress(String(raw)) : undefined;
+    if (!parsed) throw new TsbmError('options', `${name} ${JSON.stringify(raw)} is not host or host:port`, { hint: "the controller's address on the ramdisks' network, e.g. 10.0.0.1 or 10.0.0.1:5050" });
+    host = parsed.host;
+    // tsbm_http_address's port is the file server's: the mirror takes its own.
+    port = name === 'image_mirror_address' ? (parsed.port ?? 0) : 0;
   }
-  if (host === '0.0.0.0' || host === '::') {
-    throw new TsbmError('options', `image_mirror_address ${host} is a wildcard`, {
+  if (isUnspecifiedAddress(host)) {
+    throw new TsbmError('options', `${name} ${host} is a wildcard (it binds every address)`, {
       hint: "give the one controller address the ramdisks reach: the mirror serves an image with the registry's credentials and listens nowhere else",
     });
   }

@@ -14,6 +14,7 @@ import { gptBackupAtEnd } from '../../configdrive/partition-table.js';
 import { placeConfigDrive } from '../../configdrive/placement.js';
 import { resolveConfigDrive } from '../../configdrive/source.js';
 import { limitFromVars } from '../../util/limits.js';
+import { devicePathProblem } from '../../module-api/device-path.js';
 
 const args = Type.Object(
   {
@@ -56,6 +57,10 @@ export const configdriveWriteModule = defineModule({
 });
 
 async function writeConfigDrive(ctx: ModuleContext, a: Static<typeof args>): Promise<ModuleResult> {
+  // Before anything else (the config drive's URL is not fetched either): the schema's pattern
+  // lets `/dev/../tmp/x` through; the rule bootc_install applies does not.
+  const badDevice = devicePathProblem(a.device);
+  if (badDevice) throw hostError(ctx, `refusing to write the config drive: the device ${badDevice}`, 'pass the whole disk as /dev/NAME, e.g. device: "{{ root.device }}"');
   const value = a.configdrive ?? getPath(ctx.vars, 'instance_info.configdrive');
   if (value === undefined || value === null || value === '') {
     return { changed: false, skipped: true, msg: 'no config drive: instance_info.configdrive is not set' };

@@ -8,6 +8,7 @@ import { hostError, mustSucceed } from '../../module-api/ramdisk-exec.js';
 import { defineModule } from '../../module-api/types.js';
 import { eraseRanges, verifyArgv, zeroArgv } from './erase-plan.js';
 import { parsePartxPairs, partxArgv } from '../../module-api/partx-table.js';
+import { devicePathProblem } from '../../module-api/device-path.js';
 
 const args = Type.Object(
   {
@@ -35,6 +36,9 @@ export const eraseDiskMetadataModule = defineModule({
     device: "{{ root.device }}"`,
   async run(ctx, a) {
     const device = a.device;
+    // The schema's pattern lets `/dev/../tmp/x` through; the rule bootc_install applies does not.
+    const badDevice = devicePathProblem(device);
+    if (badDevice) throw hostError(ctx, `refusing to erase: the device ${badDevice}`, 'pass the whole disk as /dev/NAME, e.g. device: "{{ root.device }}"');
     const [size, table, wipefs] = await ctx.execSteps([
       ['blockdev', '--getsize64', device],
       partxArgv(device),

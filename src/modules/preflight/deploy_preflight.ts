@@ -120,6 +120,12 @@ function isoOf(kind: PreflightKind, a: { iso?: string | undefined }, ctx: Module
   return { iso: firstSet(undefined, ctx.vars, 'ramdisk_iso'), name: 'ramdisk_iso' };
 }
 
+/** instance_iso_url: where a lasting web server serves a local instance_iso (a ramdisk deploy boots it after the run). */
+function lastingSetting(ctx: ModuleContext): { servedFrom?: string } {
+  const v = firstSet(undefined, ctx.vars, 'instance_iso_url');
+  return typeof v === 'string' && v.trim() !== '' ? { servedFrom: v.trim() } : {};
+}
+
 export const deployPreflightModule = defineModule({
   name: 'deploy_preflight',
   summary: 'Check a node from the controller before a deploy touches it (BMC, image, ISO); changes nothing',
@@ -146,6 +152,7 @@ export const deployPreflightModule = defineModule({
       image: firstSet(a.image, ctx.vars, 'instance_info.image_source'),
       iso,
       isoName: name,
+      ...(kind === 'ramdisk' ? { isoOutlivesRun: lastingSetting(ctx) } : {}),
       pullSecret: firstSet(a.pull_secret, ctx.vars, 'instance_info.image_pull_secret'),
       tlsVerify: a.tls_verify !== false,
       insecureRegistries: (a.registries ?? []).filter((r) => r.insecure === true).map((r) => r.prefix),

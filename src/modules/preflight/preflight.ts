@@ -11,6 +11,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { TsbmError } from '../../errors.js';
 import type { CheckClient } from '../../http/check-client.js';
 import { type ManifestAnswer, resolveManifest } from '../../http/oci-manifest.js';
+import { lastingUrlOf } from '../../http/lasting-url.js';
 import { probeUrl, type ProbeResult } from '../../http/url-probe.js';
 import { inspectLocalImage } from '../../images/inspect/local-file.js';
 import { qemuImgMissing } from '../../images/raw-convert.js';
@@ -43,6 +44,11 @@ export interface PreflightPlan {
   iso: unknown;
   /** The variable the ISO came from, for messages. */
   isoName: string;
+  /**
+   * ramdisk: the node boots the ISO after the run too, so it must come from a URL that outlives
+   * the run (never the run's own file server); `servedFrom` is instance_iso_url.
+   */
+  isoOutlivesRun?: { servedFrom?: string };
   pullSecret: unknown;
   /** image_tls_verify: false marks the image's registry (or image server) insecure, as podman_pull does. */
   tlsVerify: boolean;
@@ -179,8 +185,11 @@ async function checkInstallerFiles(p: PreflightPlan, s: PreflightServices, f: In
 async function checkIso(p: PreflightPlan, s: PreflightServices): Promise<Outcome> {
   if (p.installer && 'problem' in p.installer) return { problems: [p.installer.problem] };
   if (p.installer) return checkInstallerFiles(p, s, p.installer.files);
-  if (p.skip.has('iso')) return skipped;
   const iso = p.iso;
+  // A local ISO for a boot that outlives the run is refused (or mapped to its lasting server)
+  // whatever preflight_skip says: it is what the node would be told to boot, not a probe.
+  if (p.isoOutlivesRun && typeof iso === 'string' && iso.trim() !== '') return checkLastingIso(p, s, iso, p.isoOutlivesRun.servedFrom);
+  if (p.skip.has('iso')) return skipped;
   if (typeof iso !== 'string' || iso.trim() === '') {
     const fix =
       p.kind === 'ramdisk'
@@ -196,6 +205,29 @@ async function checkIso(p: PreflightPlan, s: PreflightServices): Promise<Outcome
   const r = await s.once(`iso:${iso}`, () => probeUrl(s.http, iso, { tlsVerify: false, timeoutMs: p.timeoutMs, signal: s.signal }));
   if (!r.ok) return probeProblem('iso', p.isoName, iso, r, 'iso');
   if (r.size === 0) return bad('iso', `${p.isoName} ${displayUrl(iso)} is empty`, 'publish the real ISO there');
+  return ok(`${p.isoName} answers${r.size ? ` (${r.size} bytes)` : ''}`);
+}
+
+/** The ISO a persistent boot fetches: a URL of its own, or a local file a lasting server serves (the same size). */
+async function checkLastingIso(p: PreflightPlan, s: PreflightServices, iso: string, servedFrom: string | undefined): Promise<Outcome> {
+  const lasting = lastingUrlOf(iso, servedFrom, p.isoName);
+  if ('problem' in lasting) return bad('iso', lasting.problem, lasting.fix);
+  const local = /^https?:\/\//i.test(iso) ? undefined : await checkLocalFile('iso', p.isoName, iso, p.baseDir);
+  if (local?.problems.length) return local;
+  if (p.skip.has('iso')) return ok(`${p.isoName} from ${displayUrl(lasting.url)} (not checked)`);
+  const url = lasting.url;
+  for (const v of urlSecrets(url)) s.secret(v);
+  const r = await s.once(`iso:${url}`, () => probeUrl(s.http, url, { tlsVerify: false, timeoutMs: p.timeoutMs, signal: s.signal }));
+  const label = local ? `instance_iso_url (for ${p.isoName} ${iso})` : p.isoName;
+  if (!r.ok) return probeProblem('iso', label, url, r, 'iso');
+  if (r.size === 0) return bad('iso', `${label} ${displayUrl(url)} is empty`, 'publish the real ISO there');
+  if (local) {
+    const size = (await stat(isAbsolute(iso) ? iso : resolve(p.baseDir, iso))).size;
+    if (r.size !== undefined && r.size !== size) {
+      return bad('iso', `${label} ${displayUrl(url)} serves ${r.size} bytes, the local file has ${size}: another file, or an older copy`, `publish ${iso} there as it is now`);
+    }
+    return ok(`${p.isoName} ${iso} served at ${displayUrl(url)}${r.size !== undefined ? ` (${r.size} bytes, as the local file)` : ''}`);
+  }
   return ok(`${p.isoName} answers${r.size ? ` (${r.size} bytes)` : ''}`);
 }
 

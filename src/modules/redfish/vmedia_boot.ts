@@ -1,12 +1,14 @@
 // vmedia_boot: put an ISO in the node's virtual CD and make the next boot use it (or eject).
-// A local ISO is served by the run's built-in HTTP server. Everything is read back (from the
-// BMC's own answer where it shows the resource).
+// A local ISO is served by the run's built-in HTTP server, unless the node boots it after the
+// run too (outlives_run): then it comes from a lasting server (served_from), as that server
+// stops with the run. Everything is read back (from the BMC's own answer where it shows it).
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { lastingUrlOf } from '../../http/lasting-url.js';
 import { isLoopback, runFileServer } from '../../http/run-file-server.js';
 import { applyBoot, planBoot } from '../../redfish/boot.js';
 import { findCdSlot, findSystem } from '../../redfish/discovery.js';
@@ -21,21 +23,33 @@ const Args = Type.Object(
     state: Type.Optional(Type.Union([Type.Literal('inserted'), Type.Literal('ejected')], { default: 'inserted' })),
     boot: Type.Optional(Type.Boolean({ default: true, description: 'Set a one-time boot override to the virtual CD' })),
     mode: Type.Optional(Type.Union([Type.Literal('uefi'), Type.Literal('legacy')], { default: 'uefi', description: 'Boot mode, sent only when it must change' })),
+    outlives_run: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "true when the node boots this image after the run too (a persistent boot override): a local file is then never served from the run's HTTP server, which stops with the run; it needs served_from",
+      }),
+    ),
+    served_from: Type.Optional(
+      Type.String({
+        description:
+          'With outlives_run: the URL a lasting web server serves the local image at, or its directory (ending in /, the file name is appended). Empty: unset',
+      }),
+    ),
     ...commonRedfishArgs,
   },
   { additionalProperties: false },
 );
 
-async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise<string> {
-  if (/^https?:\/\//i.test(image)) return image;
-  const file = isAbsolute(image) ? image : resolve(ctx.services.playbookDir, image);
-  const st = await stat(file).catch(() => undefined);
-  if (!st?.isFile()) {
-    throw new TsbmError('runtime', `vmedia_boot image ${image} is neither an http(s) URL nor a readable local file (looked at ${file})`, {
-      hint: 'give an http(s) URL the BMC can reach, or the path of an ISO on the controller',
-      host: ctx.host,
-    });
+async function imageUrl(ctx: ModuleContext, image: string, bmc: string, lasting?: { servedFrom: string | undefined }): Promise<string> {
+  if (lasting) {
+    const at = lastingUrlOf(image, lasting.servedFrom, 'image');
+    if ('problem' in at) throw new TsbmError('runtime', at.problem, { hint: at.fix, host: ctx.host });
+    if (at.url !== image) await localFile(ctx, image);
+    return at.url;
   }
+  if (/^https?:\/\//i.test(image)) return image;
+  const file = await localFile(ctx, image);
   const server = await runFileServer(ctx.services, ctx.vars);
   const url = await server.publish(file);
   const bmcHost = new URL(`https://${bmc}`).hostname;
@@ -44,6 +58,18 @@ async function imageUrl(ctx: ModuleContext, image: string, bmc: string): Promise
   }
   ctx.log(`serving ${file} at ${url}`, 2);
   return url;
+}
+
+async function localFile(ctx: ModuleContext, image: string): Promise<string> {
+  const file = isAbsolute(image) ? image : resolve(ctx.services.playbookDir, image);
+  const st = await stat(file).catch(() => undefined);
+  if (!st?.isFile()) {
+    throw new TsbmError('runtime', `vmedia_boot image ${image} is neither an http(s) URL nor a readable local file (looked at ${file})`, {
+      hint: 'give an http(s) URL the BMC can reach, or the path of an ISO on the controller',
+      host: ctx.host,
+    });
+  }
+  return file;
 }
 
 export const vmediaBootModule = defineModule({
@@ -77,7 +103,7 @@ export const vmediaBootModule = defineModule({
     const slot = await findCdSlot(client, system);
     const current = mediaImage(slot);
     const inserted = mediaInserted(slot);
-    const url = await imageUrl(ctx, args.image, client.endpoint.bmc);
+    const url = await imageUrl(ctx, args.image, client.endpoint.bmc, args.outlives_run ? { servedFrom: args.served_from } : undefined);
     const needMedia = !(inserted && current === url);
     const mode = args.mode === 'legacy' ? 'Legacy' : 'UEFI';
     const want = { device: 'cd' as const, persistent: false, mode } as const;

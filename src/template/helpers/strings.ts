@@ -1,6 +1,8 @@
 // String and list shaping helpers.
 import { HelperFail } from '../fail.js';
 import type { HelperDef } from './define.js';
+import { shQuoteLine } from '../../util/shell-quote.js';
+import { TsbmError } from '../../errors.js';
 
 function str(name: string, v: unknown): string {
   if (typeof v === 'string') return v;
@@ -51,6 +53,19 @@ export const stringHelpers: HelperDef[] = [
       if (!Array.isArray(a[0])) throw new HelperFail('join', 'expects a list');
       const sep = a[1] === undefined ? ',' : str('join', a[1]);
       return a[0].map((x) => (x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x))).join(sep);
+    },
+  },
+  {
+    // Ansible's `quote` filter, kept to one line: kickstarts and shell lines read line by line.
+    name: 'quote',
+    summary: 'quote a value as one POSIX shell word on one line (a newline in it is an error)',
+    fn: (a) => {
+      try {
+        return shQuoteLine(str('quote', a[0]), 'the value');
+      } catch (e) {
+        if (e instanceof TsbmError) throw new HelperFail('quote', e.message, e.hint);
+        throw e;
+      }
     },
   },
   {

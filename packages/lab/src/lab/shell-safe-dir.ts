@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isPlainShellWord } from 'tsbm/lib/connection/quote.js';
+import { isPlainShellWord } from 'tsbm/lib/util/shell-quote.js';
 import { TsbmError } from 'tsbm/lib/errors.js';
 
 export interface NodeDir {
