@@ -278,6 +278,9 @@ describe('installer faults', () => {
     expect(code).toBe(2);
     const w = resultsOf(events, WAIT);
     expect(w.node01?.msg).toMatch(/the installer reported an error after \d+s\. Its last lines:\n[\s\S]*\| .*ERROR anaconda: payload: ostreecontainer failed \(simulated fault ks_error\)/);
+    // The installer's lines as it logged them: nothing in them masked that is not a secret.
+    expect(w.node01?.msg).toMatch(/INFO anaconda: simulated Anaconda on node01; kickstart from the OEMDRV volume \(ks\.cfg\)\n/);
+    expect(w.node01?.msg).not.toContain('********');
     expect(w.node02?.msg).toMatch(/the installer did not call back end within 8s: no callback at all: the installer did not start its kickstart/);
     // It reached tsbm: not "no callback at all", but a kickstart that is not this node's for this run.
     expect(w.node03?.msg).toMatch(/did not call back end within 8s: no callback with this node's token for this run, but 2 callbacks refused \(start with wrong token from 127\.0\.0\.1; error with wrong token from 127\.0\.0\.1\): an installer reached tsbm with a kickstart that is not the one this run gave this node/);
