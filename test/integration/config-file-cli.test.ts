@@ -37,7 +37,8 @@ beforeAll(() => {
   writeFileSync(join(dir, 'tsbm.cfg'), '[defaults]\ninventory = inventories/lab.yml\nforks = 7\njournal_dir = journals\n');
 });
 
-describe('tsbm.cfg in the working directory', () => {
+// Each test runs the CLI a few times: generous bounds, the CI machine is loaded (no timing is tested).
+describe('tsbm.cfg in the working directory', { timeout: 300_000 }, () => {
   it('tsbm run takes its inventory, forks and journal_dir', () => {
     const r = tsbm(['run', 'site.yml', '--output', 'json']);
     expect(r.code, r.stderr).toBe(0);

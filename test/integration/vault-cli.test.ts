@@ -92,7 +92,8 @@ beforeAll(() => {
   );
 });
 
-describe.skipIf(!hasVault)('vaulted values in a run (ansible-vault made them)', () => {
+// Each test runs the CLI a few times: generous bounds, the CI machine is loaded (no timing is tested).
+describe.skipIf(!hasVault)('vaulted values in a run (ansible-vault made them)', { timeout: 300_000 }, () => {
   const args = ['run', 'site.yml', '-i', 'inventory.yml', '-e', '@extra.yml'];
 
   it('without a password: an error before anything runs, naming the file and line of the vaulted value', () => {

@@ -16,6 +16,7 @@ import { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsF
 import { pacedPauseMs, stalledAfterMs, WaitTimeoutError, waitUntil } from '../../util/wait.js';
 import { sshTargetOf, sshWaitProgress, sshWaitTimeoutHint } from './ssh-wait-words.js';
 import { ramdiskHostKeyError } from './ramdisk-host-key.js';
+import { consoleTail } from '../../util/console-tail.js';
 
 const args = Type.Object(
   {
@@ -65,6 +66,12 @@ const args = Type.Object(
     mac_addresses: Type.Optional(
       Type.Array(Type.String(), {
         description: "The BMC's NIC MACs; default: a registered redfish_power result's mac_addresses",
+      }),
+    ),
+    console_log: Type.Optional(
+      Type.String({
+        description:
+          "A file on the controller that captures the node's serial console (a console server's log; the lab's VMs write one each): a wait that times out shows its last lines. Empty: none",
       }),
     ),
     bmc_result: Type.Optional(
@@ -150,6 +157,7 @@ export const waitAgentModule = defineModule({
       conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10, {
         what: a.waiting_for ?? 'the ramdisk',
         hint: a.stall_hint,
+        consoleLog: a.console_log || undefined,
       });
     }
     const waitedS = Math.round((Date.now() - start) / 1000);
@@ -301,7 +309,7 @@ async function waitForSsh(
   timeoutS: number,
   intervalS: number,
   connectS: number,
-  said: { what: string; hint: string | undefined },
+  said: { what: string; hint: string | undefined; consoleLog?: string | undefined },
 ): Promise<Connection> {
   const target = sshTargetOf(ctx);
   const stalled = stalledAfterMs(timeoutS * 1000);
@@ -345,7 +353,7 @@ async function waitForSsh(
     if (e instanceof WaitTimeoutError) {
       throw hostError(
         ctx,
-        `${said.what} did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
+        `${said.what} did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}${consoleSays(said.consoleLog)}`,
         `${sshWaitTimeoutHint({ ...said, target })}; check the node's console: did it boot, does ${said.what} carry the controller's public key, is its address reachable`,
         e,
       );
@@ -354,6 +362,13 @@ async function waitForSsh(
   }
   if (conn === null) throw settingError as TsbmError;
   return conn;
+}
+
+/** Where the node's console stopped: its captured log's last lines, for a wait that failed. */
+function consoleSays(file: string | undefined): string {
+  if (!file) return '';
+  const lines = consoleTail(file, 15);
+  return lines.length ? `\nthe node's console (${file}) ends with:\n${lines.map((l) => `  | ${l}`).join('\n')}` : `; its console log ${file} is empty`;
 }
 
 /**
