@@ -11,9 +11,10 @@ export function inventoryCommand(flags: InventoryFlags): string {
       'e.g. tsbm inventory -i inventory.yml --list',
     );
   if (!flags.inventory?.length) throw optionsError('no inventory given', 'add -i inventory.yml (repeatable), or set inventory in tsbm.cfg or TSBM_INVENTORY');
+  if (flags.export && !flags.list) throw optionsError('--export goes with --list', 'e.g. tsbm inventory -i inventory.yml --list --export');
   const inv = loadInventories(flags.inventory);
   if (flags.playbookDir) addPlaybookDirVars(inv, flags.playbookDir);
-  if (flags.list) return `${JSON.stringify(inventoryList(inv), null, 2)}\n`;
+  if (flags.list) return `${JSON.stringify(inventoryList(inv, flags.export === true), null, 2)}\n`;
   if (flags.host !== undefined) return `${JSON.stringify(inventoryHost(inv, flags.host), null, 2)}\n`;
   const root = typeof flags.graph === 'string' ? flags.graph : 'all';
   if (!inv.groups.has(root))
@@ -30,5 +31,6 @@ export interface InventoryFlags {
   graph?: boolean | string;
   host?: string;
   vars?: boolean;
+  export?: boolean;
   playbookDir?: string;
 }

@@ -9,7 +9,8 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 
 const EXAMPLES = `
 Examples:
-  tsbm inventory -i inventory.yml --list         Ansible-compatible JSON (secrets masked)
+  tsbm inventory -i inventory.yml --list         ansible-inventory's JSON (secrets masked)
+  tsbm inventory -i hosts.ini --list --export    an INI inventory; group vars kept in their groups
   tsbm inventory -i inventory.yml --graph        the group tree
   tsbm inventory -i inventory.yml --graph rack1 --vars
   tsbm inventory -i lab.yml -i site.yml --host node01   merged vars of one host
@@ -28,7 +29,8 @@ export function register(program: Command): void {
     .command('inventory')
     .description('show an inventory: hosts, groups and variables')
     .option('-i, --inventory <file>', 'inventory: YAML or INI file, executable script or directory (repeatable; default: inventory in tsbm.cfg, $TSBM_INVENTORY)', collect)
-    .option('--list', 'print every group and host as JSON (ansible-inventory --list)')
+    .option('--list', 'print every group and host as JSON, as ansible-inventory --list does')
+    .option('--export', "with --list: each host's own vars, and group vars under their groups (ansible-inventory --export)")
     .option('--graph [group]', 'print the group tree, from GROUP (default all)')
     .option('--host <name>', "print one host's merged variables as JSON")
     .option('--vars', 'with --graph: show variables too')

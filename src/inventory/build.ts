@@ -6,7 +6,8 @@ import type { Inventory, InventoryGroup, InventoryHost } from './model.js';
 
 export function emptyInventory(): Inventory {
   const inv: Inventory = { hosts: new Map(), groups: new Map(), sources: [] };
-  ensureGroup(inv, 'all');
+  // `ungrouped` is the first child of `all`, as in Ansible (its listings keep this order).
+  addChild(ensureGroup(inv, 'all'), 'ungrouped');
   ensureGroup(inv, 'ungrouped');
   return inv;
 }
@@ -91,17 +92,24 @@ export function finishInventory(inv: Inventory): void {
   for (const g of inv.groups.values())
     for (const h of g.hosts) pushUnique(direct.get(h) ?? direct.set(h, []).get(h)!, g.name);
 
+  // `ungrouped` keeps the hosts listed in it that are in no other group, in their order, then
+  // takes the other hosts without a group in inventory order (Ansible's order).
   const ungrouped = inv.groups.get('ungrouped')!;
-  ungrouped.hosts = [];
+  const listed = ungrouped.hosts;
+  const lonely: string[] = [];
   for (const host of inv.hosts.values()) {
     const own = (direct.get(host.name) ?? []).filter((g) => g !== 'all' && g !== 'ungrouped');
-    if (own.length === 0) own.push('ungrouped');
-    if (own.includes('ungrouped')) ungrouped.hosts.push(host.name);
+    if (own.length === 0) {
+      own.push('ungrouped');
+      lonely.push(host.name);
+    }
     const set = new Set<string>();
     for (const g of own) ancestors(g, set);
     set.add('all');
     host.groups = groupsInPrecedenceOrder(inv, [...set], parents);
   }
+  const isLonely = new Set(lonely);
+  ungrouped.hosts = [...new Set([...listed.filter((h) => isLonely.has(h)), ...lonely])];
   all.hosts = [...inv.hosts.keys()];
 }
 

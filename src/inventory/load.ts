@@ -1,5 +1,5 @@
-// Entry points for inventories: read every -i path (YAML files, executable inventory scripts,
-// or directories of both), merge them, and apply group_vars/ and host_vars/ from beside each
+// Entry points for inventories: read every -i path (YAML or INI files, executable inventory
+// scripts, or directories of them), merge them, and apply group_vars/ and host_vars/ from beside each
 // inventory and beside the playbook.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -16,13 +16,17 @@ const pendingHostVars = new WeakMap<Inventory, Map<string, Vars>>();
 
 export const IMPLICIT_LOCALHOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1']);
 
-/** YAML files and inventory scripts in a directory, in name order. */
+/**
+ * Inventory files in a directory, in name order: YAML files, inventory scripts and, as
+ * ansible-inventory reads them, files without an extension (`hosts` in INI or YAML). Like
+ * Ansible, a directory's *.ini files are not read (name the file on -i to use it).
+ */
 function inventoryFilesIn(dir: string): string[] {
   return readdirSync(dir)
     .filter((f) => !f.startsWith('.') && !f.endsWith('~'))
     .sort()
     .map((f) => join(dir, f))
-    .filter((p) => (['.yml', '.yaml'].includes(extname(p)) && statSync(p).isFile()) || isInventoryScript(p));
+    .filter((p) => (['.yml', '.yaml', ''].includes(extname(p)) && statSync(p).isFile()) || isInventoryScript(p));
 }
 
 function applyDirVars(inv: Inventory, dv: DirVars): void {
@@ -59,7 +63,7 @@ export function loadInventories(paths: string[]): Inventory {
     const files = isDir ? inventoryFilesIn(full) : [full];
     if (isDir && files.length === 0)
       throw parseError(
-        `inventory directory ${p} has no *.yml or *.yaml files and no inventory scripts`,
+        `inventory directory ${p} has no *.yml, *.yaml or extensionless files and no inventory scripts`,
         undefined,
         'check the -i path',
       );

@@ -1,13 +1,15 @@
-// Reads one Ansible YAML inventory file into an Inventory under construction. Structural
-// mistakes are parse errors at file:line:col that show the expected shape.
+// Reads one Ansible inventory file (YAML here, INI through parse-ini.ts) into an Inventory under
+// construction. Structural mistakes are parse errors at file:line:col that show the expected shape.
 import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
 import { assignVars } from '../util/merge-vars.js';
 import { parseError, TsbmError } from '../errors.js';
 import { loadYamlFile, type PathSeg, type YamlSource } from '../schema/yaml-source.js';
 import type { Vars } from '../types.js';
 import { addChild, addHostToGroup, ensureGroup, ensureHost } from './build.js';
 import type { Inventory } from './model.js';
-import { expandHostRange, HostRangeError } from './ranges.js';
+import { parseIniFile } from './parse-ini.js';
+import { expandHostPattern, HostRangeError } from './ranges.js';
 import { didYouMean } from '../schema/did-you-mean.js';
 
 const GROUP_KEYS = ['hosts', 'vars', 'children'] as const;
@@ -21,8 +23,7 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 const kindOf = (v: unknown): string =>
   Array.isArray(v) ? 'a list' : v === null ? 'empty' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`;
 
-const INI_HINT =
-  "tsbm reads Ansible's YAML inventory format (convert an INI inventory with `ansible-inventory -i FILE --list -y`)";
+const FORMAT_HINT = "write it in Ansible's YAML inventory format (or its INI format, in a file named *.ini)";
 
 /** An INI inventory starts with a [section] header or `host key=value` lines. */
 function looksLikeIni(file: string): boolean {
@@ -31,34 +32,47 @@ function looksLikeIni(file: string): boolean {
       .split('\n')
       .map((l) => l.trim())
       .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'));
-    return first !== undefined && (/^\[[^\]]+\]$/.test(first) || /^\S+\s+\w+=/.test(first));
+    return first !== undefined && (/^\[[^\]]+\]/.test(first) || /^\S+\s+\w+=/.test(first));
   } catch {
     return false;
   }
 }
 
-function loadInventoryYaml(file: string): YamlSource {
-  try {
-    return loadYamlFile(file);
-  } catch (e) {
-    if (e instanceof TsbmError && looksLikeIni(file))
-      throw parseError(`${file} looks like an INI inventory, not YAML`, e.pos, INI_HINT);
-    throw e;
-  }
-}
-
+/**
+ * One inventory file, YAML or INI as ansible-inventory tells them apart: *.ini is INI; any other
+ * file is YAML when it reads as a YAML mapping, else INI (a list of host names, [sections]).
+ */
 export function parseInventoryFile(inv: Inventory, file: string): void {
-  const src = loadInventoryYaml(file);
-  inv.sources.push(file);
+  if (extname(file).toLowerCase() === '.ini') {
+    parseIniFile(inv, file);
+    return;
+  }
+  let src: YamlSource;
+  try {
+    src = loadYamlFile(file);
+  } catch (e) {
+    if (!(e instanceof TsbmError && e.kind === 'parse' && looksLikeIni(file))) throw e;
+    parseIniFile(inv, file);
+    return;
+  }
   const top = src.value;
-  if (top === null || top === undefined) return; // an empty file is an empty inventory
+  if (top === null || top === undefined) {
+    inv.sources.push(file);
+    return; // an empty file is an empty inventory
+  }
   if (!isMap(top)) {
+    // `node01\nnode02` reads as one YAML string: Ansible takes it as INI host lines.
+    if (typeof top === 'string' || looksLikeIni(file)) {
+      parseIniFile(inv, file);
+      return;
+    }
     throw parseError(
-      `${file} is not a YAML inventory: the top level must be a mapping of group names, found ${kindOf(top)}`,
+      `${file} is not an inventory: the top level of a YAML inventory is a mapping of group names, found ${kindOf(top)}`,
       src.pos([]),
-      INI_HINT,
+      FORMAT_HINT,
     );
   }
+  inv.sources.push(file);
   for (const [name, def] of Object.entries(top)) parseGroup(inv, src, name, def, [name], undefined);
 }
 
@@ -146,12 +160,9 @@ function parseHosts(
   const g = ensureGroup(inv, group);
   for (const [pattern, vars] of Object.entries(hosts)) {
     const at = [...path, pattern];
-    // `name:port` as Ansible accepts it (not for IPv6 addresses, which have several colons).
-    const withPort = /^([^:]+):(\d{1,5})$/.exec(pattern);
-    const hostPart = withPort ? withPort[1]! : pattern;
-    let names: string[];
+    let entry: ReturnType<typeof expandHostPattern>;
     try {
-      names = expandHostRange(hostPart);
+      entry = expandHostPattern(pattern);
     } catch (e) {
       if (e instanceof HostRangeError)
         throw parseError(e.message, src.keyPos(at), 'e.g. node[01:20] or rack[a:c]-[1:2]');
@@ -164,9 +175,9 @@ function parseHosts(
         `write the host's vars as a mapping under it, e.g. ${pattern}: {ansible_host: 10.0.0.11}`,
       );
     }
-    for (const name of names) {
+    for (const name of entry.names) {
       const h = ensureHost(inv, name, src.keyPos(at));
-      if (withPort) h.vars.ansible_port = Number(withPort[2]);
+      if (entry.port !== undefined) h.vars.ansible_port = entry.port;
       if (vars) assignVars(h.vars, vars as Vars);
       addHostToGroup(g, name);
     }

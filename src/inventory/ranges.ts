@@ -49,3 +49,13 @@ export function expandHostRange(name: string): string[] {
   }
   return out;
 }
+
+/**
+ * A host entry as Ansible's inventory files write it: `name`, `name:PORT`, with ranges.
+ * (Not for IPv6 addresses, which have several colons and no port here.) Throws HostRangeError.
+ */
+export function expandHostPattern(pattern: string): { names: string[]; port?: number } {
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(pattern);
+  const names = expandHostRange(withPort ? withPort[1]! : pattern);
+  return withPort ? { names, port: Number(withPort[2]) } : { names };
+}

@@ -2,6 +2,7 @@
 // vars. Secret values are masked through the shared Redactor.
 import { Redactor } from '../output/redact.js';
 import type { Vars } from '../types.js';
+import { assignVars } from '../util/merge-vars.js';
 import type { Inventory } from './model.js';
 import { inventoryVarsFor } from './vars.js';
 
@@ -26,19 +27,37 @@ function masker(inv: Inventory): Redactor {
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** `ansible-inventory --list` shape: `_meta.hostvars` with merged vars, then one entry per group. */
-export function inventoryList(inv: Inventory): Record<string, unknown> {
+/** A host's own vars (inventory file, then host_vars/), without its groups'. */
+function ownVars(inv: Inventory, host: string): Vars {
+  const h = inv.hosts.get(host)!;
+  const out: Vars = {};
+  assignVars(out, h.vars);
+  assignVars(out, h.dirVars);
+  return out;
+}
+
+/**
+ * What `ansible-inventory --list` prints for the same inventory: `_meta.hostvars` with each
+ * host's merged vars (hosts without any left out), then every group with its hosts and
+ * children in inventory order (`ungrouped` first under `all`), empty groups left out. With
+ * `exported` (its --export) hostvars hold only each host's own vars and groups carry theirs.
+ */
+export function inventoryList(inv: Inventory, exported = false): Record<string, unknown> {
   const hostvars: Record<string, Vars> = {};
-  for (const h of inv.groups.get('all')!.hosts) hostvars[h] = inventoryVarsFor(inv, h);
+  for (const h of inv.groups.get('all')!.hosts) {
+    const vars = exported ? ownVars(inv, h) : inventoryVarsFor(inv, h);
+    if (Object.keys(vars).length) hostvars[h] = vars;
+  }
   const out: Record<string, unknown> = { _meta: { hostvars } };
   for (const g of inv.groups.values()) {
     const entry: ListGroup = {};
     if (g.hosts.length && g.name !== 'all') entry.hosts = [...g.hosts];
-    if (g.children.length) entry.children = [...g.children].sort(byName);
-    const vars = { ...g.vars, ...g.dirVars };
-    if (Object.keys(vars).length) entry.vars = vars;
-    if (g.name === 'ungrouped' && !entry.hosts) continue;
-    out[g.name] = entry;
+    if (g.children.length) entry.children = [...g.children];
+    const vars: Vars = {};
+    assignVars(vars, g.vars);
+    assignVars(vars, g.dirVars);
+    if (exported && Object.keys(vars).length) entry.vars = vars;
+    if (Object.keys(entry).length) out[g.name] = entry;
   }
   return masker(inv).redactDeep(out);
 }

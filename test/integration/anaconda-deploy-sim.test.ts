@@ -62,7 +62,8 @@ type Doc = { all: { vars: Record<string, unknown>; children: { sim: { hosts: Rec
 function inventory(l: Lab, name: string, info: Record<string, unknown> = {}, vars: Record<string, unknown> = {}, perHost: Record<string, Record<string, unknown>> = {}): string {
   const doc = parse(readFileSync(l.inventory, 'utf8')) as Doc;
   Object.assign(doc.all.vars.instance_info as Record<string, unknown>, info);
-  Object.assign(doc.all.vars, vars);
+  // The test's images and templates live in its temp directory (docs/security.md).
+  Object.assign(doc.all.vars, { tsbm_file_url_allowed_paths: [dir] }, vars);
   for (const [h, v] of Object.entries(perHost)) {
     const host = doc.all.children.sim.hosts[h]!;
     for (const [k, val] of Object.entries(v)) host[k] = k === 'instance_info' ? { ...(doc.all.vars.instance_info as object), ...(val as object) } : val;

@@ -134,9 +134,10 @@ describe('loadInventories: structural errors point at file:line:col', () => {
     expect(e.pos).toMatchObject({ line: 3, col: 5 });
     expect(e.message).toContain('start is after end');
   });
-  it('INI inventories are refused with a conversion hint', () => {
+  it('a mistake in an INI inventory points at its line', () => {
     const e = parseFails([fx('bad/ini.ini')]);
-    expect(e.hint).toContain('ansible-inventory');
+    expect(e.message).toContain('section [site:children] names group "rack2"');
+    expect(e.pos).toMatchObject({ file: fx('bad/ini.ini'), line: 6, col: 1 });
   });
   it('YAML syntax error', () => {
     const e = parseFails([fx('bad/syntax.yml')]);
