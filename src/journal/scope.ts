@@ -22,6 +22,8 @@ export interface ScopeOptions {
   check: boolean;
   diff: boolean;
   shard?: { index: number; total: number };
+  /** --rebuild: a permission, not a target; a resume keeps it (and may add it). */
+  rebuild?: boolean;
 }
 
 export interface RunScope extends ScopeOptions {
@@ -48,6 +50,7 @@ export function scopeOf(header: { scope?: RunScope | undefined; options?: Record
     check: o.check === true,
     diff: o.diff === true,
     ...(shard && typeof shard.index === 'number' && typeof shard.total === 'number' ? { shard: { index: shard.index, total: shard.total } } : {}),
+    ...(o.rebuild === true ? { rebuild: true } : {}),
   };
 }
 
@@ -96,5 +99,9 @@ export function reconcileScope(recorded: ScopeOptions, given: ScopeOptions): Rec
   else if (recorded.check && !given.check) restored.push('--check');
   if (given.diff && !recorded.diff) differences.push('--diff (the run had no --diff)');
   else if (recorded.diff && !given.diff) restored.push('--diff');
+  // A node the run was allowed to reinstall stays allowed: without it, a resume would refuse
+  // the active nodes its own run had admitted.
+  if (recorded.rebuild && !given.rebuild) restored.push('--rebuild');
+  if (recorded.rebuild || given.rebuild) scope.rebuild = true;
   return { scope, restored, differences };
 }

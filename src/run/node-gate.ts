@@ -9,7 +9,7 @@ import type { Vars } from '../types.js';
 
 const utc = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
-export function refusal(kind: 'deploy' | 'undeploy', f: NodeFacts, record: NodeRecord | undefined, playbook: string): string | undefined {
+export function refusal(kind: 'deploy' | 'undeploy', f: NodeFacts, record: NodeRecord | undefined, playbook: string, ownRun = false): string | undefined {
   const pb = basename(playbook);
   if (record?.protected || f.protected) {
     const why = record?.protected
@@ -18,7 +18,7 @@ export function refusal(kind: 'deploy' | 'undeploy', f: NodeFacts, record: NodeR
     const would = kind === 'undeploy' ? 'undeploy' : record?.provisionState === 'active' ? 'reinstall' : 'deploy';
     return `${f.host} is protected${why}: ${pb} would ${would} it, so it is refused, --rebuild or not`;
   }
-  if (kind === 'deploy' && record?.provisionState === 'active' && !f.rebuild) {
+  if (kind === 'deploy' && record?.provisionState === 'active' && !f.rebuild && !ownRun) {
     const by = record.runId ? `(run ${record.runId}${record.playbook ? `, ${basename(record.playbook)}` : ''})` : '';
     const what = [record.image ? `it runs ${record.image}` : 'it was deployed', record.activeSince ? `since ${utc(record.activeSince)}` : '', by].filter(Boolean).join(' ');
     return `${f.host} is active: ${what}; ${pb} would reinstall it, so it is refused: pass --rebuild (or set rebuild: true for it) to deploy it again`;

@@ -25,6 +25,8 @@ interface HostNode {
   record?: NodeRecord;
   /** This run moved it to deploying/undeploying (a step changed it). */
   moved: boolean;
+  /** The node gate refused it: this run never touched it, so it is neither ended safe nor recorded. */
+  refused?: boolean;
 }
 
 export interface RunNodesOptions {
@@ -93,9 +95,11 @@ export function runNodes(store: NodeStore, o: RunNodesOptions): RunNodes {
     const out = new Map<string, Admission>();
     for (const f of facts) {
       const found = findRecord(records, f);
-      const refused = refusal(play.provision, f, found.record, o.playbook);
+      // A node this run (or a run it resumes) made active is its own work, continued, not a rebuild.
+      const own = found.record?.runId !== undefined && (found.record.runId === o.runId || o.chain.has(found.record.runId));
+      const refused = refusal(play.provision, f, found.record, o.playbook, own);
       const node = { facts: f, partial: play.partial, check: play.check, recordKey: found.key, moved: false, ...(found.record ? { record: found.record } : {}) };
-      hosts.set(f.host, refused === undefined ? { ...node, kind: play.provision } : node);
+      hosts.set(f.host, refused === undefined ? { ...node, kind: play.provision } : { ...node, refused: true });
       out.set(f.host, { ...(refused !== undefined ? { refused } : {}), node: nodeVars(found.record) });
     }
     return out;
@@ -161,7 +165,9 @@ export function runNodes(store: NodeStore, o: RunNodesOptions): RunNodes {
   const ours = (n: HostNode) => n.moved || (n.record?.runId !== undefined && (n.record.runId === o.runId || o.chain.has(n.record.runId)));
 
   const settleOne = async (api: SettleApi, host: string, n: HostNode, outcome: string, reason: string): Promise<NodeEnd | undefined> => {
-    if (n.check || !ours(n)) return nodeEnd(n.record);
+    // A refused node is in the state the gate found it in (often active, in service): powering it
+    // off would do what the refusal exists to prevent.
+    if (n.check || n.refused || !ours(n)) return nodeEnd(n.record);
     const busy = n.record?.provisionState === 'deploying' || n.record?.provisionState === 'undeploying';
     const l = lease(n.facts.key);
     const lostWhy = l?.lost.aborted ? String((l.lost.reason as Error)?.message ?? 'lost') : undefined;

@@ -46,6 +46,7 @@ export async function prepareResume(
   if (r.scope.limit === undefined) delete opts.limit;
   if (r.scope.startAtTask === undefined) delete opts.startAtTask;
   if (r.scope.shard === undefined) delete opts.shard;
+  if (!r.scope.rebuild) delete opts.rebuild;
   if (!recorded.extraVars) {
     // A journal from before extra vars were recorded by name and hash: nothing to check against.
     return { previous, opts, sources: givenSources, force, notes };
@@ -150,6 +151,7 @@ export async function recordScope(opts: RunOptions, sources: readonly ExtraVarSo
     check: opts.check,
     diff: opts.diff,
     ...(opts.shard ? { shard: opts.shard } : {}),
+    ...(opts.rebuild ? { rebuild: true } : {}),
     extraVars: { sources: recorded, salt, hashes: await hashVars(mergeSources(sources), salt) },
   };
 }

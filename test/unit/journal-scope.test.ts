@@ -44,6 +44,17 @@ describe('reconcileScope', () => {
     expect(fromCheck.restored).toContain('--check');
     expect(reconcileScope(scope(), scope({ check: true })).differences[0]).toMatch(/^--check \(the run was a real run/);
   });
+
+  it('a --rebuild run resumes with --rebuild (its admitted active nodes stay admitted); a resume may add it', () => {
+    const kept = reconcileScope(scope({ rebuild: true }), scope());
+    expect(kept.scope.rebuild).toBe(true);
+    expect(kept.restored).toEqual(['--rebuild']);
+    expect(kept.differences).toEqual([]);
+    const added = reconcileScope(scope(), scope({ rebuild: true }));
+    expect(added.scope.rebuild).toBe(true);
+    expect(added.differences).toEqual([]);
+    expect(reconcileScope(scope(), scope()).scope.rebuild).toBeUndefined();
+  });
 });
 
 describe('scopeOf', () => {
