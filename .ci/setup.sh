@@ -8,7 +8,8 @@
 # a kernel and ramdisk: GRUB for UEFI (grub-mkstandalone), mtools and dosfstools (its FAT image
 # read back), and qemu with OVMF and a kernel (linux-image-cloud-amd64, /boot/vmlinuz-*) to boot it. See
 # /work/shared/TESTLAB.md for why each setting is here. etcd-server: the node store's etcd tests start
-# their own etcd on 127.0.0.1 (the package starts none here: no systemd).
+# their own etcd on 127.0.0.1 (the package starts none here: no systemd); etcd-client: etcdctl, which
+# sets up the users and roles of the auth test.
 set -euo pipefail
 
 # Not root: fail. A CI run without these packages would skip about 100 tests; under CI=true the
@@ -22,7 +23,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(openssh-server openssh-client iproute2 podman runc docker-registry apache2-utils genisoimage xorriso
   gdisk fdisk util-linux qemu-utils python3-sushy ansible-core openssl curl coreutils gcc libc6-dev
   dropbear-bin busybox chromium debootstrap grub-efi-amd64-bin mtools dosfstools qemu-system-x86 ovmf
-  linux-image-cloud-amd64 etcd-server tmux)
+  linux-image-cloud-amd64 etcd-server etcd-client tmux)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -61,7 +62,7 @@ chmod 0755 /run/sshd
 # not a skipped test later.
 PROGS=(sshd ssh ssh-agent ssh-add ip podman runc docker-registry htpasswd genisoimage isoinfo xorriso sgdisk sfdisk
   partx losetup blkid nsenter qemu-img ansible-playbook ansible-vault openssl curl gcc dropbear busybox chromium
-  debootstrap grub-mkstandalone mcopy mdir mtype mkfs.fat fsck.fat qemu-system-x86_64 etcd tmux)
+  debootstrap grub-mkstandalone mcopy mdir mtype mkfs.fat fsck.fat qemu-system-x86_64 etcd etcdctl tmux)
 absent=()
 for c in "${PROGS[@]}"; do command -v "$c" >/dev/null 2>&1 || absent+=("$c"); done
 /usr/bin/python3 -c 'import sushy' 2>/dev/null || absent+=("python3 sushy")

@@ -41,6 +41,7 @@ export async function runCommand(playbook: string, flags: Record<string, unknown
     journalDir,
     lockDir: typeof flags.lockDir === 'string' ? flags.lockDir : cfg.get('lock_dir'),
     state: nodeStoreSetting(flags, cfg),
+    ...(typeof flags.state === 'string' ? { stateFlag: flags.state } : {}),
     ...(resume ? { resume } : {}),
     ...(report ? { report } : {}),
     redactor,

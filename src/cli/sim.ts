@@ -1,6 +1,7 @@
 // `tsbm sim up|down|status`: the simulated lab (fake Redfish BMCs + simulated ramdisks).
 import { type Command, Option } from 'commander';
 import { shQuote } from '../util/shell-quote.js';
+import { faultHelp } from '../inventory/sim-faults.js';
 import { loadSimLab } from '../inventory/sim-lab.js';
 
 const DEFAULT_DIR = '.tsbm/sim';
@@ -70,7 +71,15 @@ An inventory can also start a lab for the length of one run: see inventory-examp
     ...(o.machines === 'qemu' ? { machines: 'qemu' as const } : {}),
   });
 
-  labOptions(sim.command('up').description('start N simulated nodes in a background process and write an inventory for them')).action(
+  labOptions(sim.command('up').description('start N simulated nodes in a background process and write an inventory for them'))
+    .addHelpText(
+      'after',
+      `
+--faults SPEC: ";"-separated SELECTOR:fault[=value],... entries; SELECTOR is a node name (node02),
+a 1-based index (2), * for every node, or every:N for every Nth node. Faults:
+${faultHelp()}`,
+    )
+    .action(
     async (o: LabCliOpts) => {
       const rec = await (await loadSimLab()).labUp(toLab(o));
       process.stdout.write(

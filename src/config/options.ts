@@ -142,6 +142,14 @@ export const CONFIG_OPTIONS = {
     description:
       'Where node locks and node records live: files (the lock directory), files:DIR, or etcd://HOST:PORT[,HOST:PORT][/PREFIX][?ttl=S] (etcds:// for TLS), shared by controllers on separate machines (docs/ci.md).',
   }),
+  file_url_allowed_paths: opt({
+    type: 'pathlist',
+    section: 'defaults',
+    key: 'file_url_allowed_paths',
+    env: 'TSBM_FILE_URL_ALLOWED_PATHS',
+    description:
+      "Controller directories that inventory data may name files in (file:// image sources, instance_info kernel and ramdisk, driver_info.bootloader, ks_template), besides /var/lib/tsbm and /srv/tsbm (and the playbook's own for templates); comma-separated, as Ironic's file_url_allowed_paths. The variable tsbm_file_url_allowed_paths adds more (docs/security.md).",
+  }),
 } as const satisfies Record<string, ConfigOption>;
 
 export type SettingName = keyof typeof CONFIG_OPTIONS;

@@ -84,8 +84,14 @@ export interface NodeFacts {
   key: string;
   /** driver_info.redfish_system_id, when the inventory names the System. */
   system?: string;
-  /** `protected: true` in the host's variables (as Ironic's node field). */
+  /** `protected: true` in the host's variables (as Ironic's node field), and protected_reason. */
   protected: boolean;
+  protectedReason?: string;
+  /**
+   * `provision_state` in the host's variables (Ironic's field, as `tsbm inventory import
+   * --from-ironic` carries it): what the node is when tsbm has no record of it yet.
+   */
+  declaredState?: string;
   /** `rebuild: true` in the host's variables, or --rebuild. */
   rebuild: boolean;
   /** What a deploy installs: instance_info.image_source, else the ISO the node boots as its instance. */

@@ -2,7 +2,7 @@
 // controller for controller modules and delegate_to localhost); logs become events.
 import type { Readable } from 'node:stream';
 import type { Connection, ConnectionFactory, ConnectionSpec, ExecOptions, ExecResult, PutOptions } from '../connection/types.js';
-import type { ModuleContext, ProgressUpdate, RunServices } from '../module-api/types.js';
+import type { ConnectOverrides, ModuleContext, ProgressUpdate, RunServices } from '../module-api/types.js';
 import type { EventBus } from '../output/events.js';
 import type { Redactor } from '../output/redact.js';
 import { describeSteps, execSteps, type StepsOptions } from '../connection/exec-steps.js';
@@ -97,16 +97,22 @@ export function createModuleContext(c: ContextInit): ModuleContext {
       const local = await c.pool.get(localSpec(), c.signal);
       return local.exec(argv, { ...opts, signal: withTaskSignal(opts?.signal, c.signal) });
     },
-    connect(opts?: { timeoutMs?: number }): Promise<Connection> {
-      const spec = c.hostSpec();
-      const fresh = c.fresh(opts?.timeoutMs ? { ...spec, connectTimeoutMs: opts.timeoutMs } : spec, { signal: c.signal });
+    connect(opts?: ConnectOverrides): Promise<Connection> {
+      const spec: ConnectionSpec = {
+        ...c.hostSpec(),
+        ...(opts?.timeoutMs ? { connectTimeoutMs: opts.timeoutMs } : {}),
+        ...(opts?.address ? { address: opts.address } : {}),
+        ...(opts?.hostKeyFingerprint ? { hostKeyFingerprint: opts.hostKeyFingerprint } : {}),
+      };
+      const fresh = c.fresh(spec, { signal: c.signal });
       return fresh.then((conn) => limitedConnection(conn, limits));
     },
-    keepConnection(conn: Connection): void {
+    keepConnection(conn: Connection, opts?: { pinned?: boolean }): void {
       const spec = c.hostSpec();
       // A host whose key was not verified (ssh_host_key_checking: off, as for an instance's new
-      // keys) is not trusted with later tasks: they connect afresh, with their own checking.
-      if (spec.hostKeyChecking === 'off' && !spec.hostKeyFingerprint) {
+      // keys) is not trusted with later tasks: they connect afresh, with their own checking. A
+      // connection pinned to the key a ramdisk reported when it called home was verified.
+      if (spec.hostKeyChecking === 'off' && !spec.hostKeyFingerprint && !opts?.pinned) {
         void conn.close().catch(() => undefined);
         return;
       }

@@ -35,11 +35,15 @@ export function nodeFactsOf(rt: RunRuntime, play: Play, target: LockTarget, rebu
     str(get((v) => at(v.instance_info, 'boot_iso'))) ??
     str(get((v) => v.installer_iso));
   const system = str(get((v) => at(v.driver_info, 'redfish_system_id')));
+  const declared = str(get((v) => v.provision_state));
+  const reason = str(get((v) => v.protected_reason));
   return {
     host: target.host,
     key: target.key,
     ...(system ? { system } : {}),
     protected: truthy(get((v) => v.protected)),
+    ...(reason ? { protectedReason: reason } : {}),
+    ...(declared ? { declaredState: declared } : {}),
     rebuild: rebuild || truthy(get((v) => v.rebuild)),
     ...(image ? { image } : {}),
     onFailure: str(get((v) => v.on_deploy_failure)) ?? 'power_off',

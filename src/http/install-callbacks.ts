@@ -64,12 +64,8 @@ export interface Registration {
 
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
-class Entry implements Registration {
-  phase: InstallPhase = 'waiting';
-  readonly callbacks: InstallCallback[] = [];
-  readonly refused: Refused[] = [];
-  disk: DiskAnswer | undefined;
-  pullSecretFetched = false;
+/** A callback registration's token check and change listeners (installer and ramdisk callbacks). */
+export class TokenEntry {
   closed = false;
   private readonly listeners = new Set<() => void>();
   private readonly tokenHash: Buffer;
@@ -79,8 +75,6 @@ class Entry implements Registration {
     readonly id: string,
     readonly token: string,
     readonly url: string,
-    private pullSecret: string | undefined,
-    readonly chooseDisk: RegistrationOptions['chooseDisk'],
   ) {
     this.tokenHash = sha(token);
   }
@@ -88,17 +82,6 @@ class Entry implements Registration {
   tokenMatches(given: string | undefined): boolean {
     // Compared as hashes: equal lengths, constant time, whatever the caller sent.
     return given !== undefined && timingSafeEqual(sha(given), this.tokenHash);
-  }
-
-  takePullSecret(): string | undefined {
-    const s = this.pullSecret;
-    this.pullSecret = undefined;
-    if (s !== undefined) this.pullSecretFetched = true;
-    return s;
-  }
-
-  get hasPullSecret(): boolean {
-    return this.pullSecret !== undefined;
   }
 
   onChange(listener: () => void): () => void {
@@ -112,16 +95,50 @@ class Entry implements Registration {
 
   close(): void {
     this.closed = true;
+  }
+}
+
+class Entry extends TokenEntry implements Registration {
+  phase: InstallPhase = 'waiting';
+  readonly callbacks: InstallCallback[] = [];
+  readonly refused: Refused[] = [];
+  disk: DiskAnswer | undefined;
+  pullSecretFetched = false;
+
+  constructor(
+    host: string,
+    id: string,
+    token: string,
+    url: string,
+    private pullSecret: string | undefined,
+    readonly chooseDisk: RegistrationOptions['chooseDisk'],
+  ) {
+    super(host, id, token, url);
+  }
+
+  takePullSecret(): string | undefined {
+    const s = this.pullSecret;
+    this.pullSecret = undefined;
+    if (s !== undefined) this.pullSecretFetched = true;
+    return s;
+  }
+
+  get hasPullSecret(): boolean {
+    return this.pullSecret !== undefined;
+  }
+
+  override close(): void {
+    super.close();
     this.pullSecret = undefined;
   }
 }
 
-function reply(res: ServerResponse, status: number, text: string): void {
+export function reply(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).end(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** Reads at most `max` bytes; undefined when the body is larger. */
-async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+export async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {

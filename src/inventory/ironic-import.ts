@@ -188,6 +188,7 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
   /** Nodes a deploy must not take by surprise: an instance on them, or Ironic has them in maintenance. */
   const active: string[] = [];
   const maintenance: string[] = [];
+  const protectedNodes: string[] = [];
   let tagged = 0;
 
   /** Copies a field's tree, putting env references where secrets were and `!unsafe` on strings. */
@@ -241,6 +242,14 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
     // The ramdisk ISO a Redfish virtual-media boot uses, when Ironic has it as a URL.
     const iso = [di.redfish_deploy_iso, di.deploy_iso].find((x) => typeof x === 'string' && /^(https?:\/\/|\/)/.test(x));
     if (iso) vars.ramdisk_iso = iso;
+    // Ironic's state and protection, under Ironic's names: the deploy gate reads them for a node
+    // tsbm has no record of yet (an instance on it is refused without --rebuild; protected by all).
+    if (typeof node.provision_state === 'string' && node.provision_state) vars.provision_state = asData(node.provision_state);
+    if (node.protected === true || node.protected === 'True' || node.protected === 'true') {
+      vars.protected = true;
+      protectedNodes.push(name);
+      if (typeof node.protected_reason === 'string' && node.protected_reason) vars.protected_reason = asData(node.protected_reason);
+    }
     hosts.set(name, vars);
     if (node.provision_state === 'active') active.push(name);
     if (node.maintenance === true || node.maintenance === 'True' || node.maintenance === 'true') maintenance.push(name);
@@ -255,6 +264,13 @@ export function importIronicNodes(text: string, opts: ImportOptions): ImportResu
   if (active.length || maintenance.length) {
     const which = [active.length ? `${listOf(active)} ${active.length === 1 ? 'has' : 'have'} an instance in Ironic (group ironic_active)` : '', maintenance.length ? `${listOf(maintenance)} ${maintenance.length === 1 ? 'is' : 'are'} in maintenance (group ironic_maintenance)` : ''].filter(Boolean);
     notes.push(`${which.join('; ')}: a deploy wipes what is on a disk; leave them out with --limit '${opts.group}:!ironic_active:!ironic_maintenance' until you mean to`);
+  }
+  if (active.length || protectedNodes.length) {
+    const said = [
+      active.length ? `a deploy refuses ${listOf(active)} (provision_state: active, as in Ironic) unless --rebuild` : '',
+      protectedNodes.length ? `every playbook refuses ${listOf(protectedNodes)} (protected: true, as in Ironic)` : '',
+    ].filter(Boolean);
+    notes.push(`Ironic's provision_state and protected are carried over: ${said.join('; ')}`);
   }
   notes.push('ssh_host (the address the ramdisk gets), ssh_user and ssh_private_key_file say how tsbm reaches each ramdisk: Ironic does not know them; set them');
   if (tagged) notes.push(`${tagged} value(s) hold "{": written with YAML's !unsafe tag, so neither tsbm nor Ansible ever renders them as templates`);

@@ -11,5 +11,8 @@ export interface Problem {
 
 /** The problem as a line an operator reads: what, then what to do. */
 export function problemLine(p: Problem): string {
-  return `${p.check}: ${p.message} (${p.fix})`;
+  // A message that starts by naming its check ("registry quay.io refused ...") is not prefixed
+  // with it again ("registry: registry quay.io ...").
+  const named = p.message.toLowerCase().startsWith(`${p.check.toLowerCase()} `);
+  return `${named ? '' : `${p.check}: `}${p.message} (${p.fix})`;
 }

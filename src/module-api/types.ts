@@ -29,6 +29,13 @@ export interface RunServices {
   onClose(fn: () => Promise<void> | void): void;
 }
 
+/** ctx.connect's options: a shorter timeout; an address and a pinned host key a ramdisk reported when it called home. */
+export interface ConnectOverrides {
+  timeoutMs?: number;
+  address?: string;
+  hostKeyFingerprint?: string;
+}
+
 export interface ModuleContext {
   /** Inventory name of the host the task is for. */
   readonly host: string;
@@ -55,14 +62,14 @@ export interface ModuleContext {
   /** Run argv on the controller, whatever the task's target is. */
   local(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /** A fresh attempt to connect to the host's SSH target (for wait_agent-style modules). */
-  connect(opts?: { timeoutMs?: number }): Promise<Connection>;
+  connect(opts?: ConnectOverrides): Promise<Connection>;
   /**
    * Hands a connection from connect() to the run: later tasks on this host use it instead of
    * dialling again (saves a handshake per host; a fleet's worth at once). The run closes it.
    * A connection to a host whose key was not verified (ssh_host_key_checking: off) is closed
    * instead: later tasks connect with their own checking.
    */
-  keepConnection?(conn: Connection): void;
+  keepConnection?(conn: Connection, opts?: { pinned?: boolean }): void;
 
   /** Registers a value for redaction everywhere; returns it unchanged. */
   secret<T extends string>(value: T): T;

@@ -23,6 +23,7 @@ import { gatherFactsModule } from './facts/gather_facts.js';
 import { imageWriteModule } from './image/image_write.js';
 import { installerBootModule } from './anaconda/installer_boot.js';
 import { kickstartMediaModule } from './anaconda/kickstart_media.js';
+import { ramdiskMediaModule } from './ramdisk/ramdisk_media.js';
 import { metaModule } from './flow/meta.js';
 import { pauseModule } from './flow/pause.js';
 import { podmanPullModule } from './bootc/podman_pull.js';
@@ -57,6 +58,7 @@ const MODULES: readonly ModuleDef[] = [
   imageWriteModule,
   installerBootModule,
   kickstartMediaModule,
+  ramdiskMediaModule,
   metaModule,
   pauseModule,
   podmanPullModule,

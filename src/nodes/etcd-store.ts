@@ -146,23 +146,47 @@ export class EtcdNodeStore implements NodeStore {
   }
 
   /**
-   * Fires `lose` when the lease has not been renewed for two thirds of its TTL: etcd may still
-   * count it, but this controller can no longer vouch for it (etcd unreachable, or this
-   * process was paused), so its runs stop starting steps on the nodes before etcd expires it.
+   * Fires `lose` when the lease has not been renewed for two thirds of its TTL and etcd, asked
+   * once more, does not renew it at once: this controller can no longer vouch for it (etcd
+   * unreachable, or this process was paused until etcd expired it), so its runs stop starting
+   * steps on the nodes. A renewal that is merely late (a busy controller's event loop) is
+   * confirmed by that extra keep-alive and costs the run nothing.
    */
   #watchdog(lease: Lease, lose: (why: string) => void): () => void {
     let last = Date.now();
+    let asking = false;
     const ok = () => {
       last = Date.now();
     };
     lease.on('keepaliveSucceeded', ok);
-    const limit = (this.#ttl * 1000 * 2) / 3;
+    const ttlMs = this.#ttl * 1000;
+    const limit = (ttlMs * 2) / 3;
     const timer = setInterval(
       () => {
         const silent = Date.now() - last;
-        if (silent > limit) lose(`its etcd lease was not renewed for ${(silent / 1000).toFixed(1)} s (TTL ${this.#ttl} s): etcd unreachable, or this controller was paused`);
+        if (silent <= limit || asking) return;
+        asking = true;
+        const sent = Date.now();
+        const why = `its etcd lease was not renewed for ${(silent / 1000).toFixed(1)} s (TTL ${this.#ttl} s)`;
+        const wait = Math.max(500, ttlMs / 3);
+        let timeout: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, no) => {
+          timeout = setTimeout(() => no(new Error(`no answer within ${wait} ms`)), wait);
+        });
+        Promise.race([lease.keepaliveOnce(), late])
+          .then(
+            // etcd renewed it as of `sent`: it holds at least a TTL from then.
+            () => {
+              last = Math.max(last, sent);
+            },
+            (e: Error) => lose(`${why} and etcd did not renew it when asked (${e.message.split('\n')[0]}): etcd unreachable, or this controller was paused`),
+          )
+          .finally(() => {
+            clearTimeout(timeout);
+            asking = false;
+          });
       },
-      Math.max(100, (this.#ttl * 1000) / 6),
+      Math.max(100, ttlMs / 6),
     );
     timer.unref();
     return () => {

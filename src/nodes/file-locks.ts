@@ -1,8 +1,7 @@
 // Node locks as files: one lock file per machine in the lock directory, named after the node's
 // identity (journal/node-key.ts), holding its owner (run id, pid, machine, a random token). The
 // lock-file mechanism (util/lock-file.ts) takes over a lock whose owner process is gone on this
-// machine (or whose pid now belongs to a newer process). The file node store builds on this;
-// journal/locks.ts keeps the older synchronous API on top of it.
+// machine (or whose pid now belongs to a newer process). The file node store builds on this.
 import { randomBytes } from 'node:crypto';
 import { rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';

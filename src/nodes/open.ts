@@ -70,7 +70,11 @@ async function openEtcd(setting: EtcdSetting): Promise<NodeStore> {
     await client.maintenance.status();
   } catch (e) {
     client.close();
-    const why = (e as Error).message.split('\n')[0]!.replace(/^\d+ [A-Z_]+: /, '');
+    // gRPC's own framing ("14 UNAVAILABLE: ", an empty "Resolution note:") says nothing to an operator.
+    const why = (e as Error).message
+      .split('\n')[0]!
+      .replace(/^\d+ [A-Z_]+: /, '')
+      .replace(/\.?\s*Resolution note:\s*$/, '');
     if (setting.auth && /authentication failed|permission denied|user name is empty/i.test(why)) {
       throw new TsbmError('runtime', `the node store ${store.where} refused user ${setting.auth.username}: ${why}`, {
         hint: 'check TSBM_ETCD_USER / ?user= and TSBM_ETCD_PASSWORD, and the user\'s role on the key prefix; nothing was touched',

@@ -86,6 +86,7 @@ if [ -s "$node/network.conf" ]; then
       link) if=$(ifname_of "$a") && ip link set "$if" up ${'$'}{b:+mtu "$b"} ;;
       addr) if=$(ifname_of "$a") && ip link set "$if" up && ip addr add "$b" dev "$if" ;;
       route) if=$(ifname_of "$a") && ip route add "$b" via "$c" dev "$if" ;;
+      dhcp) if=$(ifname_of "$a") && ip link set "$if" up && { busybox udhcpc -b -i "$if" -s /usr/lib/tsbm/udhcpc -t 10 -T 3 >/dev/null 2>&1 & } ;;
       dns) echo "nameserver $a" >> /etc/resolv.conf ;;
     esac
   done < "$node/network.conf"

@@ -38,6 +38,9 @@ const BASE: Record<string, string> = {
 const BOOTC: Record<string, string> = {
   podman: 'pulls and runs the bootc image (bootc install to-disk)',
   skopeo: 'image size before a pull (optional)',
+  // containers-common depends on the virtual container-network-stack, which debootstrap does not resolve.
+  netavark: "podman's network stack (container-network-stack)",
+  iptables: "netavark's firewall rules",
 };
 
 export function profilePackages(profile: RamdiskProfile): Record<string, string> {

@@ -79,3 +79,13 @@ export function nodeEnd(r: NodeRecord | NodeRecordInput | undefined, note?: stri
     ...(r.protected ? { protected: true } : {}),
   };
 }
+
+/**
+ * A node whose record this run could not write at its end (its lock lost, the store gone): what
+ * it is now is not known here, so it is reported `unknown` (issue 32 point 3), with why and what
+ * the record said last (its power and media are not this run's to claim).
+ */
+export function unrecorded(r: NodeRecord | undefined, note: string): NodeEnd {
+  const last = r ? `; its record says ${r.provisionState}${r.runId ? ` (run ${r.runId})` : ''}` : '';
+  return { state: 'unknown', ...(r?.image ? { image: r.image } : {}), error: `${note}${last}`, ...(r?.protected ? { protected: true } : {}) };
+}

@@ -12,7 +12,7 @@ import type { NodeEnd } from '../output/host-outcome.js';
 import { lockKeyOf } from '../nodes/record.js';
 import type { HeldNodes, NodeLease, NodeRecord, NodeRecordInput, NodeStore } from '../nodes/types.js';
 import { nodeVars, refusal } from './node-gate.js';
-import { finished, type Kind, moving, nodeEnd, type SafeEnd, unfinished, type Who } from './node-records.js';
+import { finished, type Kind, moving, nodeEnd, type SafeEnd, unfinished, unrecorded, type Who } from './node-records.js';
 
 interface HostNode {
   facts: NodeFacts;
@@ -149,7 +149,7 @@ export function runNodes(store: NodeStore, o: RunNodesOptions): RunNodes {
       [...hosts].map(async ([host, n]) => {
         const end = api.ends[host];
         const node = await settleOne(api, host, n, end?.outcome ?? 'unfinished', end?.reason ?? 'the run stopped').catch((e: Error) =>
-          nodeEnd(n.record, `the record could not be written: ${e.message}`),
+          unrecorded(n.record, `the record could not be written: ${e.message}`),
         );
         if (node) out[host] = node;
       }),
@@ -165,7 +165,7 @@ export function runNodes(store: NodeStore, o: RunNodesOptions): RunNodes {
     const busy = n.record?.provisionState === 'deploying' || n.record?.provisionState === 'undeploying';
     const l = lease(n.facts.key);
     const lostWhy = l?.lost.aborted ? String((l.lost.reason as Error)?.message ?? 'lost') : undefined;
-    if (!l || lostWhy) return nodeEnd(n.record, `not updated: this run no longer holds the node's lock (${lostWhy ?? 'not taken'})`);
+    if (!l || lostWhy) return unrecorded(n.record, `not updated: this run no longer holds the node's lock (${lostWhy ?? 'not taken'})`);
     const kind: Kind = n.kind ?? (n.record?.provisionState === 'undeploying' ? 'undeploy' : 'deploy');
     if (outcome === 'ok') {
       if (n.kind && (n.moved || busy)) await write(n, finished(n.recordKey, n.facts, n.record, kind, who, n.partial));

@@ -27,6 +27,8 @@ export interface RunRequest {
   lockDir: string | undefined;
   /** Where node locks and records live (--state, $TSBM_STATE, tsbm.cfg; default files beside the locks). */
   state?: NodeStoreSetting;
+  /** `--state` as given (the resume hint repeats it: a resume must use the same store). */
+  stateFlag?: string;
   /** A store to use instead of opening `state` (tests). */
   nodeStore?: NodeStore;
   /** `--resume RUN|last` [`--force`] [`--retry-failed`]. */

@@ -1,7 +1,7 @@
 // What a run that left hosts unfinished (Ctrl-C, SIGTERM, a stopped run) says at its end: how
-// to continue it. The command names the same playbook and inventories, and the journal and lock
-// directories when they are not the defaults; inline -e values must be given again (the journal
-// holds only their names and hashes).
+// to continue it. The command names the same playbook and inventories, the journal and lock
+// directories when they are not the defaults, and the node store when --state named it; inline
+// -e values must be given again (the journal holds only their names and hashes).
 import type { EventBus } from '../output/events.js';
 import type { HostEnd } from '../output/host-outcome.js';
 import { DEFAULT_JOURNAL_DIR } from '../journal/journal-dir.js';
@@ -25,6 +25,7 @@ export function watchOutcomes(bus: EventBus): { hint(req: RunRequest, runId: str
         ...req.opts.inventories.flatMap((i) => ['-i', q(i)]),
         ...(req.journalDir !== DEFAULT_JOURNAL_DIR ? ['--journal-dir', q(req.journalDir)] : []),
         ...(req.lockDir ? ['--lock-dir', q(req.lockDir)] : []),
+        ...(req.stateFlag ? ['--state', q(req.stateFlag)] : []),
         '--resume',
         runId,
       ];

@@ -1,5 +1,5 @@
 // Lock files with an owner (pid, process start time, machine, run): the one mechanism behind
-// node locks (journal/locks.ts) and the image cache's download locks (images/lock.ts). A lock
+// node locks (nodes/file-locks.ts) and the image cache's download locks (images/lock.ts). A lock
 // is a hard link to the owner's record, written whole first, so a lock that exists is always
 // complete; a lock whose owner process is gone on this machine, or whose pid now belongs to a
 // process started later, is stale and taken over (by one taker only).

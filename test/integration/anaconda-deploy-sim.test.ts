@@ -62,7 +62,8 @@ type Doc = { all: { vars: Record<string, unknown>; children: { sim: { hosts: Rec
 function inventory(l: Lab, name: string, info: Record<string, unknown> = {}, vars: Record<string, unknown> = {}, perHost: Record<string, Record<string, unknown>> = {}): string {
   const doc = parse(readFileSync(l.inventory, 'utf8')) as Doc;
   Object.assign(doc.all.vars.instance_info as Record<string, unknown>, info);
-  Object.assign(doc.all.vars, vars);
+  // The test's images and templates live in its temp directory (docs/security.md).
+  Object.assign(doc.all.vars, { tsbm_file_url_allowed_paths: [dir] }, vars);
   for (const [h, v] of Object.entries(perHost)) {
     const host = doc.all.children.sim.hosts[h]!;
     for (const [k, val] of Object.entries(v)) host[k] = k === 'instance_info' ? { ...(doc.all.vars.instance_info as object), ...(val as object) } : val;
@@ -278,6 +279,9 @@ describe('installer faults', () => {
     expect(code).toBe(2);
     const w = resultsOf(events, WAIT);
     expect(w.node01?.msg).toMatch(/the installer reported an error after \d+s\. Its last lines:\n[\s\S]*\| .*ERROR anaconda: payload: ostreecontainer failed \(simulated fault ks_error\)/);
+    // The installer's lines as it logged them: nothing in them masked that is not a secret.
+    expect(w.node01?.msg).toMatch(/INFO anaconda: simulated Anaconda on node01; kickstart from the OEMDRV volume \(ks\.cfg\)\n/);
+    expect(w.node01?.msg).not.toContain('********');
     expect(w.node02?.msg).toMatch(/the installer did not call back end within 8s: no callback at all: the installer did not start its kickstart/);
     // It reached tsbm: not "no callback at all", but a kickstart that is not this node's for this run.
     expect(w.node03?.msg).toMatch(/did not call back end within 8s: no callback with this node's token for this run, but 2 callbacks refused \(start with wrong token from 127\.0\.0\.1; error with wrong token from 127\.0\.0\.1\): an installer reached tsbm with a kickstart that is not the one this run gave this node/);

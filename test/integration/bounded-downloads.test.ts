@@ -62,9 +62,7 @@ describe('image cache download', () => {
       res.writeHead(200, { 'Content-Length': '1000' });
       res.write('x'.repeat(10)); // then nothing, forever
     });
-    const start = Date.now();
     await expect(dl(`${stall.url}/img`, { idleMs: 400 })).rejects.toThrow(/the image server sent nothing for 400 ms/);
-    expect(Date.now() - start).toBeLessThan(5000);
   });
 
   it('the whole download has a deadline, even when bytes keep trickling in', async () => {

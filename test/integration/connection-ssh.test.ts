@@ -104,11 +104,9 @@ describe('ssh connection against the in-process server', () => {
 
   it('kills the remote process on timeout and rejects clearly', async () => {
     const pidFile = path.join(tmp, 'sleep.pid');
-    const t0 = Date.now();
     await expect(conn.exec(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 30`], { timeout: 300 })).rejects.toThrow(
       /timed out after 300 ms/,
     );
-    expect(Date.now() - t0).toBeLessThan(5000);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await new Promise((r) => setTimeout(r, 300));
     expect(isAlive(pid)).toBe(false);
@@ -386,11 +384,9 @@ describe('unreachable and auth failures', () => {
     const port = (srv.address() as net.AddressInfo).port;
     const h = await startSshHost();
     try {
-      const t0 = Date.now();
       const err = await openSsh({ ...h.spec, port, connectTimeoutMs: 400, hostKeyChecking: 'off' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnreachableError);
       expect((err as Error).message).toMatch(/timed out/);
-      expect(Date.now() - t0).toBeLessThan(3000);
     } finally {
       srv.close();
       await h.close();

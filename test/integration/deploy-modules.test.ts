@@ -484,11 +484,9 @@ describe('bootc_install on a simulated ramdisk', () => {
   });
   it('timeout kills podman and says so', async () => {
     node = await pulled({ bootcSleepS: 30 });
-    const t0 = Date.now();
     await expect(
       node.run(bootcInstallModule, { device: '/dev/vda', size_mib: 8192, image: IMAGE, timeout: 1 }),
     ).rejects.toThrow(/did not finish within 1s .*podman was killed/);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     // Killed before it laid out the disk.
     const gpt = execFileSync('/usr/sbin/sgdisk', ['-p', node.disk], {
       encoding: 'utf8',
@@ -630,11 +628,9 @@ describe('wait_agent against a simulated ramdisk', () => {
     node = await startSimNode();
     const ctx = node.ctx();
     const dead = { ...ctx, connect: () => Promise.reject(new Error('connection refused by 10.88.0.2:22')) };
-    const t0 = Date.now();
     await expect(waitAgentModule.run(dead, { timeout: 2, interval: 1 })).rejects.toThrow(
       /did not accept SSH within 2s \(waited \ds\); last error: connection refused/,
     );
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(
       node.events.some(
         (e) =>

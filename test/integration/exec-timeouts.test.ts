@@ -27,7 +27,6 @@ ${sshVars(h)}${vars}`;
 
 describe('default command timeout', () => {
   it('a hung wait_agent probe is killed after tsbm_command_timeout and fails the host, saying so', async () => {
-    const start = Date.now();
     const r = await runYaml(
       inventory('      tsbm_command_timeout: 2\n'),
       `- hosts: node1
@@ -42,7 +41,6 @@ describe('default command timeout', () => {
     const res = r.result('node1', 'wait');
     expect(res?.status).toBe('failed');
     expect(res?.msg).toMatch(/timed out after 2000 ms and was killed/);
-    expect(Date.now() - start).toBeLessThan(15_000);
     expect(r.code).toBe(2);
   }, 30_000);
 

@@ -230,7 +230,6 @@ describe('executor over SSH', () => {
   });
 
   it('a task timeout aborts the remote command and fails cleanly', async () => {
-    const t0 = Date.now();
     const r = await run(
       'timeout',
       `- hosts: node1
@@ -240,20 +239,18 @@ describe('executor over SSH', () => {
       timeout: 1
 `,
     );
-    expect(Date.now() - t0).toBeLessThan(8000);
     expect(r.code).toBe(2);
     expect(r.result('node1', 'slow')!.msg).toContain('timed out after 1s');
   });
 
   it('SIGINT: no new tasks, running ones aborted after the grace period, recap, exit 99', async () => {
     const ac = new AbortController();
-    const t0 = Date.now();
     const r = await run(
       'sigint',
       `- hosts: nodes
   tasks:
     - name: long
-      command: sleep 30
+      command: sleep 300
     - name: never
       command: echo never
 `,
@@ -265,8 +262,8 @@ describe('executor over SSH', () => {
         },
       },
     );
+    // `sleep 300` outlasts this test's timeout: ending at all means it was aborted.
     expect(r.code).toBe(99);
-    expect(Date.now() - t0).toBeLessThan(8000);
     expect(r.results.some((x) => x.includes('never'))).toBe(false);
     expect(r.events.some((e) => e.type === 'recap')).toBe(true);
   });

@@ -40,7 +40,6 @@ describe('hung BMC', () => {
         expect(f?.msg, f?.msg).toMatch(/no answer within 1000 ms|timed? ?out/i);
         expect(r.events.filter((e) => e.type === 'retry' && e.host === 'node02').length).toBe(2);
         expect(failuresOf(r).has('node01')).toBe(false);
-        expect(r.ms).toBeLessThan(8000 * 3);
       },
     );
   }, 90_000);

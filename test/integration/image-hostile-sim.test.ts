@@ -51,7 +51,8 @@ function inventory(name: string, perHost: Array<Record<string, unknown>>, vars: 
     all: { vars: Record<string, unknown>; children: { sim: { hosts: Record<string, Record<string, unknown>> } } };
   };
   const base = doc.all.vars.instance_info as Record<string, unknown>;
-  Object.assign(doc.all.vars, vars);
+  // The test's images live in its temp directory (docs/security.md: file_url_allowed_paths).
+  Object.assign(doc.all.vars, { tsbm_file_url_allowed_paths: [dir] }, vars);
   lab.nodes.forEach((n, i) => {
     doc.all.children.sim.hosts[n.cfg.name]!.instance_info = { root_device: base.root_device, ...perHost[i % perHost.length] };
   });
@@ -224,5 +225,29 @@ describe('the content decides the format', () => {
     } finally {
       await bombServer.close();
     }
+  }, 120_000);
+});
+
+describe('controller files that inventory data names', () => {
+  // As Ironic's file_url_allowed_paths: a file:// source outside the documented directories (and
+  // those tsbm_file_url_allowed_paths adds) is refused by the preflight, whatever preflight_skip
+  // says; nothing is served, nothing touched. The controller's own files stay on it.
+  it('a file:// image outside the allowed directories fails the node in the preflight, naming the file and the directories', async () => {
+    freshDisks();
+    const secret = path.join(dir, 'lab', 'inventory.yml');
+    const inv = inventory('outside', [{ image_source: `file://${misnamed.file}`, image_os_hash_value: misnamed.sha256 }, { image_source: `file://${secret}`, image_disk_format: 'raw', image_os_hash_value: 'a'.repeat(64) }], {
+      tsbm_file_url_allowed_paths: [],
+      preflight_skip: ['image_url'],
+    });
+    const { code, events } = await runEvents({ playbook: PLAYBOOK, inventories: [inv] });
+    expect(code).toBe(2);
+    const pre = resultsOf(events, PREFLIGHT);
+    lab.nodes.forEach((n, i) => {
+      expect(pre[n.cfg.name]?.status).toBe('failed');
+      const file = i % 2 === 0 ? misnamed.file : secret;
+      expect(said(events, n.cfg.name)).toContain(`image_source: ${file} is not in a directory files may be named from (/var/lib/tsbm, /srv/tsbm)`);
+      expect(resultsOf(events, WRITE)[n.cfg.name]).toBeUndefined();
+      expect(readAt(n.diskFile, 0, 1024 * 1024).every((x) => x === 0)).toBe(true);
+    });
   }, 120_000);
 });

@@ -125,6 +125,7 @@ describe('tsbm inventory import --from-ironic', () => {
     expect(hostsOf(r.yaml).test_node_classic).toEqual({
       ironic_uuid: sample.uuid,
       driver_info: { ipmi_password: '{{ env "BMC_PASSWORD" }}', ipmi_username: 'ADMIN' },
+      provision_state: 'available',
     });
     const notes = r.notes.join('\n');
     expect(notes).toMatch(/test_node_classic \(driver fake\) has no driver_info\.redfish_address/);

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { lockNodes } from '../helpers/node-locks.js';
 import { processStart } from '../../src/util/lock-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tsbm-lockreuse-'));
@@ -15,25 +15,25 @@ const lockOf = (host: string, owner: object) => writeFileSync(join(dir, `${host}
 
 describe.skipIf(processStart(process.pid) === undefined)('node locks and pid reuse (needs /proc)', () => {
   it('records the owner process start time', () => {
-    const l = acquireNodeLocks(dir, ['n1'], 'run-a');
+    const l = lockNodes(dir, ['n1'], 'run-a');
     expect(JSON.parse(readFileSync(join(dir, 'n1.lock'), 'utf8')).started).toBe(processStart(process.pid));
     l.release();
   });
 
   it('a live pid with a different start time is a reused pid: the lock is taken over', () => {
     lockOf('n2', { runId: 'run-dead', pid: process.pid, machine: hostname(), time: 1, started: '1' });
-    const l = acquireNodeLocks(dir, ['n2'], 'run-b');
+    const l = lockNodes(dir, ['n2'], 'run-b');
     expect(JSON.parse(readFileSync(join(dir, 'n2.lock'), 'utf8')).runId).toBe('run-b');
     l.release();
   });
 
   it('a live owner with the same start time holds; the refusal names its run id', () => {
     lockOf('n3', { runId: 'run-live', pid: process.pid, machine: hostname(), time: 1, started: processStart(process.pid) });
-    expect(() => acquireNodeLocks(dir, ['n3'], 'run-c')).toThrow(/locked by run run-live/);
+    expect(() => lockNodes(dir, ['n3'], 'run-c')).toThrow(/locked by run run-live/);
   });
 
   it('an old lock without a start time falls back to the pid check', () => {
     lockOf('n4', { runId: 'run-old', pid: process.pid, machine: hostname(), time: 1 });
-    expect(() => acquireNodeLocks(dir, ['n4'], 'run-d')).toThrow(/locked by run run-old/);
+    expect(() => lockNodes(dir, ['n4'], 'run-d')).toThrow(/locked by run run-old/);
   });
 });

@@ -42,6 +42,8 @@ function plan(over: Partial<PreflightPlan>): PreflightPlan {
     hash: { algo: undefined, value: undefined, format: undefined, allowMd5: false },
     skip: new Set(['bmc']),
     baseDir: dir,
+    // The test's files live in its temp directory (docs/security.md: file_url_allowed_paths).
+    allowedPaths: [dir],
     timeoutMs: 5000,
     ...over,
   };

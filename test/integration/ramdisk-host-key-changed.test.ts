@@ -19,7 +19,6 @@ describe('a ramdisk whose host key changed since it was recorded', () => {
     // What an earlier boot's ramdisk left in known_hosts: another key for the same address.
     const earlier = generateKey();
     writeFileSync(h.spec.knownHostsFile as string, `[127.0.0.1]:${h.spec.port} ${earlier.public}\n`);
-    const t0 = Date.now();
     const r = await runYaml(
       oneHostInventory(h),
       `- hosts: node1
@@ -27,19 +26,17 @@ describe('a ramdisk whose host key changed since it was recorded', () => {
   tasks:
     - name: Wait for the ramdisk
       wait_agent:
-        timeout: 30
+        timeout: 600
         interval: 2
         identity: "off"
 `,
     );
-    const took = Date.now() - t0;
     const res = r.result('node1', 'Wait for the ramdisk');
     expect(res?.status).toBe('failed');
     expect(res?.msg).toMatch(/the ramdisk's SSH host key was refused, so nothing was run on it: host key mismatch for node1 \(127\.0\.0\.1:\d+\): the server presented SHA256:\S+, but .*known_hosts:1 records SHA256:/);
     expect(JSON.stringify(res)).toMatch(/a ramdisk makes a new host key at every boot.*ssh-keygen -R/);
     expect(res?.msg).not.toMatch(/did not accept SSH/);
-    // One attempt, not thirty seconds of them.
-    expect(took).toBeLessThan(15_000);
+    // One attempt: retrying the mismatch for agent_timeout (600 s) would outlast this test's timeout.
     expect(h.commands).toEqual([]);
   }, 60_000);
 });

@@ -34,7 +34,8 @@ it('runs the README first command verbatim in a clean copy: exit 0, 3 nodes, 0 f
     // The npm cache is already warm on a machine that ran `npm ci`; prefer it over the network.
     env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', CI: 'true' },
     maxBuffer: 64 * 1024 * 1024,
-    timeout: 300_000,
+    // npm ci builds the checkout (tsc twice): minutes on a loaded machine.
+    timeout: 900_000,
   }).then(
     (x) => ({ code: 0, out: x.stdout + x.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
@@ -54,4 +55,4 @@ it('runs the README first command verbatim in a clean copy: exit 0, 3 nodes, 0 f
     const layout = await readDiskLayout(join(auto, labDir!, 'nodes', n, 'root', 'dev', 'vda'));
     expect(layout.partitions.map((p) => p.name)).toEqual(['EFI-SYSTEM', 'root', 'config-2']);
   }
-}, 360_000);
+}, 960_000);

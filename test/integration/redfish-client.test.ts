@@ -143,11 +143,9 @@ describe('transport', () => {
     const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
     const t = new Transport(endpoint, { signal: ac.signal, retry: { retries: 3, baseDelayMs: 10, maxDelayMs: 10 } });
     try {
-      const started = Date.now();
       setTimeout(() => ac.abort(), 100);
       const e = (await t.request('GET', '/redfish/v1').catch((x: unknown) => x)) as Error;
       expect(e.message).toMatch(/aborted/);
-      expect(Date.now() - started).toBeLessThan(1000);
       expect(bmc.requestCount()).toBe(1);
     } finally {
       t.close();
@@ -155,15 +153,14 @@ describe('transport', () => {
     }
   });
 
-  it('keeps the request timeout to the millisecond (undici ticks its own in half seconds)', async () => {
+  // How close to the setting it fires (undici ticks its own in half seconds) is bench/timeouts.ts.
+  it('the request timeout fires with its own message (not undici\'s)', async () => {
     const bmc = await startFakeBmc({ mockupDir: `${MOCKUPS}/hpe-ilo5-dl325-gen10plus`, password: 'S3cret-pass!', faults: { latencyMs: 2000 } });
     const endpoint = { baseUrl: bmc.url, bmc: 'bmc', username: undefined, password: undefined, systemId: undefined, verifyCa: false };
     const t = new Transport(endpoint, { timeoutMs: 120, retry: { retries: 0 } });
     try {
-      const started = Date.now();
       const e = (await t.request('GET', '/redfish/v1').catch((x: unknown) => x)) as Error;
       expect(e.message).toMatch(/no answer within 120 ms/);
-      expect(Date.now() - started).toBeLessThan(450);
     } finally {
       t.close();
       await bmc.close();

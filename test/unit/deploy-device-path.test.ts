@@ -9,41 +9,11 @@ import { imageWriteModule } from '../../src/modules/image/image_write.js';
 import { eraseDiskMetadataModule } from '../../src/modules/disk/erase_disk_metadata.js';
 import { configdriveWriteModule } from '../../src/modules/configdrive/configdrive_write.js';
 import { randomName } from '../../src/module-api/ramdisk-exec.js';
-import type { ModuleContext, ModuleDef } from '../../src/module-api/types.js';
+import type { ModuleDef } from '../../src/module-api/types.js';
+import { ctxRecording } from '../helpers/recording-context.js';
 import type { Task } from '../../src/playbook/model.js';
 
 const task = { name: 'Install', argsPos: { file: 'p.yml', line: 3, col: 5 } } as unknown as Task;
-
-function ctxRecording(vars: Record<string, unknown>): { ctx: ModuleContext; ran: string[] } {
-  const ran: string[] = [];
-  const run = async (argv: readonly string[]) => {
-    ran.push(argv.join(' '));
-    return { rc: 0, stdout: argv[0] === 'getenforce' ? 'Disabled\n' : '[{"Size": 1}]', stderr: '' };
-  };
-  const ctx = {
-    host: 'node7',
-    task: 'Install',
-    vars,
-    check: false,
-    diff: false,
-    signal: new AbortController().signal,
-    services: { playbookDir: '/', tmpDir: '/tmp', get: <T>(_k: string, c: () => T) => c(), onClose: () => undefined },
-    exec: run,
-    execSteps: async (steps: readonly (readonly string[])[]) => Promise.all(steps.map(run)),
-    execShell: async (c: string) => run([c]),
-    put: async () => undefined,
-    get: async () => Buffer.from(''),
-    local: run,
-    connect: async () => {
-      throw new Error('no');
-    },
-    secret: <T extends string>(v: T) => v,
-    log: () => undefined,
-    warn: () => undefined,
-    progress: () => undefined,
-  } as unknown as ModuleContext;
-  return { ctx, ran };
-}
 
 describe('disk device paths', () => {
   it('the rule: absolute under /dev/, no option, no relative path, no .. or whitespace', () => {

@@ -258,10 +258,8 @@ describe('podman_pull and wait_agent check mode', () => {
           return Promise.reject(e);
         },
       };
-      const started = Date.now();
       await expect(waitAgentModule.run(bad, { timeout: 1800 })).rejects.toBe(e);
       expect(attempts).toBe(1);
-      expect(Date.now() - started).toBeLessThan(5000);
     }
   });
   it('wait_agent in check mode tries once and does not wait', async () => {

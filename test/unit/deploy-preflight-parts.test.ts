@@ -7,6 +7,7 @@ import { coordinatesOf, parseImageSource } from '../../src/module-api/image-ref.
 import { buildAuthFile, loginFor } from '../../src/module-api/pull-secret.js';
 import { parseRegistryEndpoints, RegistryEndpointsError } from '../../src/modules/bootc/registry-endpoints.js';
 import { parseChallenge } from '../../src/http/registry-auth.js';
+import { problemLine } from '../../src/module-api/preflight-problem.js';
 
 const MiB = 1024 * 1024;
 
@@ -119,5 +120,15 @@ describe('erase ranges', () => {
       'status=none',
     ]);
     expect(verifyArgv('/dev/sdb', r)).toEqual(['cmp', '-s', '-n', String(MiB), '-i', `${7 * MiB}:0`, '/dev/sdb', '/dev/zero']);
+  });
+});
+
+describe('a preflight problem as a line', () => {
+  it('names its check once: a message that starts with it is not prefixed again', () => {
+    expect(problemLine({ check: 'registry', message: 'registry registry.sim:5000 refused the pull secret for a/b (UNAUTHORIZED)', fix: 'check it' })).toBe(
+      'registry registry.sim:5000 refused the pull secret for a/b (UNAUTHORIZED) (check it)',
+    );
+    expect(problemLine({ check: 'registry', message: 'the pull secret has no access to a/b', fix: 'grant it' })).toBe('registry: the pull secret has no access to a/b (grant it)');
+    expect(problemLine({ check: 'iso', message: 'no ramdisk_iso for this node', fix: 'set it' })).toBe('iso: no ramdisk_iso for this node (set it)');
   });
 });

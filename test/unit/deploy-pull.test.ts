@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { registriesConf } from '../../src/modules/bootc/containers-conf.js';
+import { overridesOf, REGISTRIES_CONF_FILE } from '../../src/modules/bootc/drop-in-order.js';
+import { lastLine } from '../../src/modules/bootc/podman_pull.js';
 import { parseManifest, withDigest } from '../../src/modules/bootc/image-size.js';
 import { parseImageSource } from '../../src/module-api/image-ref.js';
 import { memAvailableBytes, neededBytes } from '../../src/module-api/memory.js';
@@ -106,5 +108,27 @@ describe('pull --retry-delay from the podman version wait_agent read', () => {
     expect(pullHasRetryDelay('podman version 4.3.1')).toBe(false);
     expect(pullHasRetryDelay('podman')).toBeUndefined();
     expect(pullHasRetryDelay(undefined)).toBeUndefined();
+  });
+});
+
+describe("podman's error in a pull failure", () => {
+  it('is said once when a retry warning carried it first', () => {
+    const stderr = [
+      'Trying to pull reg.sim:5000/a/b:1...',
+      'time="2026-12-02T10:00:00Z" level=warning msg="Failed, retrying in 5s ... (1/3). Error: initializing source docker://reg.sim:5000/a/b:1: reading manifest 1 in reg.sim:5000/a/b: unauthorized: authentication required"',
+      'Error: initializing source docker://reg.sim:5000/a/b:1: reading manifest 1 in reg.sim:5000/a/b: unauthorized: authentication required',
+    ].join('\n');
+    expect(lastLine(stderr)).toBe('Error: initializing source docker://reg.sim:5000/a/b:1: reading manifest 1 in reg.sim:5000/a/b: unauthorized: authentication required');
+  });
+  it('keeps two different last lines, and a lone one', () => {
+    expect(lastLine('Copying blob 1\nError: writing blob: no space left on device\n')).toBe('Copying blob 1 | Error: writing blob: no space left on device');
+    expect(lastLine('Error: x\n')).toBe('Error: x');
+  });
+});
+
+describe("tsbm's drop-ins against a ramdisk's own", () => {
+  it('sort after digits, capitals and most names, as podman orders them (bytes)', () => {
+    const listing = ['50-site.conf\t reg.sim', '99-site.conf\t reg.sim', 'ZZ-site.conf\t reg.sim', 'zz-site.conf\t reg.sim', 'zzz-site.conf\t reg.sim', 'zzzz-other.conf\t', `${REGISTRIES_CONF_FILE}\t reg.sim`].join('\n');
+    expect(overridesOf(listing, REGISTRIES_CONF_FILE)).toEqual([{ file: 'zzz-site.conf', words: ['reg.sim'] }]);
   });
 });

@@ -476,12 +476,10 @@ describe('executor: check mode, no_log, timeout, SIGINT', () => {
   });
 
   it('timeout aborts the module and fails cleanly', async () => {
-    const t0 = Date.now();
     const r = await runModel(playbook(play([task('slow', {}, { name: 's', timeout: 1 }), cmd('echo next')])), {
       modules: [slow],
       lab: fakeLab({ respond: () => new Promise(() => {}) }),
     });
-    expect(Date.now() - t0).toBeLessThan(3000);
     const res = r.resultOf('node1', 's')!;
     expect(res.status).toBe('failed');
     expect(res.msg).toContain('timed out after 1s');

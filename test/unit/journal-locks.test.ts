@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { lockNodes } from '../helpers/node-locks.js';
 import { type LockOwner, takeOverStale, writeOwnerRecord } from '../../src/util/lock-file.js';
 
 const dirs: string[] = [];
@@ -19,20 +19,20 @@ const tmp = () => {
 describe('node locks', () => {
   it('a second run cannot take a locked node and is told the holder run id', () => {
     const dir = tmp();
-    const first = acquireNodeLocks(dir, ['n1', 'n2'], 'run-A');
-    expect(() => acquireNodeLocks(dir, ['n3', 'n2'], 'run-B')).toThrow(/host n2 is locked by run run-A/);
+    const first = lockNodes(dir, ['n1', 'n2'], 'run-A');
+    expect(() => lockNodes(dir, ['n3', 'n2'], 'run-B')).toThrow(/host n2 is locked by run run-A/);
     // all-or-nothing: n3 was released again
     expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock']);
     first.release();
     expect(readdirSync(dir)).toEqual([]);
-    acquireNodeLocks(dir, ['n2'], 'run-B').release();
+    lockNodes(dir, ['n2'], 'run-B').release();
   });
 
   it('takes over a stale lock whose process is gone', () => {
     const dir = tmp();
     const dead = spawnSync('true').pid!; // exited already
     writeFileSync(join(dir, 'n1.lock'), JSON.stringify({ runId: 'old', pid: dead, machine: hostname(), time: 0 }));
-    const l = acquireNodeLocks(dir, ['n1'], 'new');
+    const l = lockNodes(dir, ['n1'], 'new');
     l.release();
     expect(existsSync(join(dir, 'n1.lock'))).toBe(false);
   });
@@ -44,7 +44,7 @@ describe('node locks', () => {
     writeFileSync(join(dir, `.${dead}.0a1b2c.owner`), JSON.stringify({ runId: 'killed', pid: dead, machine: hostname(), time: 0 }));
     const live = writeOwnerRecord(dir, { runId: 'taking', pid: process.pid, machine: hostname(), time: Date.now() });
     writeFileSync(join(dir, `.${dead}.3d4e5f.owner`), JSON.stringify({ runId: 'far', pid: dead, machine: 'elsewhere', time: 0 }));
-    acquireNodeLocks(dir, ['n1'], 'next').release();
+    lockNodes(dir, ['n1'], 'next').release();
     expect(readdirSync(dir).sort()).toEqual([`.${dead}.3d4e5f.owner`, live.file.slice(dir.length + 1)].sort());
   });
 });
@@ -58,13 +58,13 @@ describe('stale lock takeover', () => {
     const stale: LockOwner = { runId: 'old', pid: deadPid(), machine: hostname(), time: 0 };
     writeFileSync(file, JSON.stringify(stale));
     // Runs A and B both read the stale lock; A replaces it first.
-    const a = acquireNodeLocks(dir, ['n1'], 'run-A');
+    const a = lockNodes(dir, ['n1'], 'run-A');
     const b = writeOwnerRecord(dir, { runId: 'run-B', pid: process.pid, machine: hostname(), time: Date.now() });
     const holder = takeOverStale(file, stale, b);
     rmSync(b.file);
     expect(holder?.runId).toBe('run-A');
     expect(JSON.parse(readFileSync(file, 'utf8')).runId).toBe('run-A');
-    expect(() => acquireNodeLocks(dir, ['n1'], 'run-C')).toThrow(/host n1 is locked by run run-A/);
+    expect(() => lockNodes(dir, ['n1'], 'run-C')).toThrow(/host n1 is locked by run run-A/);
     a.release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -99,12 +99,12 @@ describe('node locks under contention', () => {
     const held = join(dir, 'held');
     // Each worker takes the lock, proves it is alone with an exclusive marker file, lets go.
     const script = `
-      import { acquireNodeLocks } from ${JSON.stringify(join(import.meta.dirname, '../../dist/journal/locks.js'))};
+      import { takeFileLocks } from ${JSON.stringify(join(import.meta.dirname, '../../dist/nodes/file-locks.js'))};
       import { openSync, closeSync, unlinkSync } from 'node:fs';
       let doubles = 0;
       for (let i = 0; i < 300; i++) {
         let l;
-        try { l = acquireNodeLocks(${JSON.stringify(dir)}, ['n1'], 'run-' + process.pid); } catch { continue; }
+        try { l = takeFileLocks(${JSON.stringify(dir)}, [{ host: 'n1', key: 'n1' }], 'run-' + process.pid); } catch { continue; }
         try { closeSync(openSync(${JSON.stringify(held)}, 'wx')); unlinkSync(${JSON.stringify(held)}); } catch { doubles++; }
         l.release();
       }
@@ -127,14 +127,14 @@ describe('one owner record per run', () => {
   it('every lock of a run is a link to one record, whose own name is gone once they are taken', async () => {
     const { statSync } = await import('node:fs');
     const dir = tmp();
-    const l = acquireNodeLocks(dir, ['n1', 'n2', 'n3'], 'run-A');
+    const l = lockNodes(dir, ['n1', 'n2', 'n3'], 'run-A');
     expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock', 'n3.lock']);
     const inodes = new Set(['n1', 'n2', 'n3'].map((h) => statSync(join(dir, `${h}.lock`)).ino));
     expect(inodes.size).toBe(1);
     expect(statSync(join(dir, 'n1.lock')).nlink).toBe(3);
     expect(JSON.parse(readFileSync(join(dir, 'n2.lock'), 'utf8'))).toMatchObject({ runId: 'run-A', pid: process.pid });
     // A refused run leaves neither locks nor its record behind.
-    expect(() => acquireNodeLocks(dir, ['n4', 'n1'], 'run-B')).toThrow(/host n1 is locked by run run-A/);
+    expect(() => lockNodes(dir, ['n4', 'n1'], 'run-B')).toThrow(/host n1 is locked by run run-A/);
     expect(readdirSync(dir).sort()).toEqual(['n1.lock', 'n2.lock', 'n3.lock']);
     l.release();
     expect(readdirSync(dir)).toEqual([]);

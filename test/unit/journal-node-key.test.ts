@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockDirFor, SYSTEM_LOCK_DIR } from '../../src/journal/lock-dir.js';
-import { acquireNodeLocks } from '../../src/journal/locks.js';
+import { lockNodes } from '../helpers/node-locks.js';
 import { bmcLockKey, describeKey, localLockKey, sshLockKey } from '../../src/journal/node-key.js';
 import { ensurePrivateDir } from '../../src/journal/private-dir.js';
 
@@ -90,9 +90,9 @@ describe('locks by node', () => {
   it('two inventory names of one BMC collide across runs and share one lock within a run', () => {
     const dir = tmp();
     const key = bmcLockKey('10.0.0.5')!;
-    const a = acquireNodeLocks(dir, [{ host: 'node01', key }, { host: 'blade-1', key: bmcLockKey('https://10.0.0.5:443/')! }], 'run-A');
+    const a = lockNodes(dir, [{ host: 'node01', key }, { host: 'blade-1', key: bmcLockKey('https://10.0.0.5:443/')! }], 'run-A');
     expect(readdirSync(dir)).toEqual([`${encodeURIComponent(key)}.lock`]);
-    expect(() => acquireNodeLocks(dir, [{ host: 'rack1-n1', key: bmcLockKey('https://10.0.0.5')! }], 'run-B')).toThrow(
+    expect(() => lockNodes(dir, [{ host: 'rack1-n1', key: bmcLockKey('https://10.0.0.5')! }], 'run-B')).toThrow(
       /host rack1-n1 is locked by run run-A \(pid \d+; BMC 10\.0\.0\.5:443\)/,
     );
     a.release();

@@ -7,6 +7,7 @@ import { InstallCallbacks } from '../../http/install-callbacks.js';
 import { runFileServer } from '../../http/run-file-server.js';
 import type { ModuleContext } from '../../module-api/types.js';
 import { findControllerFile } from '../../module-api/controller-file.js';
+import { assertAllowedPath } from '../../module-api/allowed-paths.js';
 
 /** The shipped default (playbooks/templates/ks.cfg.hbs), found beside the playbook. */
 const DEFAULT_KS_TEMPLATE = 'ks.cfg.hbs';
@@ -22,5 +23,9 @@ export async function installCallbacks(ctx: ModuleContext): Promise<{ server: Fi
 export function kickstartTemplate(ctx: ModuleContext, arg: string | undefined): { file: string; text: string } {
   const name = firstSet(arg, ctx.vars, 'instance_info.ks_template', 'ks_template') ?? DEFAULT_KS_TEMPLATE;
   const file = findControllerFile(ctx, String(name), 'templates');
+  // Beside the playbook or its role (where a relative name is looked for), or in an allowed
+  // directory: never `/etc/shadow` or `../../.ssh/id_ed25519` rendered into a kickstart.
+  const rolePath = typeof ctx.vars.role_path === 'string' ? [ctx.vars.role_path] : [];
+  assertAllowedPath(ctx, 'ks_template', file, [ctx.services.playbookDir, ...rolePath]);
   return { file, text: readFileSync(file, 'utf8') };
 }

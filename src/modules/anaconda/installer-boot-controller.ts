@@ -8,6 +8,7 @@ import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { downloadWithResume } from '../../images/download.js';
 import type { ModuleContext } from '../../module-api/types.js';
+import { assertAllowedPath } from '../../module-api/allowed-paths.js';
 import { buildStandaloneGrub, type EspFile, operatorEspFiles } from './efi-loader.js';
 import { InstallerBootError, installerCmdline, installerGrubCfg } from './installer-boot.js';
 import { buildInstallerBootIso } from './installer-boot-iso.js';
@@ -48,6 +49,7 @@ function workDir(ctx: ModuleContext): string {
 async function fetchPart(ctx: ModuleContext, name: string, where: string, tlsVerify: boolean): Promise<Buffer> {
   if (!/^https?:\/\//i.test(where)) {
     const file = isAbsolute(where) ? where : resolve(ctx.services.playbookDir, where);
+    assertAllowedPath(ctx, name, file);
     const st = await stat(file).catch(() => undefined);
     if (!st?.isFile()) throw new InstallerBootError(`${name} ${where}: no such file on the controller (looked at ${file})`, `fix ${name}: an http(s) URL or a path on the controller`);
     if (st.size > MAX_PART_BYTES) throw new InstallerBootError(`${name} ${file} is ${st.size} bytes, more than a boot ISO takes`, `check ${name}`);

@@ -4,6 +4,7 @@
 // command line. vmedia_boot then inserts what it returns.
 import { Type } from '../../schema/type-builder.js';
 import { firstSet } from '../../inventory/node-data.js';
+import { assertAllowedPath } from '../../module-api/allowed-paths.js';
 import { defineModule } from '../../module-api/types.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import { InstallerBootError, isRemoteStage2, planInstallerBoot } from './installer-boot.js';
@@ -72,6 +73,7 @@ export const installerBootModule = defineModule({
       let stage2Url = plan.stage2;
       if (!isRemoteStage2(plan.stage2)) {
         const file = isAbsolute(plan.stage2) ? plan.stage2 : resolve(ctx.services.playbookDir, plan.stage2);
+        assertAllowedPath(ctx, 'instance_info.stage2', file);
         stage2Url = ctx.secret(
           await server.publish(file).catch((e: unknown) => {
             throw new InstallerBootError(`instance_info.stage2 ${plan.stage2} cannot be served: ${(e as Error).message}`, 'give the install tree as a URL the nodes reach, or the path of images/install.img on the controller');

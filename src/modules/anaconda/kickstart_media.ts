@@ -8,6 +8,7 @@ import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import { hostError } from '../../module-api/ramdisk-exec.js';
 import { firstSet } from '../../inventory/node-data.js';
+import { assertAllowedPath } from '../../module-api/allowed-paths.js';
 import { commonRedfishArgs } from '../../redfish/module-args.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { KickstartPlanError, anacondaHints, buildKickstart, chooseInstallDisk, planSource } from './kickstart-plan.js';
@@ -121,6 +122,7 @@ export const kickstartMediaModule = defineModule({
     }
     if (plan.source.file) {
       const file = isAbsolute(plan.source.file) ? plan.source.file : resolve(ctx.services.playbookDir, plan.source.file);
+      assertAllowedPath(ctx, 'image_source', file);
       plan.source.location = await server.publish(file).catch((e: unknown) => {
         throw hostError(ctx, `image file ${file} cannot be served: ${(e as Error).message}`, 'fix the file:// path in image_source');
       });

@@ -437,8 +437,14 @@ function warnIfNotRemoved(ctx: ModuleContext, authFile: string, rm: ExecResult):
     ctx.warn(`could not delete the temporary auth file ${authFile} on the ramdisk: ${rm.stderr.trim()}`);
 }
 
-function lastLine(s: string): string {
-  return s.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
+/**
+ * podman's last two lines of output, its error said once: it often logs the error in a retry
+ * warning first (`level=warning msg="Failed, retrying in 5s ... Error: X"`, then `Error: X`).
+ */
+export function lastLine(s: string): string {
+  const [before, last] = s.trim().split('\n').map((l) => l.trim()).filter(Boolean).slice(-2);
+  if (before === undefined || last === undefined) return before ?? '';
+  return before.includes(last.replace(/^Error: /, '')) ? last : `${before} | ${last}`;
 }
 
 /** Register each credential inside an auths JSON so it is masked even if echoed decoded. */
@@ -515,7 +521,8 @@ async function manifestSize(ctx: ModuleContext, ref: string, g: Gathered): Promi
       break;
     }
   }
-  return { why: reasons.join('; ') };
+  // Two probes that failed alike (podman with --authfile, then with REGISTRY_AUTH_FILE) say it once.
+  return { why: [...new Set(reasons)].join('; ') };
 }
 
 /** Ironic's "not enough memory" check; returns the image size it went by, if it could read one. */

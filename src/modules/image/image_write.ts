@@ -18,6 +18,7 @@ import { limitFromVars } from '../../util/limits.js';
 import { displayUrl, ImagePlanError, planImage, urlSecrets } from '../../module-api/image-source.js';
 import { fmtBytes } from '../../module-api/image-progress.js';
 import { devicePathProblem } from '../../module-api/device-path.js';
+import { assertAllowedPath } from '../../module-api/allowed-paths.js';
 import { directIoWorks, isBlockDevice, relocateGptBackupHeader, tableLabel } from './image-disk.js';
 import { remoteContentLength } from './image-fetch.js';
 import { writeQcow2Image } from './image-qcow2.js';
@@ -166,6 +167,7 @@ async function ramdiskUrl(
     );
   if (plan.kind === 'file') {
     const file = isAbsolute(plan.location) ? plan.location : resolve(ctx.services.playbookDir, plan.location);
+    assertAllowedPath(ctx, 'image_source', file);
     if (!(await stat(file).catch(() => undefined))?.isFile())
       throw hostError(
         ctx,

@@ -7,6 +7,7 @@ import { Type } from '../../schema/type-builder.js';
 import { firstSet, truthy } from '../../inventory/node-data.js';
 import type { PreflightPlan } from './preflight.js';
 import { PREFLIGHT_KINDS, type PreflightKind, SKIPPABLE_CHECKS } from '../../module-api/arg-names.js';
+import { allowedPaths } from '../../module-api/allowed-paths.js';
 import { limitFromVars } from '../../util/limits.js';
 import { defineModule, type ModuleContext } from '../../module-api/types.js';
 import { CheckClient } from '../../http/check-client.js';
@@ -169,6 +170,7 @@ export const deployPreflightModule = defineModule({
         truthy(firstSet(undefined, ctx.vars, 'force_raw_images') ?? true),
       skip,
       baseDir: ctx.services.playbookDir,
+      allowedPaths: allowedPaths(ctx.vars, ctx.services.playbookDir),
       timeoutMs: (a.timeout ?? 30) * 1000,
       maxImageVirtualBytes: limitFromVars(ctx.vars, 'imageVirtualBytes'),
     };

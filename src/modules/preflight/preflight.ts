@@ -14,6 +14,7 @@ import { type ManifestAnswer, resolveManifest } from '../../http/oci-manifest.js
 import { lastingUrlOf } from '../../http/lasting-url.js';
 import { probeUrl, type ProbeResult } from '../../http/url-probe.js';
 import { inspectLocalImage } from '../../images/inspect/local-file.js';
+import { allowedPaths, NOT_ALLOWED_FIX, pathNotAllowed } from '../../module-api/allowed-paths.js';
 import { qemuImgMissing } from '../../images/raw-convert.js';
 import { DEFAULT_LIMITS } from '../../util/limits.js';
 import { coordinatesOf, type ImageRef, ImageRefError, parseImageSource } from '../../module-api/image-ref.js';
@@ -71,6 +72,11 @@ export interface PreflightPlan {
   timeoutMs: number;
   /** tsbm_max_image_virtual: a local disk image's header may declare no more. */
   maxImageVirtualBytes?: number;
+  /**
+   * Directories controller files named by inventory data may be in (file:// images, kernel,
+   * ramdisk, stage2, bootloader); default: the documented ones (src/module-api/allowed-paths.ts).
+   */
+  allowedPaths?: readonly string[];
 }
 
 export interface PreflightServices {
@@ -116,6 +122,13 @@ async function checkBmc(s: PreflightServices): Promise<Outcome> {
   }
 }
 
+/** A controller file inventory data names, outside the allowed directories: refused, whatever preflight_skip says. */
+function notAllowed(p: PreflightPlan, check: string, label: string, file: string): Outcome | undefined {
+  const abs = isAbsolute(file) ? file : resolve(p.baseDir, file);
+  const problem = pathNotAllowed(abs, p.allowedPaths ?? allowedPaths({}, p.baseDir));
+  return problem ? bad(check, `${label}: ${problem}`, NOT_ALLOWED_FIX) : undefined;
+}
+
 /** A controller file (ISO or file:// image): there, a regular file, readable. */
 async function checkLocalFile(check: string, label: string, file: string, baseDir: string): Promise<Outcome> {
   const abs = isAbsolute(file) ? file : resolve(baseDir, file);
@@ -156,7 +169,7 @@ function probeProblem(check: string, label: string, url: string, r: Exclude<Prob
 
 /** One file the controller or the BMC needs: a local file there, or a URL that answers. */
 async function checkPart(p: PreflightPlan, s: PreflightServices, check: string, label: string, where: string, tlsVerify: boolean): Promise<Outcome> {
-  if (!/^https?:\/\//i.test(where)) return checkLocalFile(check, label, where, p.baseDir);
+  if (!/^https?:\/\//i.test(where)) return notAllowed(p, check, label, where) ?? checkLocalFile(check, label, where, p.baseDir);
   for (const v of urlSecrets(where)) s.secret(v);
   const r = await s.once(`${check}:${tlsVerify}:${where}`, () => probeUrl(s.http, where, { tlsVerify, timeoutMs: p.timeoutMs, signal: s.signal }));
   if (!r.ok) return probeProblem(check, label, where, r, check);
@@ -170,7 +183,7 @@ async function checkInstallerFiles(p: PreflightPlan, s: PreflightServices, f: In
   if (!p.skip.has('iso')) {
     // The controller downloads these itself to build the boot ISO.
     parts.push(checkPart(p, s, 'iso', 'instance_info.kernel', f.kernel, p.tlsVerify), checkPart(p, s, 'iso', 'instance_info.ramdisk', f.ramdisk, p.tlsVerify));
-    if (!isRemoteStage2(f.stage2)) parts.push(checkLocalFile('iso', 'instance_info.stage2', f.stage2, p.baseDir));
+    if (!isRemoteStage2(f.stage2)) parts.push(Promise.resolve(notAllowed(p, 'iso', 'instance_info.stage2', f.stage2) ?? checkLocalFile('iso', 'instance_info.stage2', f.stage2, p.baseDir)));
     if (f.bootloader) parts.push(checkPart(p, s, 'iso', 'driver_info.bootloader', f.bootloader, p.tlsVerify));
   }
   if (!f.bootloader) {
@@ -344,6 +357,8 @@ async function checkDiskImage(p: PreflightPlan, s: PreflightServices): Promise<O
     const missing = qemuImgMissing();
     if (missing) return bad('image', missing, 'install qemu-utils on the controller, or set force_raw_images: false');
   }
+  const refused = plan.kind === 'file' ? notAllowed(p, 'image_url', 'image_source', plan.location) : undefined;
+  if (refused) return refused;
   if (p.skip.has('image_url')) return ok(`${plan.format} image with a ${plan.algo} checksum (URL not checked)`);
   if (plan.kind === 'file') {
     const f = await checkLocalFile('image_url', 'image', plan.location, p.baseDir);
@@ -372,6 +387,8 @@ async function checkAnacondaImage(p: PreflightPlan, s: PreflightServices): Promi
   }
   if (src.kind === 'ostreecontainer') return checkBootcImage(p, s);
   if (src.file) {
+    const refused = notAllowed(p, 'image_url', 'image_source', src.file);
+    if (refused) return refused;
     if (p.skip.has('image_url')) return ok(`liveimg ${src.shown} (file not checked)`);
     const f = await checkLocalFile('image_url', 'image', src.file, p.baseDir);
     return f.passed ? ok(`liveimg ${f.passed}`) : f;

@@ -16,6 +16,8 @@ import { contractFailure, contractProbeArgv, degradedNote, judgeContract, needsF
 import { pacedPauseMs, stalledAfterMs, WaitTimeoutError, waitUntil } from '../../util/wait.js';
 import { sshTargetOf, sshWaitProgress, sshWaitTimeoutHint } from './ssh-wait-words.js';
 import { ramdiskHostKeyError } from './ramdisk-host-key.js';
+import { consoleTail } from '../../util/console-tail.js';
+import { type CallHome, callHomeHostKeyError, callHomeTarget, usesCallHome, waitForCallHome } from './call-home-wait.js';
 
 const args = Type.Object(
   {
@@ -65,6 +67,12 @@ const args = Type.Object(
     mac_addresses: Type.Optional(
       Type.Array(Type.String(), {
         description: "The BMC's NIC MACs; default: a registered redfish_power result's mac_addresses",
+      }),
+    ),
+    console_log: Type.Optional(
+      Type.String({
+        description:
+          "A file on the controller that captures the node's serial console (a console server's log; the lab's VMs write one each): a wait that times out shows its last lines. Empty: none",
       }),
     ),
     bmc_result: Type.Optional(
@@ -131,6 +139,7 @@ export const waitAgentModule = defineModule({
     const bmcMacs = a.mac_addresses ?? bmc.macs;
     const start = Date.now();
     let conn: Connection;
+    let callHome: CallHome | undefined;
     if (ctx.check) {
       // Check mode boots nothing: a node that is Off (or that this run would power on first)
       // has no ramdisk to ask, and the steps after this one report what they would do after
@@ -147,10 +156,16 @@ export const waitAgentModule = defineModule({
         return { changed: false, msg: `${would}: ${why}`, tsbm_check_after_boot: why };
       }
     } else {
-      conn = await waitForSsh(ctx, timeoutS, a.interval ?? 5, a.connect_timeout ?? 10, {
+      // A ramdisk given a callback by ramdisk_media, on a host without ssh_host: its report says
+      // where it is and which host key it made at this boot, the only key accepted.
+      const reg = usesCallHome(ctx);
+      if (reg) callHome = callHomeTarget(await waitForCallHome(ctx, reg, timeoutS));
+      const left = Math.max(1, timeoutS - Math.round((Date.now() - start) / 1000));
+      conn = await waitForSsh(ctx, callHome ? left : timeoutS, a.interval ?? 5, a.connect_timeout ?? 10, {
         what: a.waiting_for ?? 'the ramdisk',
         hint: a.stall_hint,
-      });
+        consoleLog: a.console_log || undefined,
+      }, callHome);
     }
     const waitedS = Math.round((Date.now() - start) / 1000);
     try {
@@ -228,6 +243,7 @@ export const waitAgentModule = defineModule({
         product_uuid: hostUuid ?? null,
         macs: hostMacs,
         waited_s: waitedS,
+        ...(callHome ? { call_home: { address: callHome.connectedTo ?? callHome.addresses[0], host_key_fingerprint: callHome.fingerprint, reported_after_s: callHome.reportedAfterS } } : {}),
         ...(deploy && contract
           ? {
               ramdisk_contract: { deploy, missing_optional: contract.degraded.map((n) => n.anyOf.join('/')) },
@@ -267,7 +283,7 @@ export const waitAgentModule = defineModule({
         }
       }
       // The checked connection serves the next tasks; only a host that failed its checks drops it.
-      if (ctx.keepConnection && !ctx.check) ctx.keepConnection(conn);
+      if (ctx.keepConnection && !ctx.check) ctx.keepConnection(conn, { pinned: callHome !== undefined });
       else await conn.close().catch(() => undefined);
       // The ramdisk's podman version also goes into the host's `facts`: podman_pull decides its
       // flags from it instead of starting podman once more to read its --help.
@@ -278,7 +294,8 @@ export const waitAgentModule = defineModule({
       if (arch?.rc === 0 && arch.stdout.trim()) ramdiskFacts.ramdisk_arch = arch.stdout.trim();
       if (memAvailable !== undefined) ramdiskFacts.ramdisk_mem_available_bytes = String(memAvailable);
       const hostFacts = Object.keys(ramdiskFacts).length ? { facts: ramdiskFacts } : {};
-      return { changed: false, msg: `SSH answered after ${waitedS}s; ${verdict.message}`, ...facts, ...hostFacts };
+      const where = callHome ? `the ramdisk called home after ${callHome.reportedAfterS}s; SSH at ${callHome.connectedTo} (its reported key) answered after ${waitedS}s` : `SSH answered after ${waitedS}s`;
+      return { changed: false, msg: `${where}; ${verdict.message}`, ...facts, ...hostFacts };
     } catch (e) {
       await conn.close().catch(() => undefined);
       throw e;
@@ -301,24 +318,30 @@ async function waitForSsh(
   timeoutS: number,
   intervalS: number,
   connectS: number,
-  said: { what: string; hint: string | undefined },
+  said: { what: string; hint: string | undefined; consoleLog?: string | undefined },
+  callHome?: CallHome,
 ): Promise<Connection> {
-  const target = sshTargetOf(ctx);
+  const target = callHome ? `${callHome.addresses.join(' or ')} (reported when it called home)` : sshTargetOf(ctx);
   const stalled = stalledAfterMs(timeoutS * 1000);
   // A connection setting tsbm cannot use (a bad ssh_* value, an unreadable key) is not a ramdisk
   // still booting, nor is a host key refused (a ramdisk makes a new one every boot): no retry
   // fixes them, so they fail now instead of after the whole timeout.
   let settingError: TsbmError | undefined;
+  let attempt = 0;
   const tryConnect = async (): Promise<Connection | null> => {
+    // Every address the ramdisk reported, in turn (IPv4 first).
+    const address = callHome ? callHome.addresses[attempt++ % callHome.addresses.length] : undefined;
     try {
-      return await ctx.connect({ timeoutMs: connectS * 1000 });
+      const conn = await ctx.connect({ timeoutMs: connectS * 1000, ...(callHome ? { address, hostKeyFingerprint: callHome.fingerprint } : {}) });
+      if (callHome) callHome.connectedTo = address;
+      return conn;
     } catch (e) {
       if (e instanceof TsbmError && (e.kind === 'parse' || e.kind === 'options' || e.kind === 'template' || (e instanceof UnreachableError && e.setting))) {
         settingError = e;
         return null;
       }
       if (e instanceof HostKeyError) {
-        settingError = ramdiskHostKeyError(ctx, e);
+        settingError = callHome ? callHomeHostKeyError(ctx, e, address ?? '') : ramdiskHostKeyError(ctx, e);
         return null;
       }
       throw e;
@@ -345,7 +368,7 @@ async function waitForSsh(
     if (e instanceof WaitTimeoutError) {
       throw hostError(
         ctx,
-        `${said.what} did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}`,
+        `${said.what} did not accept SSH within ${timeoutS}s (waited ${Math.round(e.elapsedMs / 1000)}s)${e.lastError instanceof Error ? `; last error: ${e.lastError.message}` : ''}${consoleSays(said.consoleLog)}`,
         `${sshWaitTimeoutHint({ ...said, target })}; check the node's console: did it boot, does ${said.what} carry the controller's public key, is its address reachable`,
         e,
       );
@@ -354,6 +377,13 @@ async function waitForSsh(
   }
   if (conn === null) throw settingError as TsbmError;
   return conn;
+}
+
+/** Where the node's console stopped: its captured log's last lines, for a wait that failed. */
+function consoleSays(file: string | undefined): string {
+  if (!file) return '';
+  const lines = consoleTail(file, 15);
+  return lines.length ? `\nthe node's console (${file}) ends with:\n${lines.map((l) => `  | ${l}`).join('\n')}` : `; its console log ${file} is empty`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-interface Entry {
+export interface Entry {
   name: string;
   mode: number;
   data?: Buffer;
@@ -38,7 +38,7 @@ function newcArchive(entries: Entry[]): Buffer {
 function sharedLibraries(program: string): string[] {
   let out = '';
   try {
-    out = execFileSync('ldd', [program], { encoding: 'utf8' });
+    out = execFileSync('ldd', [program], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return []; // "not a dynamic executable" exits 1
   }
@@ -62,5 +62,33 @@ export function busyboxInitramfs(busybox: string, script: string): Buffer {
     { name: 'bin/busybox', mode: 0o100755, data: readFileSync(busybox) },
     ...libs.map((l) => ({ name: l.slice(1), mode: 0o100755, data: readFileSync(l) })),
     { name: 'init', mode: 0o100755, data: Buffer.from(`#!/bin/busybox sh\n${script}`) },
+  ]);
+}
+
+export interface InitramfsSpec {
+  busybox: string;
+  /** Programs of this machine copied at their own paths, with the libraries ldd names. */
+  programs: string[];
+  /** Further files (name without the leading /). */
+  files: Entry[];
+  /** /init, run by busybox sh. */
+  init: string;
+}
+
+/** An initramfs with busybox, this machine's `programs` (and their libraries) and `files`. */
+export function programsInitramfs(spec: InitramfsSpec): Buffer {
+  const programs = [spec.busybox, ...spec.programs];
+  const libs = [...new Set(programs.flatMap(sharedLibraries))];
+  const copied = [...new Set([...spec.programs, ...libs])];
+  const named = [...copied.map((p) => p.slice(1)), ...spec.files.map((f) => f.name)];
+  const dirs = [...new Set(['bin', 'dev', 'proc', 'sys', 'run', 'tmp', 'mnt', 'root', 'etc', ...named.flatMap((n) => parents(`/${n}`))])].sort();
+  const have = new Set(spec.files.map((f) => f.name));
+  return newcArchive([
+    ...dirs.filter((d) => !have.has(d)).map((name) => ({ name, mode: 0o040755 })),
+    { name: 'dev/console', mode: 0o020600, rdev: [5, 1] },
+    { name: 'bin/busybox', mode: 0o100755, data: readFileSync(spec.busybox) },
+    ...copied.map((p) => ({ name: p.slice(1), mode: 0o100755, data: readFileSync(p) })),
+    ...spec.files,
+    { name: 'init', mode: 0o100755, data: Buffer.from(`#!/bin/busybox sh\n${spec.init}`) },
   ]);
 }

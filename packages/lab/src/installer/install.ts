@@ -84,7 +84,10 @@ function until(signal: AbortSignal): Promise<never> {
 export async function runInstaller(kickstart: string, env: InstallerEnv, signal: AbortSignal): Promise<InstallRecord> {
   const log = new Log(join(env.installerRoot, 'tmp', 'anaconda.log'));
   const sEnv: ScriptEnv = { ...env, signal };
-  log.line('INFO', `simulated Anaconda on ${env.node}; kickstart from ${env.from}`);
+  // As Anaconda logs it: the volume by its label, not the URL the BMC mounted it from (tsbm
+  // publishes that URL as a secret, so it would show as ******** in tsbm's output).
+  const from = env.from.startsWith('OEMDRV volume ') ? 'the OEMDRV volume (ks.cfg)' : env.from;
+  log.line('INFO', `simulated Anaconda on ${env.node}; kickstart from ${from}`);
   rmSync(env.sysimage, { recursive: true, force: true });
   mkdirSync(env.sysimage, { recursive: true });
   if (env.faults.has('installer_silent')) {

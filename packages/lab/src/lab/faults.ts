@@ -8,6 +8,7 @@
 // simulated installer: ks_error (its install fails: %onerror fires), installer_silent (it never
 // runs the kickstart, so never calls back), wrong_token (its callbacks carry a wrong token).
 import { TsbmError } from 'tsbm/lib/errors.js';
+import { FAULTS } from 'tsbm/lib/inventory/sim-faults.js';
 
 export interface NodeFaults {
   bmc503?: number;
@@ -82,7 +83,7 @@ export function parseFaultSpec(spec: string | undefined): Entry[] {
           case 'wrong_token': faults.wrongToken = true; break;
           case 'power_delay': faults.powerDelayMs = RANGE(name, value); break;
           default:
-            throw bad(`unknown fault "${name}" (known: bmc_503, bmc_latency, bmc_reset, never_boots, ssh_drop, pull_fail, bootc_fail, wrong_uuid, power_delay, ks_error, installer_silent, wrong_token)`);
+            throw bad(`unknown fault "${name}" (known: ${FAULTS.map((f) => f.name).join(', ')})`);
         }
       }
       return { selector, faults };

@@ -267,6 +267,8 @@ function renderInventory(p: {
       bmcGroup: { shared: boolean };
     };
     systemPath: string;
+    /** A VM's serial console file (wait_agent shows its last lines when the ramdisk never answers). */
+    consoleFile?: string;
   }>;
   controllerKey: string;
   controllerPub: string;
@@ -282,6 +284,7 @@ function renderInventory(p: {
       ssh_host: '127.0.0.1',
       ssh_port: n.cfg.sshPort,
       instance_ssh_port: n.cfg.instancePort,
+      ...(n.consoleFile ? { console_log: n.consoleFile } : {}),
       driver_info: {
         redfish_address: `https://127.0.0.1:${n.cfg.bmcPort}`,
         // Behind a BMC that manages several Systems, the node is one of them.

@@ -4,6 +4,7 @@
 // hears why and decides, as a BMC would, what happens next.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { findProgram } from 'tsbm/lib/util/find-program.js';
 import { type BootFirst, forwardedPort, qemuArgv, type VmSpec } from './qemu-argv.js';
 import { QmpClient, type QmpEvent } from './qmp.js';
 
@@ -12,6 +13,7 @@ export type VmExit = 'guest-reset' | 'guest-shutdown' | 'crashed';
 
 const QEMU = 'qemu-system-x86_64';
 const STOP_GRACE_MS = 10_000;
+const SETPRIV = findProgram('setpriv', ['/usr/bin', '/bin']);
 
 export class QemuMachine {
   private proc: ChildProcess | undefined;
@@ -54,7 +56,10 @@ export class QemuMachine {
     this.stderr = '';
     this.bootFirst = first;
     // Its own process group: a stop kills QEMU and nothing else; the lab's exit does not wait on it.
-    const p = spawn(QEMU, qemuArgv(this.spec, first), { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    // setpriv --pdeathsig: a lab process that dies (SIGKILL, a crash) takes its VMs with it.
+    const argv = [QEMU, ...qemuArgv(this.spec, first)];
+    const [cmd, ...args] = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', ...argv] : argv;
+    const p = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     this.proc = p;
     p.stderr?.setEncoding('utf8');
     p.stderr?.on('data', (d: string) => {

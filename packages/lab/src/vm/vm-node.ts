@@ -4,7 +4,8 @@
 // is appended to a file. SSH reaches the guest's port 22 through a port on 127.0.0.1 that the
 // node holds for the lab's life (the VM's own forward changes with every power-on).
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, existsSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { consoleTail } from 'tsbm/lib/util/console-tail.js';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { BootInfo } from '../bmc/state.js';
@@ -34,28 +35,6 @@ export interface VmNodeConfig {
 }
 
 export type VmPhase = 'off' | 'starting' | 'running' | 'failed';
-
-/** The last `lines` lines of a console file, control characters (firmware screen codes) removed. */
-export function consoleTail(file: string, lines = 20): string[] {
-  if (!existsSync(file)) return [];
-  const size = statSync(file).size;
-  const fd = openSync(file, 'r');
-  try {
-    const len = Math.min(size, 64 * 1024);
-    const buf = Buffer.alloc(len);
-    readSync(fd, buf, 0, len, size - len);
-    return buf
-      .toString('latin1')
-      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-      .replace(/[^\x20-\x7e\n]/g, '')
-      .split('\n')
-      .map((l) => l.trimEnd())
-      .filter((l) => l !== '')
-      .slice(-lines);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class VmNode {
   readonly uuid = randomUUID().toUpperCase();
