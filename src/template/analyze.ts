@@ -12,6 +12,8 @@ type Expr = hbs.AST.Expression;
 type Path = hbs.AST.PathExpression;
 
 export function checkTemplateSyntax(s: string, pos: SourcePos, isCondition = false): TsbmError | undefined {
+  // Ansible renders {% if %} and {% for %} wherever they are; tsbm would print them as text.
+  if (/\{%-?\s*(if|elif|else|endif|for|endfor|set|raw|macro|filter|with|block)\b[\s\S]*?%\}/.test(s)) return jinjaError(s, pos, isCondition);
   if (!isCondition && !s.includes('{{')) return undefined;
   if (isCondition && s.trim() === '') return undefined;
   const source = isCondition ? conditionSource(s.trim()) : s;

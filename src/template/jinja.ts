@@ -4,6 +4,8 @@
 // suggests the tsbm helper for each. Only consulted after a failure, so valid templates are
 // never second-guessed.
 
+import { jinjaToHandlebars } from './jinja-expr.js';
+
 export interface JinjaAdvice {
   /** The offending expression, as written. */
   expr: string;
@@ -36,8 +38,6 @@ const FILTERS: Record<string, (x: string, args: string) => string> = {
   string: (x) => x,
 };
 
-const OPS: Record<string, string> = { '==': 'eq', '!=': 'ne', '<=': 'le', '>=': 'ge', '<': 'lt', '>': 'gt' };
-
 /** `a['b']`, `a["b"]` -> `a.b` (Handlebars has no subscripts). */
 function operand(s: string): string {
   return s.trim().replace(/\[\s*(['"])([A-Za-z_][\w-]*)\1\s*\]/g, '.$2');
@@ -46,10 +46,17 @@ function operand(s: string): string {
 function adviseOne(inner: string): string | undefined {
   const e = inner.trim();
   if (e === '' || e.startsWith('#') || e.startsWith('/') || e.startsWith('!')) return undefined;
+  // Operators, tests and known filters, with Jinja's precedence (jinja-expr.ts).
+  const exact = jinjaToHandlebars(e);
+  if (exact !== undefined) return exact === e ? undefined : exact;
   let m = /^(.+?)\s+if\s+(.+?)\s+else\s+(.+)$/.exec(e);
-  if (m) return `{{#if ${operand(m[2]!)}}}{{ ${operand(m[1]!)} }}{{else}}{{ ${operand(m[3]!)} }}{{/if}}`;
+  if (m) {
+    const [a, c, b] = [m[1]!, m[2]!, m[3]!].map((x) => jinjaToHandlebars(x.trim()));
+    return a && c && b ? `{{#if ${c}}}{{ ${a} }}{{else}}{{ ${b} }}{{/if}}` : undefined;
+  }
+  // A filter without a tsbm helper: name it as the helper to look for.
   const chain = e.split(/\s*\|\s*/);
-  if (chain.length > 1 && chain.slice(1).every((f) => /^[A-Za-z_]\w*\s*(\(.*\))?$/.test(f))) {
+  if (chain.length > 1 && !/\b(and|or|not|is|in)\b|[=<>!]/.test(e) && chain.slice(1).every((f) => /^[A-Za-z_]\w*\s*(\(.*\))?$/.test(f))) {
     let x = operand(chain[0]!);
     for (const f of chain.slice(1)) {
       const [, name, args] = /^([A-Za-z_]\w*)\s*(?:\((.*)\))?$/.exec(f)!;
@@ -59,23 +66,52 @@ function adviseOne(inner: string): string | undefined {
     }
     return x;
   }
-  m = /^(\S+)\s+is\s+(not\s+)?(defined|undefined|none)$/i.exec(e);
-  if (m) {
-    const x = operand(m[1]!);
-    const negate = Boolean(m[2]) !== (m[3]!.toLowerCase() !== 'defined');
-    return negate ? `not (defined ${x})` : `defined ${x}`;
-  }
-  m = /^(\S+)\s+(and|or)\s+(\S+)$/.exec(e);
-  if (m) return `${m[2]} ${operand(m[1]!)} ${operand(m[3]!)}`;
-  m = /^(\S+)\s+(not\s+)?in\s+(\S+)$/.exec(e);
-  if (m) return `${m[2] ? 'not (contains' : 'contains'} ${operand(m[3]!)} ${operand(m[1]!)}${m[2] ? ')' : ''}`;
-  m = /^(.+?)\s*(==|!=|<=|>=|<|>)\s*(.+)$/.exec(e);
-  if (m) return `${OPS[m[2]!]} ${operand(m[1]!)} ${operand(m[3]!)}`;
   m = /^([A-Za-z_][\w.]*)\.(upper|lower|strip)\(\)$/.exec(e);
   if (m) return `${m[2] === 'strip' ? 'trim' : m[2]} ${m[1]}`;
-  if (/\[\s*['"]/.test(e)) return operand(e);
-  if (/\s~\s/.test(e)) return e.split(/\s*~\s*/).map((p) => `{{ ${operand(p)} }}`).join('');
+  if (/\s~\s/.test(e)) {
+    const parts = e.split(/\s*~\s*/).map((p) => jinjaToHandlebars(p));
+    return parts.every((p) => p !== undefined) ? parts.map((p) => `{{ ${p} }}`).join('') : undefined;
+  }
   return undefined;
+}
+
+const STATEMENT = /\{%-?\s*(.*?)\s*-?%\}/s;
+
+/** A Handlebars block condition: a bare path, or a subexpression in parentheses. */
+const blockArg = (x: string): string => (/\s/.test(x) ? `(${x})` : x);
+
+/**
+ * The whole template rewritten in Handlebars when every Jinja part of it has an equivalent:
+ * `{% if %}`/`{% elif %}`/`{% else %}`/`{% endif %}`, `{% for x in list %}`/`{% endfor %}`,
+ * `{# comments #}` and the `{{ }}` expressions adviseOne knows. Undefined otherwise.
+ */
+export function rewriteJinjaTemplate(source: string): string | undefined {
+  let failed = false;
+  const out = source
+    .replace(/\{#.*?#\}/gs, '')
+    .replace(/\{%-?\s*(.*?)\s*-?%\}|\{\{-?\s*(.*?)\s*-?\}\}/gs, (whole, stmt: string | undefined, expr: string | undefined) => {
+      if (expr !== undefined) {
+        const a = adviseOne(expr);
+        if (a === undefined) return whole;
+        return a.startsWith('{{') ? a : `{{ ${a} }}`;
+      }
+      const m = /^(if|elif|else|endif|for|endfor)\b\s*(.*)$/s.exec(stmt!);
+      const cond = (e: string): string | undefined => jinjaToHandlebars(e);
+      if (m?.[1] === 'if' || m?.[1] === 'elif') {
+        const c = cond(m[2]!);
+        if (c === undefined) failed = true;
+        return m[1] === 'if' ? `{{#if ${blockArg(c ?? '')}}}` : `{{else if ${blockArg(c ?? '')}}}`;
+      }
+      if (m?.[1] === 'else' && m[2] === '') return '{{else}}';
+      if (m?.[1] === 'endif' && m[2] === '') return '{{/if}}';
+      if (m?.[1] === 'endfor' && m[2] === '') return '{{/each}}';
+      const loop = m?.[1] === 'for' ? /^([A-Za-z_]\w*)\s+in\s+(.+)$/s.exec(m[2]!) : null;
+      const list = loop ? cond(loop[2]!) : undefined;
+      if (loop && list !== undefined) return `{{#each ${blockArg(list)} as |${loop[1]}|}}`;
+      failed = true;
+      return whole;
+    });
+  return failed ? undefined : out;
 }
 
 /**
@@ -83,8 +119,11 @@ function adviseOne(inner: string): string | undefined {
  * expression, written without braces (or with them, mixed into other text).
  */
 export function jinjaAdvice(source: string, condition = false): JinjaAdvice | undefined {
-  const stmt = /\{%-?\s*(.*?)\s*-?%\}/s.exec(source);
-  if (stmt) return { expr: stmt[0], instead: '{{#if x}}...{{/if}} or {{#each list}}...{{/each}}' };
+  const stmt = STATEMENT.exec(source);
+  if (stmt) {
+    const whole = rewriteJinjaTemplate(source);
+    return { expr: stmt[0], instead: whole ?? '{{#if x}}...{{/if}} or {{#each list as |item|}}...{{/each}}' };
+  }
   if (condition) {
     // `{{ x }} == "a"`: the braces are the mistake as much as the operator
     const bare = source.trim().replace(/\{\{-?\s*(.*?)\s*-?\}\}/gs, '$1');
