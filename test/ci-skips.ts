@@ -15,6 +15,11 @@ export const CI_SKIPS: readonly AllowedSkip[] = [
     reason: 'same kernel iso9660 driver; blkid finds the OEMDRV label on the same device in this file',
   },
   {
+    file: 'test/integration/soak-fault-kill.test.ts',
+    test: /a node that fell in one run is never driven again/,
+    reason: 'known race, open in issue 36: about one soak in four, a node that failed just before the first SIGKILL is driven again from its first task by the resume; TSBM_SOAK_FELL=1 runs it',
+  },
+  {
     file: 'test/integration/recap-differential.test.ts',
     test: /the corpus has at least 15 playbooks/,
     reason: 'only skipped when TSBM_RECAP_DIFF_ONLY picks a few playbooks by hand',
