@@ -5,8 +5,10 @@
 // costs few requests), never faster than the BMC answers, never slower than poll_interval; and
 // once this BMC has made a change of a kind in this run, the next one of that kind is first
 // looked at shortly before it is due.
-import { pacedPauseMs } from '../util/wait.js';
-import type { RedfishClient } from './client.js';
+import { pacedPauseMs, waitUntil } from '../util/wait.js';
+import type { RedfishClient, Resource } from './client.js';
+import { findSystem } from './discovery.js';
+import { powerStateOf } from './power.js';
 
 const FLOOR_MS = 250;
 /** The first look at a change of a known duration: this share of it (it may go faster now). */
@@ -41,4 +43,46 @@ export function recordChange(client: RedfishClient, resetType: string, ms: numbe
   const m = durations.get(client) ?? new Map<string, number>();
   durations.set(client, m);
   m.set(resetType, ms);
+}
+
+export interface PowerWait {
+  timeoutMs: number;
+  /** The longest pause between reads. */
+  intervalMs: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: (elapsedMs: number) => void;
+  /** Run once, when the state has not changed this long after the first request (graceful to force). */
+  escalate?: { afterMs: number; run: () => Promise<void> } | undefined;
+}
+
+/**
+ * Reads PowerState, paced to this BMC, until it is `want`; the System as last read. A change
+ * seen without escalation teaches the pace for the next change of that ResetType.
+ */
+export async function waitForPowerState(client: RedfishClient, want: 'On' | 'Off', resetType: string, w: PowerWait): Promise<Resource> {
+  const start = Date.now();
+  let escalated = false;
+  return waitUntil(
+    async () => {
+      const sys = await findSystem(client);
+      if (powerStateOf(sys) === want) {
+        if (!escalated) recordChange(client, resetType, Date.now() - start);
+        return sys;
+      }
+      if (w.escalate && !escalated && Date.now() - start >= w.escalate.afterMs) {
+        escalated = true;
+        await w.escalate.run();
+      }
+      return undefined;
+    },
+    {
+      timeoutMs: w.timeoutMs,
+      intervalMs: w.intervalMs,
+      firstProbeAfterMs: firstPollAfterMs(expectedChangeMs(client, resetType)),
+      pauseMs: ({ elapsedMs, probeMs }) => powerPollPauseMs({ elapsedMs, probeMs, intervalMs: w.intervalMs }),
+      ...(w.signal ? { signal: w.signal } : {}),
+      what: `PowerState ${want}`,
+      ...(w.onProgress ? { onProgress: ({ elapsedMs }: { elapsedMs: number }) => w.onProgress?.(elapsedMs) } : {}),
+    },
+  );
 }

@@ -10,7 +10,7 @@ import { findCdSlot, findSecondSlot, findSystem } from '../../redfish/discovery.
 import { chooseResetType, postReset, powerStateOf, resetAction } from '../../redfish/power.js';
 import { ejectMedia, mediaImage, mediaInserted } from '../../redfish/virtual-media.js';
 import { clientFromArgs } from '../../redfish/pool.js';
-import { waitUntil } from '../../util/wait.js';
+import { waitForPowerState } from '../../redfish/power-wait.js';
 
 const Args = Type.Object(
   {
@@ -50,12 +50,11 @@ export const redfishEndSafeModule = defineModule({
       if (!choice) throw new TsbmError('runtime', `BMC ${bmc} offers no ResetType to power the node off (it offers ${action.allowed?.join(', ')})`, { host: ctx.host, hint: 'power it off in the BMC console' });
       await postReset(client, action, choice.type);
       const timeoutS = args.timeout ?? 120;
-      await waitUntil(async () => (powerStateOf(await findSystem(client)) === 'Off' ? true : undefined), {
+      await waitForPowerState(client, 'Off', choice.type, {
         timeoutMs: timeoutS * 1000,
         intervalMs: 2000,
-        firstIntervalMs: 250,
         signal: ctx.signal,
-        what: 'PowerState Off',
+        onProgress: (elapsedMs) => ctx.progress({ message: 'waiting for PowerState Off', current: Math.round(elapsedMs / 1000), total: timeoutS, unit: 's' }),
       }).catch((e: Error) => {
         throw new TsbmError('runtime', `BMC ${bmc}: the node did not read back Off within ${timeoutS}s after ${choice.type} (${e.message})`, { host: ctx.host, hint: 'power it off in the BMC console' });
       });

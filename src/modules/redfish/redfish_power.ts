@@ -5,11 +5,11 @@ import { Type } from '../../schema/type-builder.js';
 import { TsbmError } from '../../errors.js';
 import type { RedfishClient, Resource } from '../../redfish/client.js';
 import { commonRedfishArgs, POWER_REQUESTS, type PowerRequest } from '../../redfish/module-args.js';
-import { defineModule, type ModuleContext } from '../../module-api/types.js';
+import { defineModule } from '../../module-api/types.js';
 import { macAddresses, powerStateOf, chooseResetType, postReset, resetAction } from '../../redfish/power.js';
 import { findSystem } from '../../redfish/discovery.js';
-import { waitUntil, WaitTimeoutError } from '../../util/wait.js';
-import { expectedChangeMs, firstPollAfterMs, powerPollPauseMs, recordChange } from '../../redfish/power-wait.js';
+import { WaitTimeoutError } from '../../util/wait.js';
+import { waitForPowerState } from '../../redfish/power-wait.js';
 import { clientFromArgs } from '../../redfish/pool.js';
 
 const Args = Type.Object(
@@ -40,44 +40,6 @@ async function identity(client: RedfishClient, system: Resource): Promise<Record
     system_uuid: typeof system.body.UUID === 'string' ? system.body.UUID.toLowerCase() : null,
     mac_addresses: await macAddresses(client, system),
   };
-}
-
-async function waitFor(
-  ctx: ModuleContext,
-  client: RedfishClient,
-  want: 'On' | 'Off',
-  resetType: string,
-  timeoutMs: number,
-  intervalMs: number,
-  escalate?: { afterMs: number; run: () => Promise<void> },
-): Promise<Resource> {
-  const start = Date.now();
-  let escalated = false;
-  return waitUntil(
-    async () => {
-      const sys = await findSystem(client);
-      const s = powerStateOf(sys);
-      if (s === want) {
-        if (!escalated) recordChange(client, resetType, Date.now() - start);
-        return sys;
-      }
-      if (escalate && !escalated && Date.now() - start >= escalate.afterMs) {
-        escalated = true;
-        await escalate.run();
-      }
-      return undefined;
-    },
-    {
-      timeoutMs,
-      intervalMs,
-      // Paced to this BMC (src/redfish/power-wait.ts): soon at first, later more rarely.
-      firstProbeAfterMs: firstPollAfterMs(expectedChangeMs(client, resetType)),
-      pauseMs: ({ elapsedMs, probeMs }) => powerPollPauseMs({ elapsedMs, probeMs, intervalMs }),
-      signal: ctx.signal,
-      what: `PowerState ${want}`,
-      onProgress: ({ elapsedMs }) => ctx.progress({ message: `waiting for PowerState ${want}`, current: Math.round(elapsedMs / 1000), total: Math.round(timeoutMs / 1000), unit: 's' }),
-    },
-  );
 }
 
 export const redfishPowerModule = defineModule({
@@ -130,7 +92,14 @@ export const redfishPowerModule = defineModule({
             }
           : undefined;
       try {
-        final = await waitFor(ctx, client, want, choice.type, timeoutMs, intervalMs, escalate);
+        final = await waitForPowerState(client, want, choice.type, {
+          timeoutMs,
+          intervalMs,
+          signal: ctx.signal,
+          escalate,
+          onProgress: (elapsedMs) =>
+            ctx.progress({ message: `waiting for PowerState ${want}`, current: Math.round(elapsedMs / 1000), total: Math.round(timeoutMs / 1000), unit: 's' }),
+        });
       } catch (e) {
         if (e instanceof WaitTimeoutError) {
           throw new TsbmError('runtime', `BMC ${client.endpoint.bmc}: PowerState did not become ${want} within ${args.timeout ?? 300}s after ${choice.type} (${e.message})`, {
