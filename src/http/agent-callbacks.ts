@@ -5,10 +5,9 @@
 // and `ip -j addr`. wait_agent then connects to a reported address and accepts only a reported
 // key. A wrong token or a body that is not a report is refused and recorded; the token is never
 // written anywhere.
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FileServer } from './file-server.js';
-import { readBody, reply, TokenEntry } from './install-callbacks.js';
+import { readBody, reply, TokenEntries, TokenEntry } from './token-entries.js';
 
 const AGENT_PREFIX = '/agent/';
 const TOKEN_HEADER = 'x-tsbm-token';
@@ -92,7 +91,7 @@ export function parseAgentReport(body: string, from: string): Omit<AgentReport, 
 }
 
 export class AgentCallbacks {
-  private readonly byId = new Map<string, Entry>();
+  private readonly entries = new TokenEntries<Entry>();
 
   private constructor(private readonly server: FileServer) {}
 
@@ -104,23 +103,17 @@ export class AgentCallbacks {
 
   /** A fresh id and token for this host; an earlier registration of the host stops answering. */
   register(host: string): AgentRegistration {
-    for (const e of this.byId.values()) if (e.host === host) e.close();
-    const id = randomBytes(12).toString('hex');
-    const token = randomBytes(32).toString('base64url');
-    const entry = new Entry(host, id, token, `${this.server.url}${AGENT_PREFIX}${id}`);
-    this.byId.set(id, entry);
-    return entry;
+    return this.entries.register(host, (id, token) => new Entry(host, id, token, `${this.server.url}${AGENT_PREFIX}${id}`));
   }
 
   /** The live registration of a host in this run. */
   find(host: string): AgentRegistration | undefined {
-    for (const e of this.byId.values()) if (e.host === host && !e.closed) return e;
-    return undefined;
+    return this.entries.find(host);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const m = /^\/agent\/([0-9a-f]{24})$/.exec(path);
-    const entry = m ? this.byId.get(m[1]!) : undefined;
+    const entry = m ? this.entries.byIdOf(m[1]!) : undefined;
     if (!entry) {
       req.resume();
       return reply(res, 404, 'no such ramdisk callback');

@@ -5,9 +5,9 @@
 // secret once (/pull-secret) and ask which disk to install to (/disk, lsblk JSON in, kickstart
 // lines out). A wrong token, a repeated status and anything after the last one are refused and
 // recorded, so the waiting node can say what it saw; the token is never written anywhere.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FileServer } from './file-server.js';
+import { readBody, reply, TokenEntries, TokenEntry } from './token-entries.js';
 
 export const INSTALL_PREFIX = '/install/';
 const TOKEN_HEADER = 'x-tsbm-token';
@@ -62,42 +62,6 @@ export interface Registration {
   close(): void;
 }
 
-const sha = (s: string) => createHash('sha256').update(s).digest();
-
-/** A callback registration's token check and change listeners (installer and ramdisk callbacks). */
-export class TokenEntry {
-  closed = false;
-  private readonly listeners = new Set<() => void>();
-  private readonly tokenHash: Buffer;
-
-  constructor(
-    readonly host: string,
-    readonly id: string,
-    readonly token: string,
-    readonly url: string,
-  ) {
-    this.tokenHash = sha(token);
-  }
-
-  tokenMatches(given: string | undefined): boolean {
-    // Compared as hashes: equal lengths, constant time, whatever the caller sent.
-    return given !== undefined && timingSafeEqual(sha(given), this.tokenHash);
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  changed(): void {
-    for (const l of [...this.listeners]) l();
-  }
-
-  close(): void {
-    this.closed = true;
-  }
-}
-
 class Entry extends TokenEntry implements Registration {
   phase: InstallPhase = 'waiting';
   readonly callbacks: InstallCallback[] = [];
@@ -133,24 +97,8 @@ class Entry extends TokenEntry implements Registration {
   }
 }
 
-export function reply(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).end(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-/** Reads at most `max` bytes; undefined when the body is larger. */
-export async function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > max) return undefined;
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export class InstallCallbacks {
-  private readonly byId = new Map<string, Entry>();
+  private readonly entries = new TokenEntries<Entry>();
   /** Kickstarts served at an operator's fixed path (instance_info.ks_url), by path. */
   private readonly kickstarts = new Map<string, { entry: Entry; text: string }>();
 
@@ -191,23 +139,17 @@ export class InstallCallbacks {
 
   /** A fresh id and token for this host; an earlier registration of the host stops answering. */
   register(host: string, opts: RegistrationOptions = {}): Registration {
-    for (const e of this.byId.values()) if (e.host === host) e.close();
-    const id = randomBytes(12).toString('hex');
-    const token = randomBytes(32).toString('base64url');
-    const entry = new Entry(host, id, token, `${this.server.url}${INSTALL_PREFIX}${id}`, opts.pullSecret, opts.chooseDisk);
-    this.byId.set(id, entry);
-    return entry;
+    return this.entries.register(host, (id, token) => new Entry(host, id, token, `${this.server.url}${INSTALL_PREFIX}${id}`, opts.pullSecret, opts.chooseDisk));
   }
 
   /** The live registration of a host in this run. */
   find(host: string): Registration | undefined {
-    for (const e of this.byId.values()) if (e.host === host && !e.closed) return e;
-    return undefined;
+    return this.entries.find(host);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const m = /^\/install\/([0-9a-f]{24})\/(start|end|error|pull-secret|disk)$/.exec(path);
-    const entry = m ? this.byId.get(m[1]!) : undefined;
+    const entry = m ? this.entries.byIdOf(m[1]!) : undefined;
     if (!m || !entry) {
       req.resume();
       return reply(res, 404, 'no such installer callback');
