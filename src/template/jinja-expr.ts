@@ -8,8 +8,8 @@ type Tok = { kind: 'name' | 'str' | 'num' | 'op'; text: string };
 
 const OPS: Record<string, string> = { '==': 'eq', '!=': 'ne', '<=': 'le', '>=': 'ge', '<': 'lt', '>': 'gt' };
 
-/** Jinja filters with a tsbm helper: (value, args) -> Handlebars call. */
-const FILTERS: Record<string, (x: string, a: string[]) => string | undefined> = {
+/** Jinja filters with a tsbm helper that means the same: (value, args) -> Handlebars call. */
+export const JINJA_FILTERS: Readonly<Record<string, (x: string, a: string[]) => string | undefined>> = {
   default: (x, a) => `default ${x} ${a[0] ?? "''"}`,
   d: (x, a) => `default ${x} ${a[0] ?? "''"}`,
   upper: (x) => `upper ${x}`,
@@ -171,7 +171,7 @@ class Parser {
         }
         this.i++;
       }
-      const make = FILTERS[f.text];
+      const make = JINJA_FILTERS[f.text];
       const r = make?.(group(x), args);
       if (r === undefined) throw new NoRewrite();
       x = r;

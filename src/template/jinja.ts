@@ -4,7 +4,7 @@
 // suggests the tsbm helper for each. Only consulted after a failure, so valid templates are
 // never second-guessed.
 
-import { jinjaToHandlebars } from './jinja-expr.js';
+import { JINJA_FILTERS, jinjaToHandlebars } from './jinja-expr.js';
 
 export interface JinjaAdvice {
   /** The offending expression, as written. */
@@ -13,30 +13,21 @@ export interface JinjaAdvice {
   instead: string;
 }
 
-const FILTERS: Record<string, (x: string, args: string) => string> = {
-  default: (x, a) => `default ${x} ${a || "''"}`,
-  d: (x, a) => `default ${x} ${a || "''"}`,
-  upper: (x) => `upper ${x}`,
-  lower: (x) => `lower ${x}`,
-  trim: (x) => `trim ${x}`,
-  length: (x) => `len ${x}`,
-  count: (x) => `len ${x}`,
-  join: (x, a) => `join ${x}${a ? ` ${a}` : ''}`,
-  split: (x, a) => `split ${x}${a ? ` ${a}` : ''}`,
-  replace: (x, a) => `replace ${x} ${a.replace(/\s*,\s*/g, ' ')}`,
-  to_json: (x) => `json ${x}`,
-  to_nice_json: (x) => `json ${x} 2`,
-  from_json: (x) => `from_json ${x}`,
-  to_yaml: (x) => `yaml ${x}`,
-  to_nice_yaml: (x) => `yaml ${x}`,
-  b64encode: (x) => `b64encode ${x}`,
-  b64decode: (x) => `b64decode ${x}`,
+/**
+ * Filters only advice knows, beyond the exact ones (jinja-expr.ts): a close helper to look at,
+ * not a rewrite that means the same (Ansible's `int` converts; tsbm keeps the value as it is).
+ */
+const LOOSE_FILTERS: Readonly<Record<string, (x: string, a: string[]) => string>> = {
   quote: (x) => `quote ${x}`,
   bool: (x) => x,
   int: (x) => x,
   float: (x) => x,
   string: (x) => x,
+  replace: (x, a) => `replace ${x} ${a.join(' ')}`,
 };
+
+/** `a, 'b'` -> [`a`, `'b'`]: a filter's arguments, split at top-level commas. */
+const filterArgs = (args: string): string[] => (args ? args.split(/\s*,\s*(?=(?:[^'"]*['"][^'"]*['"])*[^'"]*$)/) : []);
 
 /** `a['b']`, `a["b"]` -> `a.b` (Handlebars has no subscripts). */
 function operand(s: string): string {
@@ -61,8 +52,8 @@ function adviseOne(inner: string): string | undefined {
     for (const f of chain.slice(1)) {
       const [, name, args] = /^([A-Za-z_]\w*)\s*(?:\((.*)\))?$/.exec(f)!;
       const wrapped = /\s/.test(x) ? `(${x})` : x;
-      const known = FILTERS[name!];
-      x = known ? known(wrapped, (args ?? '').trim()) : `${name} ${wrapped}`;
+      const a = filterArgs((args ?? '').trim());
+      x = JINJA_FILTERS[name!]?.(wrapped, a) ?? LOOSE_FILTERS[name!]?.(wrapped, a) ?? `${name} ${wrapped}`;
     }
     return x;
   }
