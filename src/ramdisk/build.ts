@@ -9,6 +9,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { buildFat } from '../configdrive/fat.js';
 import { buildIso } from '../configdrive/iso9660.js';
+import { optionsError } from '../errors.js';
+import { grubBootCfg, grubWord } from '../util/grub-cfg.js';
 import { bootFiles, RAMDISK_ISO_LABEL } from './boot-files.js';
 import { cacheKeyOf, installedPackages, type RamdiskManifest, readManifest, sha256 } from './manifest.js';
 import { COMPONENTS, PRUNE, profilePackages, type RamdiskProfile } from './profiles.js';
@@ -75,22 +77,24 @@ const CONSOLE_ARGS = 'console=tty0 console=ttyS0,115200n8';
 export const isoName = (profile: RamdiskProfile) => `tsbm-ramdisk-${profile}.iso`;
 export const manifestName = (profile: RamdiskProfile) => `tsbm-ramdisk-${profile}.manifest.json`;
 
-export function kernelArgs(append: string): string {
-  return [CONSOLE_ARGS, append.trim()].filter(Boolean).join(' ');
+/** The kernel's arguments: the consoles, then --append's, each one GRUB word (else exit 5). */
+export function kernelArgs(append: string): string[] {
+  return [...CONSOLE_ARGS.split(' '), ...append.split(/\s+/).filter(Boolean)].map((a) => {
+    const w = grubWord(a);
+    if (w === undefined) throw optionsError(`--append: ${JSON.stringify(a)} cannot be one kernel argument`, 'give arguments without quotes, backslashes or control characters');
+    return w;
+  });
 }
 
-export function grubCfg(args: string): string {
-  return [
-    '# Written by tsbm ramdisk build.',
-    'set timeout=0',
-    'set default=0',
-    `search --no-floppy --set=root --label ${RAMDISK_ISO_LABEL}`,
-    "menuentry 'tsbm deploy ramdisk' {",
-    `  linux /${KERNEL_PATH} ${args}`,
-    `  initrd /${INITRD_PATH}`,
-    '}',
-    '',
-  ].join('\n');
+export function grubCfg(words: readonly string[]): string {
+  return grubBootCfg({
+    comment: 'Written by tsbm ramdisk build.',
+    label: RAMDISK_ISO_LABEL,
+    title: 'tsbm deploy ramdisk',
+    kernel: KERNEL_PATH,
+    initrd: INITRD_PATH,
+    words,
+  });
 }
 
 /** The recipe's hash: everything of tsbm's that decides what the ISO holds. */
@@ -163,6 +167,8 @@ function configureRoot(root: string, kver: string): void {
 }
 
 export async function buildRamdisk(o: BuildOptions): Promise<BuildResult> {
+  // A bad --append is refused before the archive is asked anything.
+  kernelArgs(o.append);
   const total = BUILD_STEPS.length;
   const progress = (step: BuildStep, message: string) => o.onProgress({ step, index: BUILD_STEPS.indexOf(step) + 1, total, message });
   const releaseUrl = `${o.mirror.replace(/\/+$/, '')}/dists/${o.suite}/InRelease`;
@@ -243,7 +249,7 @@ export async function buildRamdisk(o: BuildOptions): Promise<BuildResult> {
       archive_release_sha256: archive,
       recipe_sha256: recipe,
       kernel: kver,
-      kernel_args: args,
+      kernel_args: [CONSOLE_ARGS, o.append.trim()].filter(Boolean).join(' '),
       packages: installed,
       iso: { file: isoName(o.profile), size: iso.length, sha256: sha256(iso) },
     };

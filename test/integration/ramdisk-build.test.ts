@@ -137,6 +137,13 @@ describe.skipIf(!haveTools)('tsbm ramdisk build (stand-in debootstrap)', () => {
     const noTools = await ramdiskBuild(flags(join(scratch, 'x')), { ...io, missing: ['debootstrap (debootstrap)'] }).catch((e: unknown) => e);
     expect((noTools as TsbmError).oneLine()).toMatch(/needs debootstrap \(debootstrap\) on this machine \(install them/);
     expect(existsSync(join(scratch, 'x'))).toBe(false);
+    // An --append word GRUB would split or end the line at: exit 5 before the archive is read.
+    const before = calls.length;
+    const badAppend = await ramdiskBuild(flags(join(scratch, 'x'), { append: "note='x'" }), io).catch((e: unknown) => e);
+    expect((badAppend as TsbmError).exitCode).toBe(5);
+    expect((badAppend as TsbmError).oneLine()).toMatch(/--append: .* cannot be one kernel argument/);
+    expect(calls.length).toBe(before);
+    expect(existsSync(join(scratch, 'x'))).toBe(false);
   });
 
   it('a failing step says which program failed and leaves no work directory', async () => {

@@ -5,6 +5,8 @@
 // carries inst.stage2= (and inst.ks= for a kickstart served at ks_url; otherwise Anaconda finds
 // the OEMDRV volume by itself). Pure: the choice, the command line and the grub.cfg.
 
+import { grubBootCfg, grubWord } from '../../util/grub-cfg.js';
+
 /** The boot ISO's volume id: the grub.cfg finds the ISO 9660 tree by it. */
 export const INSTALLER_BOOT_LABEL = 'TSBM-INSTALLER';
 export const KERNEL_PATH = 'images/pxeboot/vmlinuz';
@@ -78,13 +80,12 @@ export function isRemoteStage2(stage2: string): boolean {
 // GRUB reads the arguments as words of its own script language: plain ones stay as they are,
 // others are single-quoted (literal in GRUB, no escapes), and what GRUB or the kernel could not
 // carry as one argument is refused.
-const PLAIN = /^[A-Za-z0-9._:/=,@%+~-]+$/;
-function grubWord(arg: string, name: string): string {
-  if (PLAIN.test(arg)) return arg;
-  if (/[\s'"\\\x00-\x1f\x7f]/.test(arg)) {
+function grubWordOf(arg: string, name: string): string {
+  const w = grubWord(arg);
+  if (w === undefined) {
     throw new InstallerBootError(`${name} has an argument GRUB cannot pass as one kernel argument: ${JSON.stringify(arg)}`, 'use arguments without spaces, quotes or backslashes (percent-encode them in URLs)');
   }
-  return `'${arg}'`;
+  return w;
 }
 
 export interface InstallerCmdline {
@@ -101,7 +102,7 @@ export function installerCmdline(o: { stage2Url: string; ksUrl?: string | undefi
   for (const a of extra) {
     if (/^inst\.(stage2|ks)=/.test(a)) throw new InstallerBootError(`instance_info.kernel_append_params sets ${a.split('=')[0]}, which tsbm sets itself`, 'set instance_info.stage2 (and ks_url) instead');
   }
-  const grubArgs = [grubWord(args[0]!, 'instance_info.stage2'), ...(o.ksUrl ? [grubWord(args[1]!, 'instance_info.ks_url')] : []), ...extra.map((a) => grubWord(a, 'instance_info.kernel_append_params'))];
+  const grubArgs = [grubWordOf(args[0]!, 'instance_info.stage2'), ...(o.ksUrl ? [grubWordOf(args[1]!, 'instance_info.ks_url')] : []), ...extra.map((a) => grubWordOf(a, 'instance_info.kernel_append_params'))];
   const all = [...args, ...extra];
   const length = all.join(' ').length;
   if (length > MAX_CMDLINE) throw new InstallerBootError(`the installer's kernel command line would be ${length} characters, more than the kernel takes (${MAX_CMDLINE})`, 'shorten instance_info.kernel_append_params or the URLs');
@@ -110,17 +111,14 @@ export function installerCmdline(o: { stage2Url: string; ksUrl?: string | undefi
 
 /** The grub.cfg of the boot ISO: find the ISO 9660 tree by its label, boot the kernel at once. */
 export function installerGrubCfg(cmdline: InstallerCmdline): string {
-  return [
-    '# Written by tsbm: boots the installer kernel and ramdisk from this ISO.',
-    'set timeout=0',
-    'set default=0',
-    `search --no-floppy --set=root --label ${INSTALLER_BOOT_LABEL}`,
-    "menuentry 'Install (tsbm)' {",
-    `  linux /${KERNEL_PATH} ${cmdline.grubArgs.join(' ')}`,
-    `  initrd /${INITRD_PATH}`,
-    '}',
-    '',
-  ].join('\n');
+  return grubBootCfg({
+    comment: 'Written by tsbm: boots the installer kernel and ramdisk from this ISO.',
+    label: INSTALLER_BOOT_LABEL,
+    title: 'Install (tsbm)',
+    kernel: KERNEL_PATH,
+    initrd: INITRD_PATH,
+    words: cmdline.grubArgs,
+  });
 }
 
 /** The kernel arguments of a grub.cfg's first `linux` line, GRUB's single quotes removed (the simulated lab, tests). */
