@@ -141,11 +141,11 @@ export function runNodes(store: NodeStore, o: RunNodesOptions): RunNodes {
   const settle = async (api: SettleApi): Promise<Record<string, NodeEnd>> => {
     const out: Record<string, NodeEnd> = {};
     // Hosts a resume left failed: ended safe now if the run that failed them could not (killed).
-    for (const host of Object.keys(api.ends)) {
-      if (hosts.has(host) || !o.staysFailed?.(host)) continue;
+    const leftFailed = Object.keys(api.ends).filter((host) => !hosts.has(host) && o.staysFailed?.(host));
+    const records = leftFailed.length ? await store.list() : [];
+    for (const host of leftFailed) {
       const f = api.facts(host);
       if (!f) continue;
-      const records = await store.list();
       const found = findRecord(records, f);
       hosts.set(host, { facts: f, partial: false, check: false, recordKey: found.key, moved: false, ...(found.record ? { record: found.record } : {}) });
     }
